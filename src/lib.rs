@@ -1,0 +1,3 @@
+//! lgrscan: audit DNS zones for internationalized domain name problems.
+#![warn(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
