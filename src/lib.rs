@@ -1,3 +1,8 @@
 //! lgrscan: audit DNS zones for internationalized domain name problems.
 #![warn(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod error;
+pub mod lgr;
+
+pub use error::LgrError;

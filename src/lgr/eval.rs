@@ -1,0 +1,386 @@
+//! Judging one label (RFC 7940 §8.1, §8.3) and its index label (§8.5).
+
+use super::{Ctx, Lgr, TypeSet, fmt_cps};
+
+
+/// A label prepared for evaluation: its code points and UTF-8 text, with the
+/// byte offset of every code point (rules run on the text).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Label {
+    cps: Vec<u32>,
+    text: String,
+    offs: Vec<usize>,
+}
+
+impl Label {
+    /// A label from code points. A value that is not a Unicode scalar value
+    /// stands as U+FFFD in the text rules see.
+    pub fn from_cps(cps: &[u32]) -> Label {
+        let mut l = Label::default();
+        l.set_cps(cps);
+        l
+    }
+
+    /// A label from a string, code point by code point (no normalisation).
+    pub fn from_text(s: &str) -> Label {
+        let cps: Vec<u32> = s.chars().map(u32::from).collect();
+        Label::from_cps(&cps)
+    }
+
+    /// Reuses this label's buffers for new code points.
+    pub fn set_cps(&mut self, cps: &[u32]) {
+        self.cps.clear();
+        self.cps.extend_from_slice(cps);
+        self.text.clear();
+        self.offs.clear();
+        for &c in cps {
+            self.offs.push(self.text.len());
+            self.text.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+        }
+        self.offs.push(self.text.len());
+    }
+
+    /// The code points.
+    pub fn cps(&self) -> &[u32] {
+        &self.cps
+    }
+
+    /// The UTF-8 text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Byte offset of code point `i` (`i == len` gives the text length).
+    pub(crate) fn off(&self, i: usize) -> usize {
+        self.offs.get(i).copied().unwrap_or(self.text.len())
+    }
+
+    /// Number of code points.
+    pub fn len(&self) -> usize {
+        self.cps.len()
+    }
+
+    /// True for the empty label.
+    pub fn is_empty(&self) -> bool {
+        self.cps.is_empty()
+    }
+}
+
+/// A code point that made a label fail the repertoire test (RFC 7940 §8.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The code point.
+    pub cp: u32,
+    /// The context rules that failed, one per candidate element starting
+    /// with it; empty when no element starts with it (not in repertoire).
+    pub rules: Vec<String>,
+}
+
+/// Why a label got its disposition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The empty label.
+    Empty,
+    /// Code points out of repertoire or failing their context rules, in
+    /// label order (RFC 7940 §8.1).
+    Failures(Vec<Failure>),
+    /// The action that set the disposition: 0-based position in the LGR's
+    /// actions followed by the five default actions (RFC 7940 §7.3, §8.3).
+    Action(usize),
+}
+
+/// The judgement of a label under one LGR.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict<'a> {
+    /// True when every code point is in the repertoire with its context
+    /// rules satisfied and the disposition is not `invalid`.
+    pub eligible: bool,
+    /// The disposition (`valid`, `invalid`, `blocked`, `allocatable`, …).
+    pub disposition: &'a str,
+    /// What decided it.
+    pub reason: Reason,
+}
+
+impl Lgr {
+    /// Tests a context condition for the element of `len` code points at `i`.
+    pub(crate) fn ctx_ok(&self, ctx: Ctx, label: &Label, i: usize, len: usize) -> bool {
+        let (rule, want) = match ctx {
+            Ctx::None => return true,
+            Ctx::When(r) => (r, true),
+            Ctx::NotWhen(r) => (r, false),
+        };
+        let Some(rule) = self.rules.get(rule as usize) else { return !want };
+        rule.matches_at(label.text(), label.off(i), label.off(i + len)) == want
+    }
+
+    /// The repertoire test of RFC 7940 §8.1 as the reference implementation
+    /// runs it: at each position the longest element that matches and whose
+    /// context rule holds is taken; a failing code point is reported and the
+    /// scan goes on at the next code point. Accepted chars go to `chars`.
+    pub(crate) fn prelim(&self, label: &Label, mut chars: Option<&mut Vec<u32>>) -> Vec<Failure> {
+        let cps = label.cps();
+        let mut failures = Vec::new();
+        let mut i = 0;
+        while i < cps.len() {
+            let cands = self.chars_from(cps[i]);
+            if cands.is_empty() {
+                failures.push(Failure { cp: cps[i], rules: Vec::new() });
+                i += 1;
+                continue;
+            }
+            let mut pending: Vec<String> = Vec::new();
+            let mut taken = None;
+            for &ci in cands {
+                let c = &self.chars[ci as usize];
+                if !cps[i..].starts_with(&c.cps) {
+                    continue;
+                }
+                if !self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                    let r = match c.ctx {
+                        Ctx::When(r) | Ctx::NotWhen(r) => r,
+                        Ctx::None => 0,
+                    };
+                    pending.push(self.rule_names.get(r as usize).cloned().unwrap_or_default());
+                    continue;
+                }
+                taken = Some((ci, c.cps.len()));
+                break;
+            }
+            match taken {
+                Some((ci, n)) => {
+                    if let Some(out) = chars.as_deref_mut() {
+                        out.push(ci);
+                    }
+                    i += n;
+                }
+                None => {
+                    failures.push(Failure { cp: cps[i], rules: pending });
+                    i += 1;
+                }
+            }
+        }
+        failures
+    }
+
+    /// Variant types of the reflexive variants valid in the label, and
+    /// whether every element has one (RFC 7940 §5.3.4, §8.3).
+    fn reflexive_types(&self, label: &Label) -> (TypeSet, bool) {
+        let cps = label.cps();
+        let mut set: TypeSet = 0;
+        let mut only = true;
+        for i in 0..cps.len() {
+            for &ci in self.chars_from(cps[i]) {
+                let c = &self.chars[ci as usize];
+                if !cps[i..].starts_with(&c.cps) || !self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                    continue;
+                }
+                let mut is_var = false;
+                for &vi in &c.reflexive {
+                    let v = &c.vars[vi as usize];
+                    if self.ctx_ok(v.ctx, label, i, v.cps.len()) {
+                        set |= v.typ;
+                        is_var = true;
+                    }
+                }
+                only &= is_var;
+            }
+        }
+        (set, only && set != 0)
+    }
+
+    /// The first action that applies (RFC 7940 §8.3 steps 2–4).
+    pub(crate) fn apply_actions(&self, label: &Label, set: TypeSet, only_variants: bool) -> usize {
+        for (idx, a) in self.actions.iter().enumerate() {
+            if let Some(r) = a.match_rule
+                && !self.rules[r as usize].matches(label.text())
+            {
+                continue;
+            }
+            if let Some(r) = a.not_match_rule
+                && self.rules[r as usize].matches(label.text())
+            {
+                continue;
+            }
+            let ok = match a.cond {
+                None => true,
+                Some(super::Cond::Any(t)) => set & t != 0,
+                Some(super::Cond::All(t)) => set != 0 && set & !t == 0,
+                Some(super::Cond::Only(t)) => only_variants && set != 0 && set & !t == 0,
+            };
+            if ok {
+                return idx;
+            }
+        }
+        self.actions.len() - 1
+    }
+
+    /// Eligibility of a label or variant label (RFC 7940 §8.3 step 1, with
+    /// the original label's reflexive variants unless `as_variant`).
+    pub(crate) fn eligibility(&self, label: &Label, as_variant: bool) -> Verdict<'_> {
+        if label.is_empty() {
+            return Verdict { eligible: false, disposition: "invalid", reason: Reason::Empty };
+        }
+        let failures = self.prelim(label, None);
+        if !failures.is_empty() {
+            return Verdict { eligible: false, disposition: "invalid", reason: Reason::Failures(failures) };
+        }
+        let (set, only) = if as_variant { (0, false) } else { self.reflexive_types(label) };
+        let idx = self.apply_actions(label, set, only);
+        let disposition = self.actions[idx].disp.as_str();
+        Verdict { eligible: disposition != "invalid", disposition, reason: Reason::Action(idx) }
+    }
+
+    /// Judges a label given as code points, taken literally (RFC 7940 §8).
+    pub fn judge(&self, cps: &[u32]) -> Verdict<'_> {
+        self.judge_label(&Label::from_cps(cps))
+    }
+
+    /// Judges a prepared label (RFC 7940 §8).
+    pub fn judge_label(&self, label: &Label) -> Verdict<'_> {
+        self.eligibility(label, false)
+    }
+
+    /// The reason as text, in the form of the reference results:
+    /// `U+0931 not in repertoire; U+094D does not comply with rules 'r'` or
+    /// `action 3: disp=blocked any-variant=blocked "comment"`.
+    pub fn reason_text(&self, reason: &Reason) -> String {
+        match reason {
+            Reason::Empty => "empty label".to_string(),
+            Reason::Action(i) => self.actions.get(*i).map(|a| a.reason.clone()).unwrap_or_default(),
+            Reason::Failures(f) => f
+                .iter()
+                .map(|f| {
+                    if f.rules.is_empty() {
+                        format!("{} not in repertoire", fmt_cps(&[f.cp]))
+                    } else {
+                        format!("{} does not comply with rules '{}'", fmt_cps(&[f.cp]), f.rules.join(","))
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    }
+
+    /// The index label (RFC 7940 §8.5; RZ-LGR overview §5.5.4): over every
+    /// partition of the label into repertoire elements whose context rules
+    /// hold, each element is replaced by the smallest (in code point order)
+    /// of itself and its variants whose context rules hold there; the
+    /// smallest result is the index label. `None` when the label is not in
+    /// the repertoire. Computed by dynamic programming from the right, which
+    /// gives the same minimum as enumerating partitions, since prepending a
+    /// fixed string preserves lexicographic order.
+    pub fn index_label(&self, cps: &[u32]) -> Option<Vec<u32>> {
+        self.index_of(&Label::from_cps(cps))
+    }
+
+    /// [`Lgr::index_label`] on a prepared label.
+    pub fn index_of(&self, label: &Label) -> Option<Vec<u32>> {
+        if label.is_empty() || !self.prelim(label, None).is_empty() {
+            return None;
+        }
+        match self.index_mode {
+            IndexMode::Rfc7940 => self.index_dp(label, None),
+            IndexMode::Reference => {
+                // The reference tests a variant's context on the label with
+                // the suffix taken at (position + length of the partition's
+                // first element); run the DP once per first-element length.
+                let cps = label.cps();
+                let mut lens: Vec<usize> = self
+                    .chars_from(cps[0])
+                    .iter()
+                    .map(|&ci| self.chars[ci as usize].cps.len())
+                    .collect();
+                lens.dedup();
+                let mut best: Option<Vec<u32>> = None;
+                for l0 in lens {
+                    if let Some(v) = self.index_dp(label, Some(l0))
+                        && best.as_ref().is_none_or(|b| v < *b)
+                    {
+                        best = Some(v);
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Index label by dynamic programming from the right. With `first`,
+    /// only partitions whose first element has that length are taken, and
+    /// variant contexts see the suffix from (position + `first`), as the
+    /// reference implementation computes them.
+    fn index_dp(&self, label: &Label, first: Option<usize>) -> Option<Vec<u32>> {
+        let cps = label.cps();
+        let n = cps.len();
+        let mut best: Vec<Option<Vec<u32>>> = vec![None; n + 1];
+        best[n] = Some(Vec::new());
+        let mut scratch = Label::default();
+        let mut buf: Vec<u32> = Vec::with_capacity(n + 8);
+        for i in (0..n).rev() {
+            let mut cur: Option<Vec<u32>> = None;
+            for &ci in self.chars_from(cps[i]) {
+                let c = &self.chars[ci as usize];
+                let len = c.cps.len();
+                if i == 0 && first.is_some_and(|f| f != len) {
+                    continue;
+                }
+                if !cps[i..].starts_with(&c.cps) || !self.ctx_ok(c.ctx, label, i, len) {
+                    continue;
+                }
+                let Some(rest) = &best[i + len] else { continue };
+                let skip = (i + first.unwrap_or(len)).min(n);
+                let mut elem: &[u32] = &c.cps;
+                for v in &c.vars {
+                    if v.cps[..] >= *elem {
+                        continue;
+                    }
+                    let ok = if v.ctx == Ctx::None {
+                        true
+                    } else {
+                        buf.clear();
+                        buf.extend_from_slice(&cps[..i]);
+                        buf.extend_from_slice(&v.cps);
+                        buf.extend_from_slice(&cps[skip..]);
+                        scratch.set_cps(&buf);
+                        self.ctx_ok(v.ctx, &scratch, i, v.cps.len())
+                    };
+                    if ok {
+                        elem = &v.cps;
+                    }
+                }
+                let better = match &cur {
+                    None => true,
+                    Some(c0) => cmp_concat(elem, rest, c0) == std::cmp::Ordering::Less,
+                };
+                if better {
+                    let mut v = Vec::with_capacity(elem.len() + rest.len());
+                    v.extend_from_slice(elem);
+                    v.extend_from_slice(rest);
+                    cur = Some(v);
+                }
+            }
+            best[i] = cur;
+        }
+        best.swap_remove(0)
+    }
+}
+
+/// How variant context rules are tested while computing an index label.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IndexMode {
+    /// As ICANN's reference implementation (lgr-core 6.1.3) computes it:
+    /// for every element after the first, the variant's context is tested
+    /// on the label whose suffix is shifted by the difference between the
+    /// first element's length and the element's own. Reference results,
+    /// and ICANN's tools, use this. The default.
+    #[default]
+    Reference,
+    /// As RZ-LGR overview §5.5.4 step 2.c reads: the variant's context is
+    /// tested on the input label with the variant in place of the element.
+    Rfc7940,
+}
+
+/// Compares `a ++ b` with `c` without building the concatenation.
+fn cmp_concat(a: &[u32], b: &[u32], c: &[u32]) -> std::cmp::Ordering {
+    a.iter().chain(b.iter()).cmp(c.iter())
+}

@@ -1,0 +1,525 @@
+//! Label Generation Rules (RFC 7940): reading, compiling and judging labels.
+//!
+//! * [`Lgr::from_xml`] reads an RFC 7940 document; [`Lgr::from_table`] an
+//!   RFC 3743 table or a one-code-point-per-line list.
+//! * [`Lgr::judge`] applies RFC 7940 §8.1–§8.3 to a label: repertoire and
+//!   context rules, then the actions, giving a [`Verdict`].
+//! * [`Lgr::index_label`] computes the index label (RFC 7940 §8.5).
+//! * [`Lgr::variants`] enumerates variant labels with their dispositions
+//!   (RFC 7940 §8.2), and [`Lgr::variant_disposition`] judges one label as a
+//!   variant of another.
+//!
+//! An [`Lgr`] is immutable once built, `Send + Sync`, and shared by threads.
+//! Semantics follow ICANN's reference implementation (lgr-core) wherever the
+//! RFC leaves a choice, so results agree with it row for row.
+
+mod cpset;
+mod eval;
+pub mod model;
+mod props;
+mod rules;
+mod table;
+mod variants;
+mod xml;
+
+pub use cpset::CpSet;
+pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
+pub use props::UNICODE_VERSION;
+pub use variants::{VariantLabel, VariantLimitError};
+
+use crate::error::LgrError;
+use model::*;
+use rules::CompiledRule;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small, fast hasher for code point keys.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct CpHasher(u64);
+
+impl Hasher for CpHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(v)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub(crate) type CpMap<V> = HashMap<u32, V, BuildHasherDefault<CpHasher>>;
+
+/// A context condition on a repertoire element or variant (RFC 7940 §5.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ctx {
+    None,
+    When(u32),
+    NotWhen(u32),
+}
+
+/// Bit set of variant types.
+pub(crate) type TypeSet = u64;
+
+#[derive(Debug)]
+pub(crate) struct Var {
+    pub cps: Box<[u32]>,
+    /// Type bit, 0 when untyped.
+    pub typ: TypeSet,
+    pub ctx: Ctx,
+}
+
+#[derive(Debug)]
+pub(crate) struct Char {
+    pub cps: Box<[u32]>,
+    pub ctx: Ctx,
+    /// Variants sorted by code points (stable), as the reference does.
+    pub vars: Vec<Var>,
+    /// Indices in `vars` of the reflexive variants.
+    pub reflexive: Vec<u16>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Cond {
+    Any(TypeSet),
+    All(TypeSet),
+    Only(TypeSet),
+}
+
+#[derive(Debug)]
+pub(crate) struct Action {
+    pub disp: String,
+    pub match_rule: Option<u32>,
+    pub not_match_rule: Option<u32>,
+    pub cond: Option<Cond>,
+    /// Precomputed reason text (`action N: disp=… "comment"`).
+    pub reason: String,
+}
+
+/// Compiled Label Generation Rules (RFC 7940).
+#[derive(Debug)]
+pub struct Lgr {
+    name: String,
+    doc: LgrDoc,
+    pub(crate) chars: Vec<Char>,
+    /// For each first code point, the chars starting with it, longest first.
+    pub(crate) by_first: CpMap<Box<[u32]>>,
+    pub(crate) rules: Vec<CompiledRule>,
+    pub(crate) rule_names: Vec<String>,
+    pub(crate) types: Vec<String>,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) n_doc_actions: usize,
+    pub(crate) index_mode: IndexMode,
+}
+
+/// The five default actions RFC 7940 §7.3 appends to every LGR, with the
+/// comments the reference implementation gives them.
+const DEFAULT_ACTIONS: [(&str, &str, Option<(&str, &str)>); 5] = [
+    ("invalid", "Default action for invalid", Some(("any-variant", "invalid"))),
+    ("blocked", "Default action for blocked", Some(("any-variant", "blocked"))),
+    ("allocatable", "Default action for allocatable", Some(("any-variant", "allocatable"))),
+    ("activated", "Default action for activated", Some(("all-variants", "activated"))),
+    ("valid", "Default catch-all", None),
+];
+
+impl Lgr {
+    /// Reads and compiles an RFC 7940 XML document. `name` identifies the LGR
+    /// in reports (usually the file name).
+    ///
+    /// # Errors
+    /// Malformed XML or RFC 7940 structure, undefined or cyclic references,
+    /// rules that do not compile; each names line:column and element.
+    ///
+    /// # Example
+    /// ```
+    /// let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+    ///   <char cp="0061"/><char cp="0062"><var cp="0061" type="blocked"/></char>
+    ///   </data></lgr>"#;
+    /// let lgr = lgrscan::lgr::Lgr::from_xml("demo", xml)?;
+    /// assert_eq!(lgr.index_label(&['b' as u32]), Some(vec!['a' as u32]));
+    /// # Ok::<(), lgrscan::LgrError>(())
+    /// ```
+    pub fn from_xml(name: &str, text: &str) -> Result<Lgr, LgrError> {
+        let doc = xml::parse(text)?;
+        Lgr::compile(name, doc)
+    }
+
+    /// Reads a file as RFC 7940 XML (or, for a file not starting with `<`,
+    /// as an RFC 3743 table / code point list, see [`Lgr::from_table`]).
+    ///
+    /// # Errors
+    /// I/O errors and everything [`Lgr::from_xml`] reports, with the path.
+    pub fn from_path(path: &std::path::Path) -> Result<Lgr, LgrError> {
+        let bytes = std::fs::read(path).map_err(|e| LgrError::new(format!("cannot read: {e}")).with_path(path))?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            LgrError::new(format!("not UTF-8 at byte offset {}", e.valid_up_to())).with_path(path)
+        })?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+        let r = if trimmed.starts_with('<') { Lgr::from_xml(&name, text) } else { Lgr::from_table(&name, text) };
+        r.map_err(|e| e.with_path(path))
+    }
+
+    /// Reads an RFC 3743 IDN table (`U+XXXX|U+YYYY…` lines with optional
+    /// variant columns) or a plain list of one code point per line.
+    ///
+    /// # Errors
+    /// Lines that are neither, with their line number.
+    pub fn from_table(name: &str, text: &str) -> Result<Lgr, LgrError> {
+        Lgr::compile(name, table::parse(text)?)
+    }
+
+    /// Compiles a parsed document.
+    ///
+    /// # Errors
+    /// Undefined or cyclic references, duplicate definitions, rules that do
+    /// not compile.
+    pub fn compile(name: &str, doc: LgrDoc) -> Result<Lgr, LgrError> {
+        let line_err = |line: u32, el: &str, msg: String| LgrError::new(msg).at(line, 0).element(el);
+
+        // Rules by name.
+        let mut rule_ids: HashMap<&str, u32> = HashMap::new();
+        for (i, r) in doc.rules.iter().enumerate() {
+            if rule_ids.insert(&r.name, i as u32).is_some() {
+                return Err(line_err(r.line, "rule", format!("duplicate rule name '{}'", r.name)));
+            }
+        }
+        let mut class_ids: HashMap<&str, usize> = HashMap::new();
+        for (i, c) in doc.classes.iter().enumerate() {
+            if class_ids.insert(&c.name, i).is_some() {
+                return Err(line_err(c.line, "class", format!("duplicate class name '{}'", c.name)));
+            }
+        }
+        let ctx_of = |when: &Option<String>, not_when: &Option<String>, line: u32, el: &str| {
+            let look = |n: &str| {
+                rule_ids.get(n).copied().ok_or_else(|| {
+                    line_err(line, el, format!("context rule '{n}' is not defined"))
+                })
+            };
+            // The reference implementation tests `when` and ignores
+            // `not-when` when both are given.
+            Ok::<Ctx, LgrError>(match (when, not_when) {
+                (Some(w), _) => Ctx::When(look(w)?),
+                (None, Some(n)) => Ctx::NotWhen(look(n)?),
+                (None, None) => Ctx::None,
+            })
+        };
+
+        // Variant types.
+        let mut types: Vec<String> = vec![String::new()];
+        let mut type_bit = |t: &str, line: u32, el: &str| -> Result<TypeSet, LgrError> {
+            let i = match types.iter().position(|x| x == t) {
+                Some(i) => i,
+                None => {
+                    types.push(t.to_string());
+                    types.len() - 1
+                }
+            };
+            if i >= 64 {
+                return Err(line_err(line, el, "more than 63 distinct variant types".into()));
+            }
+            Ok(1u64 << i)
+        };
+
+        // Repertoire.
+        let mut chars = Vec::with_capacity(doc.chars.len());
+        let mut seen: HashMap<&[u32], u32> = HashMap::with_capacity(doc.chars.len());
+        let mut tag_sets: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
+        for (ci, c) in doc.chars.iter().enumerate() {
+            if let Some(prev) = seen.insert(&c.cps, ci as u32) {
+                let _ = prev;
+                return Err(line_err(
+                    c.line,
+                    if c.from_range { "range" } else { "char" },
+                    format!("code point {} is defined twice", fmt_cps(&c.cps)),
+                ));
+            }
+            for t in &c.tags {
+                let e = tag_sets.entry(t).or_default();
+                e.extend(c.cps.iter().map(|&x| (x, x)));
+            }
+            let mut vars: Vec<(usize, &VarDef)> = c.variants.iter().enumerate().collect();
+            let mut dup: HashMap<(&[u32], &Option<String>, &Option<String>), ()> = HashMap::new();
+            for (_, v) in &vars {
+                if dup.insert((&v.cps, &v.when, &v.not_when), ()).is_some() {
+                    return Err(line_err(
+                        v.line,
+                        "var",
+                        format!("variant {} of {} is defined twice", fmt_cps(&v.cps), fmt_cps(&c.cps)),
+                    ));
+                }
+            }
+            vars.sort_by(|a, b| a.1.cps.cmp(&b.1.cps).then(a.0.cmp(&b.0)));
+            let mut cv = Vec::with_capacity(vars.len());
+            let mut reflexive = Vec::new();
+            for (_, v) in vars {
+                let typ = match &v.typ {
+                    Some(t) => type_bit(t, v.line, "var")?,
+                    None => 1,
+                };
+                if v.cps == c.cps {
+                    reflexive.push(cv.len() as u16);
+                }
+                cv.push(Var { cps: v.cps.clone().into(), typ, ctx: ctx_of(&v.when, &v.not_when, v.line, "var")? });
+            }
+            chars.push(Char {
+                cps: c.cps.clone().into(),
+                ctx: ctx_of(&c.when, &c.not_when, c.line, if c.from_range { "range" } else { "char" })?,
+                vars: cv,
+                reflexive,
+            });
+        }
+        let mut by_first_v: CpMap<Vec<u32>> = CpMap::default();
+        for (i, c) in chars.iter().enumerate() {
+            by_first_v.entry(c.cps[0]).or_default().push(i as u32);
+        }
+        let mut by_first: CpMap<Box<[u32]>> = CpMap::default();
+        for (k, mut v) in by_first_v {
+            v.sort_by_key(|&i| std::cmp::Reverse(chars[i as usize].cps.len()));
+            by_first.insert(k, v.into());
+        }
+
+        // Classes and rules.
+        let tags: HashMap<String, CpSet> =
+            tag_sets.into_iter().map(|(k, v)| (k.to_string(), CpSet::from_ranges(v))).collect();
+        let resolver = ClassResolver {
+            doc: &doc,
+            class_ids: &class_ids,
+            rule_ids: &rule_ids,
+            tags: &tags,
+            memo: RefCell::new(HashMap::new()),
+            stack: RefCell::new(Vec::new()),
+        };
+        for c in &doc.classes {
+            resolver.named(&c.name).map_err(|e| e.at(c.line, 0).element("class"))?;
+        }
+        let mut compiled = Vec::with_capacity(doc.rules.len());
+        for r in &doc.rules {
+            compiled.push(rules::compile(&resolver, &r.name).map_err(|e| e.at(r.line, 0).element("rule"))?);
+        }
+
+        // Actions, then the defaults.
+        let mut actions = Vec::with_capacity(doc.actions.len() + 5);
+        let n_doc_actions = doc.actions.len();
+        let defaults: Vec<ActionDef> = DEFAULT_ACTIONS
+            .iter()
+            .map(|(d, c, v)| ActionDef {
+                disp: d.to_string(),
+                match_rule: None,
+                not_match_rule: None,
+                variants: v.map(|(k, t)| match k {
+                    "any-variant" => VariantCond::Any(vec![t.to_string()]),
+                    _ => VariantCond::All(vec![t.to_string()]),
+                }),
+                comment: Some(c.to_string()),
+                line: 0,
+            })
+            .collect();
+        for (idx, a) in doc.actions.iter().chain(defaults.iter()).enumerate() {
+            let rule = |n: &Option<String>| -> Result<Option<u32>, LgrError> {
+                match n {
+                    None => Ok(None),
+                    Some(n) => rule_ids.get(n.as_str()).copied().map(Some).ok_or_else(|| {
+                        line_err(a.line, "action", format!("action refers to undefined rule '{n}'"))
+                    }),
+                }
+            };
+            let mut set = |ts: &[String]| -> Result<TypeSet, LgrError> {
+                let mut s = 0;
+                for t in ts {
+                    s |= type_bit(t, a.line, "action")?;
+                }
+                Ok(s)
+            };
+            let (cond, cond_text) = match &a.variants {
+                None => (None, String::new()),
+                Some(VariantCond::Any(t)) => (Some(Cond::Any(set(t)?)), format!(" any-variant={}", t.join(","))),
+                Some(VariantCond::All(t)) => (Some(Cond::All(set(t)?)), format!(" all-variants={}", t.join(","))),
+                Some(VariantCond::Only(t)) => {
+                    (Some(Cond::Only(set(t)?)), format!(" only-variants={}", t.join(",")))
+                }
+            };
+            let mut reason = format!(
+                "action {idx}{}: disp={}",
+                if idx >= n_doc_actions { " (default action)" } else { "" },
+                a.disp
+            );
+            if let Some(m) = &a.match_rule {
+                reason.push_str(&format!(" match={m}"));
+            }
+            if let Some(m) = &a.not_match_rule {
+                reason.push_str(&format!(" not-match={m}"));
+            }
+            reason.push_str(&cond_text);
+            reason.push_str(&format!(" \"{}\"", a.comment.as_deref().unwrap_or("")));
+            actions.push(Action {
+                disp: a.disp.clone(),
+                match_rule: rule(&a.match_rule)?,
+                not_match_rule: rule(&a.not_match_rule)?,
+                cond,
+                reason,
+            });
+        }
+        let rule_names = doc.rules.iter().map(|r| r.name.clone()).collect();
+        drop(resolver);
+        Ok(Lgr {
+            name: name.to_string(),
+            doc,
+            chars,
+            by_first,
+            rules: compiled,
+            rule_names,
+            types,
+            actions,
+            n_doc_actions,
+            index_mode: IndexMode::default(),
+        })
+    }
+
+    /// Chooses how index labels test variant context rules (default:
+    /// [`IndexMode::Reference`]).
+    pub fn with_index_mode(mut self, mode: IndexMode) -> Lgr {
+        self.index_mode = mode;
+        self
+    }
+
+    /// The index-label mode in force.
+    pub fn index_mode(&self) -> IndexMode {
+        self.index_mode
+    }
+
+    /// Number of actions the document defines (the five default actions of
+    /// RFC 7940 §7.3 follow them).
+    pub fn action_count(&self) -> usize {
+        self.n_doc_actions
+    }
+
+    /// The name given when the LGR was loaded.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The parsed document (metadata, classes, rules, actions as written).
+    pub fn doc(&self) -> &LgrDoc {
+        &self.doc
+    }
+
+    /// The chars (repertoire elements) starting with `cp`, longest first.
+    pub(crate) fn chars_from(&self, cp: u32) -> &[u32] {
+        self.by_first.get(&cp).map(|b| &b[..]).unwrap_or(&[])
+    }
+
+    /// Does the LGR list `cp` as the first code point of any element?
+    pub fn starts_element(&self, cp: u32) -> bool {
+        self.by_first.contains_key(&cp)
+    }
+
+    /// Number of repertoire elements (code points and sequences, ranges
+    /// expanded), including out-of-repertoire variant targets.
+    pub fn element_count(&self) -> usize {
+        self.chars.len()
+    }
+
+    /// Names of the variant types in a type set, sorted.
+    pub(crate) fn type_names(&self, set: TypeSet) -> Vec<&str> {
+        let mut v: Vec<&str> = (0..64)
+            .filter(|i| set & (1u64 << i) != 0)
+            .map(|i| if i == 0 { "None" } else { self.types[i].as_str() })
+            .collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+struct ClassResolver<'a> {
+    doc: &'a LgrDoc,
+    class_ids: &'a HashMap<&'a str, usize>,
+    rule_ids: &'a HashMap<&'a str, u32>,
+    tags: &'a HashMap<String, CpSet>,
+    memo: RefCell<HashMap<String, CpSet>>,
+    stack: RefCell<Vec<String>>,
+}
+
+impl ClassResolver<'_> {
+    fn named(&self, name: &str) -> Result<CpSet, LgrError> {
+        if let Some(s) = self.memo.borrow().get(name) {
+            return Ok(s.clone());
+        }
+        let Some(&i) = self.class_ids.get(name) else {
+            return Err(LgrError::new(format!("reference to undefined class '{name}'")));
+        };
+        if self.stack.borrow().iter().any(|n| n == name) {
+            let mut chain = self.stack.borrow().clone();
+            chain.push(name.to_string());
+            return Err(LgrError::new(format!("cyclic class reference: {}", chain.join(" -> "))));
+        }
+        self.stack.borrow_mut().push(name.to_string());
+        let r = self.eval(&self.doc.classes[i].expr);
+        self.stack.borrow_mut().pop();
+        let s = r?;
+        self.memo.borrow_mut().insert(name.to_string(), s.clone());
+        Ok(s)
+    }
+
+    fn two(&self, k: &[ClassExpr], op: &str) -> Result<(CpSet, CpSet), LgrError> {
+        match k {
+            [a, b] => Ok((self.eval(a)?, self.eval(b)?)),
+            _ => Err(LgrError::new(format!("<{op}> needs exactly two operands"))),
+        }
+    }
+
+    fn eval(&self, e: &ClassExpr) -> Result<CpSet, LgrError> {
+        Ok(match e {
+            ClassExpr::Ref(n) => self.named(n)?,
+            // An undefined tag is an empty set, as in the reference.
+            ClassExpr::Tag(t) => self.tags.get(t).cloned().unwrap_or_default(),
+            ClassExpr::Property(n, v) => props::property_set(n, v)
+                .ok_or_else(|| LgrError::new(format!("unknown Unicode property '{n}:{v}'")))?,
+            ClassExpr::Ranges(r) => CpSet::from_ranges(r.clone()),
+            ClassExpr::Union(k) => {
+                let mut s = CpSet::new();
+                for x in k {
+                    s = s.union(&self.eval(x)?);
+                }
+                s
+            }
+            ClassExpr::Complement(k) => self.eval(k)?.complement(),
+            ClassExpr::Intersection(k) => {
+                let (a, b) = self.two(k, "intersection")?;
+                a.intersection(&b)
+            }
+            ClassExpr::Difference(k) => {
+                let (a, b) = self.two(k, "difference")?;
+                a.difference(&b)
+            }
+            ClassExpr::SymmetricDifference(k) => {
+                let (a, b) = self.two(k, "symmetric-difference")?;
+                a.symmetric_difference(&b)
+            }
+        })
+    }
+}
+
+impl rules::Resolver for ClassResolver<'_> {
+    fn rule_body(&self, name: &str) -> Option<&[Matcher]> {
+        self.rule_ids.get(name).map(|&i| &self.doc.rules[i as usize].body[..])
+    }
+    fn class_set(&self, expr: &ClassExpr) -> Result<CpSet, LgrError> {
+        self.eval(expr)
+    }
+}
+
+/// Formats code points as `U+XXXX U+YYYY`.
+pub fn fmt_cps(cps: &[u32]) -> String {
+    cps.iter().map(|c| format!("U+{c:04X}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Formats code points as upper-case hex separated by spaces (`0915 093C`),
+/// the form the golden files and reports use.
+pub fn hex_cps(cps: &[u32]) -> String {
+    cps.iter().map(|c| format!("{c:04X}")).collect::<Vec<_>>().join(" ")
+}

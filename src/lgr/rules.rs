@@ -1,0 +1,419 @@
+//! Compilation of RFC 7940 rules (§6.3) to regex-automata DFAs.
+//!
+//! A rule is first expanded into alternatives of the shape
+//! `[look-behind…] [anchor] body [look-ahead]` (the positional form the RELAX
+//! NG schema allows). Each look-behind becomes an anchored *reverse* DFA that
+//! must match ending where the anchor starts; the body and look-ahead become
+//! one anchored *forward* DFA that must match starting after the anchor. A rule
+//! without anchor and look-around is one unanchored DFA searched anywhere in
+//! the label, as the reference implementation's regex search does.
+//!
+//! Matching happens on the label's UTF-8 text; positions are byte offsets.
+
+use super::cpset::CpSet;
+use super::model::{Count, Matcher};
+use crate::error::LgrError;
+use regex_automata::dfa::{Automaton, StartKind, dense};
+use regex_automata::nfa::thompson;
+use regex_automata::{Anchored, Input, util::syntax};
+use std::fmt::Write;
+
+/// Longest label the protocol allows (RFC 1035 §2.3.4); an unbounded count
+/// inside a look-behind is capped at it, as the reference implementation does.
+const LOOK_BEHIND_CAP: u32 = 63;
+
+type Dfa = dense::DFA<Vec<u32>>;
+
+/// What the compiler needs to resolve references.
+pub(crate) trait Resolver {
+    /// The body of a named rule, for `by-ref`.
+    fn rule_body(&self, name: &str) -> Option<&[Matcher]>;
+    /// The code point set of a class expression.
+    fn class_set(&self, expr: &super::model::ClassExpr) -> Result<CpSet, LgrError>;
+}
+
+#[derive(Debug)]
+struct Alt {
+    look_behind: Vec<Dfa>,
+    skip_anchor: bool,
+    forward: Option<Dfa>,
+}
+
+/// A compiled rule.
+#[derive(Debug)]
+pub(crate) enum CompiledRule {
+    /// The reference implementation's empty pattern: never matches.
+    Never,
+    /// No anchor and no look-around: one DFA searched anywhere.
+    Anywhere(Dfa),
+    /// Alternatives with look-around and/or an anchor.
+    Alts { anchored: bool, alts: Vec<Alt> },
+}
+
+impl CompiledRule {
+    /// Does the rule match `text` as a context rule for the code point (or
+    /// sequence) at byte range `at..after`? Rules without an anchor are
+    /// searched anywhere, as RFC 7940 §6.4 and the reference implementation do.
+    pub(crate) fn matches_at(&self, text: &str, at: usize, after: usize) -> bool {
+        match self {
+            CompiledRule::Never => false,
+            CompiledRule::Anywhere(d) => search_anywhere(d, text),
+            CompiledRule::Alts { anchored: true, alts } => alts.iter().any(|a| {
+                a.look_behind.iter().all(|lb| ends_at(lb, text, at))
+                    && a.forward
+                        .as_ref()
+                        .is_none_or(|f| starts_at(f, text, if a.skip_anchor { after } else { at }))
+            }),
+            CompiledRule::Alts { anchored: false, .. } => self.matches(text),
+        }
+    }
+
+    /// Does the rule match anywhere in `text` (action `match`/`not-match`,
+    /// RFC 7940 §7.2)? Alternatives that need an anchor never match here.
+    pub(crate) fn matches(&self, text: &str) -> bool {
+        match self {
+            CompiledRule::Never => false,
+            CompiledRule::Anywhere(d) => search_anywhere(d, text),
+            CompiledRule::Alts { alts, .. } => {
+                let mut positions: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+                positions.push(text.len());
+                alts.iter().filter(|a| !a.skip_anchor).any(|a| {
+                    positions.iter().any(|&p| {
+                        a.look_behind.iter().all(|lb| ends_at(lb, text, p))
+                            && a.forward.as_ref().is_none_or(|f| starts_at(f, text, p))
+                    })
+                })
+            }
+        }
+    }
+
+    /// True when the rule contains an anchor.
+    pub(crate) fn is_anchored(&self) -> bool {
+        matches!(self, CompiledRule::Alts { anchored: true, .. })
+    }
+}
+
+fn search_anywhere(d: &Dfa, text: &str) -> bool {
+    let input = Input::new(text).earliest(true);
+    matches!(d.try_search_fwd(&input), Ok(Some(_)))
+}
+
+fn starts_at(d: &Dfa, text: &str, at: usize) -> bool {
+    let input = Input::new(text).range(at..).anchored(Anchored::Yes).earliest(true);
+    matches!(d.try_search_fwd(&input), Ok(Some(_)))
+}
+
+fn ends_at(d: &Dfa, text: &str, at: usize) -> bool {
+    let input = Input::new(text).range(..at).anchored(Anchored::Yes).earliest(true);
+    matches!(d.try_search_rev(&input), Ok(Some(_)))
+}
+
+#[derive(Clone, Debug)]
+enum Item {
+    Frag(String),
+    LookBehind(String),
+    LookAhead(String),
+    Anchor,
+}
+
+struct Compiler<'r, R: Resolver> {
+    res: &'r R,
+    stack: Vec<String>,
+}
+
+/// Upper bound on alternatives one rule expands to.
+const MAX_ALTS: usize = 4096;
+
+/// Compiles one named rule.
+pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, LgrError> {
+    let body = res.rule_body(name).ok_or_else(|| LgrError::new(format!("undefined rule '{name}'")))?;
+    let mut c = Compiler { res, stack: vec![name.to_string()] };
+    if c.pattern_is_empty(body)? {
+        return Ok(CompiledRule::Never);
+    }
+    let alts = c.expand(body)?;
+    let anchored = alts.iter().any(|a| a.iter().any(|i| matches!(i, Item::Anchor)));
+    let special = alts
+        .iter()
+        .any(|a| a.iter().any(|i| matches!(i, Item::Anchor | Item::LookAhead(_) | Item::LookBehind(_))));
+    if !special {
+        let pats: Vec<String> =
+            alts.iter().map(|a| a.iter().map(frag_text).collect::<String>()).collect();
+        let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
+        return Ok(CompiledRule::Anywhere(build(&pat, false, StartKind::Unanchored, name)?));
+    }
+    let mut out = Vec::with_capacity(alts.len());
+    for alt in alts {
+        let mut i = 0;
+        let mut look_behind = Vec::new();
+        while let Some(Item::LookBehind(p)) = alt.get(i) {
+            look_behind.push(build(p, true, StartKind::Anchored, name)?);
+            i += 1;
+        }
+        let mut skip_anchor = false;
+        if let Some(Item::Anchor) = alt.get(i) {
+            skip_anchor = true;
+            i += 1;
+        }
+        let mut fwd = String::new();
+        let mut seen_look_ahead = false;
+        for item in &alt[i..] {
+            match item {
+                Item::Frag(p) if !seen_look_ahead => fwd.push_str(p),
+                Item::LookAhead(p) => {
+                    seen_look_ahead = true;
+                    fwd.push_str(&format!("(?:{p})"));
+                }
+                Item::Frag(_) => {
+                    return Err(LgrError::new(format!(
+                        "rule '{name}': a look-ahead must be the last element of its rule"
+                    )));
+                }
+                Item::Anchor => {
+                    return Err(LgrError::new(format!(
+                        "rule '{name}': an anchor may only follow look-behind elements"
+                    )));
+                }
+                Item::LookBehind(_) => {
+                    return Err(LgrError::new(format!(
+                        "rule '{name}': a look-behind may only come before the anchor"
+                    )));
+                }
+            }
+        }
+        let forward =
+            if fwd.is_empty() { None } else { Some(build(&fwd, false, StartKind::Anchored, name)?) };
+        out.push(Alt { look_behind, skip_anchor, forward });
+    }
+    Ok(CompiledRule::Alts { anchored, alts: out })
+}
+
+fn frag_text(i: &Item) -> &str {
+    match i {
+        Item::Frag(s) => s,
+        _ => "",
+    }
+}
+
+fn build(pat: &str, reverse: bool, start: StartKind, name: &str) -> Result<Dfa, LgrError> {
+    dense::Builder::new()
+        .configure(dense::DFA::config().start_kind(start).minimize(false))
+        .syntax(syntax::Config::new().unicode(true).utf8(true))
+        .thompson(thompson::Config::new().reverse(reverse))
+        .build(pat)
+        .map_err(|e| LgrError::new(format!("rule '{name}' does not compile: {e}")))
+}
+
+fn count_suffix(c: Option<Count>, in_look_behind: bool) -> String {
+    match c {
+        None => String::new(),
+        Some(Count { min, max: Some(m) }) if min == m => format!("{{{min}}}"),
+        Some(Count { min, max: Some(m) }) => format!("{{{min},{m}}}"),
+        Some(Count { min, max: None }) if in_look_behind => {
+            format!("{{{min},{}}}", LOOK_BEHIND_CAP.max(min))
+        }
+        Some(Count { min, max: None }) => format!("{{{min},}}"),
+    }
+}
+
+fn push_cp(s: &mut String, cp: u32) {
+    let _ = write!(s, "\\x{{{cp:X}}}");
+}
+
+fn set_pattern(set: &CpSet) -> String {
+    if set.is_empty() {
+        return "(?:)".to_string();
+    }
+    let mut s = String::from("[");
+    for &(a, b) in set.ranges() {
+        push_cp(&mut s, a);
+        if b > a {
+            s.push('-');
+            push_cp(&mut s, b);
+        }
+    }
+    s.push(']');
+    s
+}
+
+impl<'r, R: Resolver> Compiler<'r, R> {
+    fn enter(&mut self, name: &str) -> Result<&'r [Matcher], LgrError> {
+        let res: &'r R = self.res;
+        if self.stack.iter().any(|n| n == name) {
+            let mut chain = self.stack.clone();
+            chain.push(name.to_string());
+            return Err(LgrError::new(format!("cyclic rule reference: {}", chain.join(" -> "))));
+        }
+        let body = res
+            .rule_body(name)
+            .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
+        self.stack.push(name.to_string());
+        Ok(body)
+    }
+
+    /// Would the reference implementation's pattern for `seq` be the empty
+    /// string (a rule it treats as never matching)?
+    fn pattern_is_empty(&mut self, seq: &[Matcher]) -> Result<bool, LgrError> {
+        for m in seq {
+            let empty = match m {
+                Matcher::Class(e, None) => self.res.class_set(e)?.is_empty(),
+                Matcher::Seq(s, None) => self.pattern_is_empty(s)?,
+                Matcher::RuleRef(n, None) => {
+                    let body = self.enter(n)?;
+                    let r = self.pattern_is_empty(body);
+                    self.stack.pop();
+                    r?
+                }
+                _ => false,
+            };
+            if !empty {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn special(&mut self, m: &Matcher) -> Result<bool, LgrError> {
+        Ok(match m {
+            Matcher::Anchor | Matcher::LookAhead(_) | Matcher::LookBehind(_) => true,
+            Matcher::Seq(s, _) | Matcher::Choice(s, _) => {
+                let mut any = false;
+                for x in s {
+                    any |= self.special(x)?;
+                }
+                any
+            }
+            Matcher::RuleRef(n, _) => {
+                let body = self.enter(n)?;
+                let mut any = false;
+                for x in body {
+                    any |= self.special(x)?;
+                }
+                self.stack.pop();
+                any
+            }
+            _ => false,
+        })
+    }
+
+    /// Expands a sequence into alternatives of items.
+    fn expand(&mut self, seq: &[Matcher]) -> Result<Vec<Vec<Item>>, LgrError> {
+        let mut acc: Vec<Vec<Item>> = vec![Vec::new()];
+        for m in seq {
+            let options = self.expand_one(m)?;
+            if acc.len() * options.len() > MAX_ALTS {
+                return Err(LgrError::new(format!(
+                    "rule '{}' expands to more than {MAX_ALTS} alternatives",
+                    self.stack[0]
+                )));
+            }
+            let mut next = Vec::with_capacity(acc.len() * options.len());
+            for a in &acc {
+                for o in &options {
+                    let mut v = a.clone();
+                    v.extend(o.iter().cloned());
+                    next.push(v);
+                }
+            }
+            acc = next;
+        }
+        // Merge adjacent fragments.
+        for alt in &mut acc {
+            let mut merged: Vec<Item> = Vec::with_capacity(alt.len());
+            for it in alt.drain(..) {
+                match (merged.last_mut(), it) {
+                    (Some(Item::Frag(a)), Item::Frag(b)) => a.push_str(&b),
+                    (_, it) => merged.push(it),
+                }
+            }
+            *alt = merged;
+        }
+        Ok(acc)
+    }
+
+    fn expand_one(&mut self, m: &Matcher) -> Result<Vec<Vec<Item>>, LgrError> {
+        if !self.special(m)? {
+            return Ok(vec![vec![Item::Frag(self.pattern(m, false)?)]]);
+        }
+        match m {
+            Matcher::Anchor => Ok(vec![vec![Item::Anchor]]),
+            Matcher::LookAhead(s) => Ok(vec![vec![Item::LookAhead(self.plain_seq(s, false)?)]]),
+            Matcher::LookBehind(s) => Ok(vec![vec![Item::LookBehind(self.plain_seq(s, true)?)]]),
+            Matcher::Seq(s, None) => self.expand(s),
+            Matcher::RuleRef(n, None) => {
+                let body = self.enter(n)?;
+                let r = self.expand(body);
+                self.stack.pop();
+                r
+            }
+            Matcher::Choice(s, None) => {
+                let mut out = Vec::new();
+                for x in s {
+                    out.extend(self.expand_one(x)?);
+                }
+                Ok(out)
+            }
+            _ => Err(LgrError::new(format!(
+                "rule '{}': a 'count' may not apply to an element containing an anchor or look-around",
+                self.stack[0]
+            ))),
+        }
+    }
+
+    fn plain_seq(&mut self, seq: &[Matcher], lb: bool) -> Result<String, LgrError> {
+        let mut s = String::new();
+        for m in seq {
+            if self.special(m)? {
+                return Err(LgrError::new(format!(
+                    "rule '{}': anchors and look-around may not be nested in look-around",
+                    self.stack[0]
+                )));
+            }
+            s.push_str(&self.pattern(m, lb)?);
+        }
+        Ok(s)
+    }
+
+    /// The regex for a matcher with no anchor and no look-around.
+    fn pattern(&mut self, m: &Matcher, lb: bool) -> Result<String, LgrError> {
+        Ok(match m {
+            Matcher::Start => "^".into(),
+            Matcher::End => "$".into(),
+            Matcher::Any(c) => format!("(?s:.){}", count_suffix(*c, lb)),
+            Matcher::Char(cps, c) => {
+                let mut s = String::new();
+                for &cp in cps {
+                    push_cp(&mut s, cp);
+                }
+                if c.is_some() { format!("(?:{s}){}", count_suffix(*c, lb)) } else { s }
+            }
+            Matcher::Class(e, c) => {
+                let s = set_pattern(&self.res.class_set(e)?);
+                if c.is_some() { format!("(?:{s}){}", count_suffix(*c, lb)) } else { s }
+            }
+            Matcher::Seq(s, c) => {
+                let inner = self.plain_seq(s, lb)?;
+                format!("(?:{inner}){}", count_suffix(*c, lb))
+            }
+            Matcher::RuleRef(n, c) => {
+                let body = self.enter(n)?;
+                let inner = self.plain_seq(body, lb);
+                self.stack.pop();
+                format!("(?:{}){}", inner?, count_suffix(*c, lb))
+            }
+            Matcher::Choice(s, c) => {
+                let mut parts = Vec::new();
+                for x in s {
+                    parts.push(self.pattern(x, lb)?);
+                }
+                format!("(?:{}){}", parts.join("|"), count_suffix(*c, lb))
+            }
+            Matcher::Anchor | Matcher::LookAhead(_) | Matcher::LookBehind(_) => {
+                return Err(LgrError::new(format!(
+                    "rule '{}': anchors and look-around may not be nested here",
+                    self.stack[0]
+                )));
+            }
+        })
+    }
+}

@@ -1,0 +1,261 @@
+//! Variant labels and their dispositions (RFC 7940 §8.2–§8.3).
+//!
+//! Generation follows the reference implementation step for step (which
+//! elements are permuted at each position, in which order, and which
+//! variant types each permutation collects), because when a variant label
+//! can be produced in two ways the first one decides its variant types.
+
+use super::eval::{Label, Reason};
+use super::{Ctx, Lgr, TypeSet};
+use std::collections::HashSet;
+use std::fmt;
+
+/// A variant label with its disposition (RFC 7940 §8.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariantLabel<'a> {
+    /// The variant label's code points.
+    pub cps: Vec<u32>,
+    /// Its disposition.
+    pub disposition: &'a str,
+    /// What decided it.
+    pub reason: Reason,
+    /// The variant types collected while generating it, sorted.
+    pub types: Vec<&'a str>,
+    /// True when every code point came from a variant mapping.
+    pub only_variants: bool,
+}
+
+/// Variant enumeration went past its limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariantLimitError {
+    /// The limit that was hit.
+    pub limit: usize,
+    /// The reference implementation's estimate of the variant space.
+    pub estimate: u128,
+}
+
+impl fmt::Display for VariantLimitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "more than {} variant labels (estimated variant space: {}); raise the limit or judge a given pair",
+            self.limit, self.estimate
+        )
+    }
+}
+
+impl std::error::Error for VariantLimitError {}
+
+enum Flow {
+    Go,
+    Stop,
+}
+
+struct Gen<'s> {
+    orig: &'s [u32],
+    target: Option<&'s [u32]>,
+    prefix: Vec<u32>,
+    scratch: Label,
+    buf: Vec<u32>,
+}
+
+impl Lgr {
+    fn ctx_in(&self, g: &mut Gen<'_>, ctx: Ctx, elem: &[u32], pos: usize, skip: usize) -> bool {
+        if ctx == Ctx::None {
+            return true;
+        }
+        g.buf.clear();
+        g.buf.extend_from_slice(&g.prefix);
+        g.buf.extend_from_slice(elem);
+        g.buf.extend_from_slice(&g.orig[pos + skip..]);
+        g.scratch.set_cps(&g.buf);
+        self.ctx_ok(ctx, &g.scratch, g.prefix.len(), elem.len())
+    }
+
+    /// One step of the reference generator: permutes the element(s) at
+    /// `pos` of the original label and recurses on the rest.
+    fn gen_step(
+        &self,
+        g: &mut Gen<'_>,
+        pos: usize,
+        has_variant: bool,
+        set: TypeSet,
+        only: bool,
+        sink: &mut dyn FnMut(&[u32], TypeSet, bool) -> Flow,
+    ) -> Flow {
+        let orig = g.orig;
+        if pos >= orig.len() {
+            return Flow::Go;
+        }
+        let rest = &orig[pos..];
+        let all = self.chars_from(rest[0]);
+        if all.is_empty() {
+            return Flow::Go;
+        }
+        let mut same: Vec<u32> = Vec::new();
+        for &ci in all {
+            let c = &self.chars[ci as usize];
+            if c.vars.is_empty() || !rest.starts_with(&c.cps) {
+                continue;
+            }
+            if self.ctx_in(g, c.ctx, &c.cps.clone(), pos, c.cps.len()) {
+                same.push(ci);
+            }
+        }
+        if same.is_empty()
+            && let Some(&ci) = all.iter().find(|&&ci| rest.starts_with(&self.chars[ci as usize].cps))
+        {
+            same.push(ci);
+        }
+        let snapshot = same.clone();
+        for &si in &snapshot {
+            let slen = self.chars[si as usize].cps.len();
+            if slen < 2 {
+                continue;
+            }
+            for &ci in all {
+                let c = &self.chars[ci as usize];
+                if c.cps.len() < slen && rest.starts_with(&c.cps) {
+                    same.push(ci);
+                }
+            }
+        }
+        for ci in same {
+            let c = &self.chars[ci as usize];
+            let clen = c.cps.len();
+            let mut perms: Vec<(&[u32], TypeSet, bool)> = Vec::with_capacity(c.vars.len() + 1);
+            let mut has_reflexive = false;
+            for v in &c.vars {
+                if !self.ctx_in(g, v.ctx, &v.cps, pos, clen) {
+                    continue;
+                }
+                if v.cps == c.cps {
+                    has_reflexive = true;
+                }
+                perms.push((&v.cps, if v.typ == 1 { 0 } else { v.typ }, true));
+            }
+            if !has_reflexive {
+                perms.insert(0, (&c.cps, 0, false));
+            }
+            let last = rest.len() == clen;
+            if last && !(has_variant || !c.vars.is_empty()) {
+                continue;
+            }
+            for (pcps, pset, is_var) in perms {
+                let keep = g.prefix.len();
+                g.prefix.extend_from_slice(pcps);
+                let pruned = g.target.is_some_and(|t| !t.starts_with(&g.prefix));
+                let flow = if pruned {
+                    Flow::Go
+                } else if last {
+                    if g.target.is_none_or(|t| t.len() == g.prefix.len()) {
+                        sink(&g.prefix, set | pset, only & is_var)
+                    } else {
+                        Flow::Go
+                    }
+                } else {
+                    self.gen_step(g, pos + clen, has_variant | is_var, set | pset, only & is_var, sink)
+                };
+                g.prefix.truncate(keep);
+                if let Flow::Stop = flow {
+                    return Flow::Stop;
+                }
+            }
+        }
+        Flow::Go
+    }
+
+    fn judge_variant(&self, label: &[u32], vcps: &[u32], set: TypeSet, only: bool) -> VariantLabel<'_> {
+        let vl = Label::from_cps(vcps);
+        let v = self.eligibility(&vl, vcps != label);
+        let (disposition, reason) = if !v.eligible {
+            (v.disposition, v.reason)
+        } else {
+            let idx = self.apply_actions(&vl, set, only);
+            (self.actions[idx].disp.as_str(), Reason::Action(idx))
+        };
+        VariantLabel { cps: vcps.to_vec(), disposition, reason, types: self.type_names(set), only_variants: only }
+    }
+
+    /// All variant labels of `cps` with their dispositions, invalid ones
+    /// included, the original label last (RFC 7940 §8.2–§8.3, in the
+    /// reference implementation's order). At most `limit` generation steps.
+    ///
+    /// # Errors
+    /// [`VariantLimitError`] when the variant space is larger than `limit`.
+    pub fn variants(&self, cps: &[u32], limit: usize) -> Result<Vec<VariantLabel<'_>>, VariantLimitError> {
+        let mut seen: HashSet<Vec<u32>> = HashSet::new();
+        let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
+        let mut over = false;
+        let mut g = Gen { orig: cps, target: None, prefix: Vec::new(), scratch: Label::default(), buf: Vec::new() };
+        let mut count = 0usize;
+        self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
+            count += 1;
+            if count > limit {
+                over = true;
+                return Flow::Stop;
+            }
+            if seen.insert(v.to_vec()) {
+                raw.push((v.to_vec(), s, o));
+            }
+            Flow::Go
+        });
+        if over {
+            return Err(VariantLimitError { limit, estimate: self.variant_estimate(cps) });
+        }
+        let mut out = Vec::with_capacity(raw.len() + 1);
+        let mut original = None;
+        for (v, s, o) in raw {
+            let vl = self.judge_variant(cps, &v, s, o);
+            if v == cps { original = Some(vl) } else { out.push(vl) }
+        }
+        out.push(original.unwrap_or_else(|| {
+            let v = self.judge(cps);
+            VariantLabel { cps: cps.to_vec(), disposition: v.disposition, reason: v.reason, types: Vec::new(), only_variants: false }
+        }));
+        Ok(out)
+    }
+
+    /// The disposition of `other` as a variant of `label` (RFC 7940 §8.3),
+    /// or `None` when `other` is not generated as one of its variants. Only
+    /// the branches that can produce `other` are explored, so this is cheap
+    /// even when the variant space is huge.
+    pub fn variant_disposition(&self, label: &[u32], other: &[u32]) -> Option<VariantLabel<'_>> {
+        let mut found: Option<(TypeSet, bool)> = None;
+        let mut g = Gen { orig: label, target: Some(other), prefix: Vec::new(), scratch: Label::default(), buf: Vec::new() };
+        self.gen_step(&mut g, 0, false, 0, true, &mut |_, s, o| {
+            found = Some((s, o));
+            Flow::Stop
+        });
+        match found {
+            Some((s, o)) => Some(self.judge_variant(label, other, s, o)),
+            None if label == other => {
+                let v = self.judge(label);
+                Some(VariantLabel { cps: label.to_vec(), disposition: v.disposition, reason: v.reason, types: Vec::new(), only_variants: false })
+            }
+            None => None,
+        }
+    }
+
+    /// The reference implementation's estimate of the number of variant
+    /// labels: the product over the label's elements of one plus their
+    /// non-reflexive variants. 0 when the label is not in the repertoire.
+    pub fn variant_estimate(&self, cps: &[u32]) -> u128 {
+        let label = Label::from_cps(cps);
+        let mut chars = Vec::new();
+        if !self.prelim(&label, Some(&mut chars)).is_empty() {
+            return 0;
+        }
+        chars.iter().fold(1u128, |acc, &ci| {
+            let c = &self.chars[ci as usize];
+            let n = c.vars.iter().filter(|v| v.cps != c.cps).count() as u128;
+            acc.saturating_mul(n + 1)
+        })
+    }
+
+    /// A variant label's reason with its variant types, as the reference
+    /// results write it: `action 3: … | variant types {blocked}`.
+    pub fn variant_reason_text(&self, v: &VariantLabel<'_>) -> String {
+        format!("{} | variant types {{{}}}", self.reason_text(&v.reason), v.types.join(","))
+    }
+}

@@ -1,0 +1,526 @@
+//! Reader for the RFC 7940 XML format.
+//!
+//! Parsing is strict about structure (unknown elements, bad code points,
+//! reversed ranges and bad counts are errors naming line:column and element)
+//! and safe: a DOCTYPE, and therefore any entity, is refused, so nothing is
+//! expanded or fetched.
+
+use super::model::*;
+use crate::error::LgrError;
+use roxmltree::{Document, Node, ParsingOptions};
+
+const NS: &str = "urn:ietf:params:xml:ns:lgr-1.0";
+
+/// Parses an LGR document from its XML text (RFC 7940 §4).
+///
+/// # Errors
+/// Any malformed XML or RFC 7940 structure, with line:column.
+pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let opts = ParsingOptions { allow_dtd: false, ..ParsingOptions::default() };
+    let doc = Document::parse_with_options(text, opts).map_err(|e| {
+        let pos = e.pos();
+        let msg = match e {
+            roxmltree::Error::DtdDetected => {
+                "a DOCTYPE is not accepted in an LGR (no DTD, no entities)".to_string()
+            }
+            other => format!("malformed XML: {other}"),
+        };
+        LgrError::new(msg).at(pos.row, pos.col)
+    })?;
+    let p = Parser { doc: &doc };
+    p.document()
+}
+
+struct Parser<'a, 'i> {
+    doc: &'a Document<'i>,
+}
+
+type R<T> = Result<T, LgrError>;
+
+impl<'a, 'i> Parser<'a, 'i> {
+    fn err(&self, node: Node, msg: impl Into<String>) -> LgrError {
+        let pos = self.doc.text_pos_at(node.range().start);
+        let name = if node.is_element() { node.tag_name().name().to_string() } else { "text".into() };
+        LgrError::new(msg).at(pos.row, pos.col).element(name)
+    }
+
+    fn line(&self, node: Node) -> u32 {
+        self.doc.text_pos_at(node.range().start).row
+    }
+
+    fn elements<'n>(&self, node: Node<'n, 'i>) -> R<Vec<Node<'n, 'i>>> {
+        let mut out = Vec::new();
+        for c in node.children() {
+            if c.is_element() {
+                let ns = c.tag_name().namespace();
+                if ns.is_some() && ns != Some(NS) {
+                    return Err(self.err(c, format!("element in unknown namespace {:?}", ns)));
+                }
+                out.push(c);
+            } else if c.is_text() {
+                if c.text().is_some_and(|t| !t.trim().is_empty()) {
+                    return Err(self.err(node, "unexpected text content"));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn check_attrs(&self, node: Node, allowed: &[&str]) -> R<()> {
+        for a in node.attributes() {
+            if a.namespace().is_some() {
+                continue;
+            }
+            if !allowed.contains(&a.name()) {
+                return Err(self.err(node, format!("unknown attribute '{}'", a.name())));
+            }
+        }
+        Ok(())
+    }
+
+    fn document(&self) -> R<LgrDoc> {
+        let root = self.doc.root_element();
+        if root.tag_name().name() != "lgr" {
+            return Err(self.err(root, "the root element must be <lgr>"));
+        }
+        if root.tag_name().namespace() != Some(NS) {
+            return Err(self.err(root, format!("the <lgr> element must be in namespace {NS}")));
+        }
+        let mut doc = LgrDoc::default();
+        let mut seen_data = false;
+        for e in self.elements(root)? {
+            match e.tag_name().name() {
+                "meta" => doc.meta = self.meta(e)?,
+                "data" => {
+                    if seen_data {
+                        return Err(self.err(e, "more than one <data> element"));
+                    }
+                    seen_data = true;
+                    self.data(e, &mut doc.chars)?
+                }
+                "rules" => self.rules(e, &mut doc)?,
+                other => return Err(self.err(e, format!("unknown element <{other}> in <lgr>"))),
+            }
+        }
+        if !seen_data {
+            return Err(self.err(root, "missing <data> element"));
+        }
+        Ok(doc)
+    }
+
+    fn text(&self, node: Node) -> String {
+        node.children().filter_map(|c| c.text()).collect::<String>()
+    }
+
+    fn meta(&self, node: Node) -> R<Meta> {
+        let mut m = Meta::default();
+        for e in node.children().filter(|c| c.is_element()) {
+            let t = self.text(e).trim().to_string();
+            match e.tag_name().name() {
+                "version" => {
+                    m.version = Some(t);
+                    m.version_comment = e.attribute("comment").map(str::to_string);
+                }
+                "date" => m.date = Some(t),
+                "language" => m.languages.push(t),
+                "scope" => m.scopes.push((e.attribute("type").unwrap_or("").to_string(), t)),
+                "unicode-version" => {
+                    let ok = t.split('.').count() == 3
+                        && t.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+                    if !ok {
+                        return Err(self.err(e, format!("bad Unicode version '{t}'")));
+                    }
+                    m.unicode_version = Some(t)
+                }
+                "validity-start" => m.validity_start = Some(t),
+                "validity-end" => m.validity_end = Some(t),
+                "description" => {
+                    m.description = Some(self.text(e));
+                    m.description_type = e.attribute("type").map(str::to_string);
+                }
+                "references" => {
+                    for r in e.children().filter(|c| c.is_element()) {
+                        if r.tag_name().name() != "reference" {
+                            return Err(self.err(r, "only <reference> may appear in <references>"));
+                        }
+                        let id = r
+                            .attribute("id")
+                            .ok_or_else(|| self.err(r, "missing 'id' attribute"))?;
+                        m.references.push((
+                            id.to_string(),
+                            self.text(r).trim().to_string(),
+                            r.attribute("comment").map(str::to_string),
+                        ));
+                    }
+                }
+                other => return Err(self.err(e, format!("unknown element <{other}> in <meta>"))),
+            }
+        }
+        Ok(m)
+    }
+
+    fn cp(&self, node: Node, s: &str) -> R<Cp> {
+        let ok = (4..=6).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit());
+        let v = if ok { u32::from_str_radix(s, 16).ok() } else { None };
+        match v {
+            Some(v) if v <= 0x10FFFF && !(0xD800..=0xDFFF).contains(&v) => Ok(v),
+            _ => Err(self.err(node, format!("bad code point '{s}' (4 to 6 hex digits, a Unicode scalar value)"))),
+        }
+    }
+
+    fn cps(&self, node: Node, attr: &str) -> R<Vec<Cp>> {
+        let s = node
+            .attribute(attr)
+            .ok_or_else(|| self.err(node, format!("missing '{attr}' attribute")))?;
+        let v: Vec<Cp> = s.split_ascii_whitespace().map(|p| self.cp(node, p)).collect::<R<_>>()?;
+        if v.is_empty() {
+            return Err(self.err(node, format!("empty '{attr}' attribute")));
+        }
+        Ok(v)
+    }
+
+    fn data(&self, node: Node, chars: &mut Vec<CharDef>) -> R<()> {
+        for e in self.elements(node)? {
+            match e.tag_name().name() {
+                "char" => {
+                    self.check_attrs(e, &["cp", "when", "not-when", "tag", "ref", "comment"])?;
+                    let cps = self.cps(e, "cp")?;
+                    let mut variants = Vec::new();
+                    for v in self.elements(e)? {
+                        if v.tag_name().name() != "var" {
+                            return Err(self.err(v, "only <var> may appear in <char>"));
+                        }
+                        self.check_attrs(v, &["cp", "type", "when", "not-when", "ref", "comment"])?;
+                        variants.push(VarDef {
+                            cps: self.cps(v, "cp")?,
+                            typ: v.attribute("type").map(str::to_string),
+                            when: v.attribute("when").map(str::to_string),
+                            not_when: v.attribute("not-when").map(str::to_string),
+                            comment: v.attribute("comment").map(str::to_string),
+                            line: self.line(v),
+                        });
+                    }
+                    if e.attribute("tag").is_some() && cps.len() > 1 {
+                        return Err(self.err(e, "a code point sequence may not carry tags (RFC 7940 §5.5)"));
+                    }
+                    chars.push(CharDef {
+                        cps,
+                        when: e.attribute("when").map(str::to_string),
+                        not_when: e.attribute("not-when").map(str::to_string),
+                        tags: tags(e),
+                        comment: e.attribute("comment").map(str::to_string),
+                        variants,
+                        from_range: false,
+                        line: self.line(e),
+                    });
+                }
+                "range" => {
+                    self.check_attrs(
+                        e,
+                        &["first-cp", "last-cp", "when", "not-when", "tag", "ref", "comment"],
+                    )?;
+                    let first = self.cps(e, "first-cp")?;
+                    let last = self.cps(e, "last-cp")?;
+                    if first.len() != 1 || last.len() != 1 {
+                        return Err(self.err(e, "range bounds must be single code points"));
+                    }
+                    let (first, last) = (first[0], last[0]);
+                    if first > last {
+                        return Err(self.err(
+                            e,
+                            format!("reversed range {first:04X}..{last:04X}: first-cp is above last-cp"),
+                        ));
+                    }
+                    if let Some(v) = self.elements(e)?.first() {
+                        return Err(self.err(*v, "a <range> may not have variants"));
+                    }
+                    let line = self.line(e);
+                    let t = tags(e);
+                    for cp in first..=last {
+                        if (0xD800..=0xDFFF).contains(&cp) {
+                            continue;
+                        }
+                        chars.push(CharDef {
+                            cps: vec![cp],
+                            when: e.attribute("when").map(str::to_string),
+                            not_when: e.attribute("not-when").map(str::to_string),
+                            tags: t.clone(),
+                            comment: e.attribute("comment").map(str::to_string),
+                            variants: Vec::new(),
+                            from_range: true,
+                            line,
+                        });
+                    }
+                }
+                other => return Err(self.err(e, format!("unknown element <{other}> in <data>"))),
+            }
+        }
+        Ok(())
+    }
+
+    fn rules(&self, node: Node, doc: &mut LgrDoc) -> R<()> {
+        for e in self.elements(node)? {
+            match e.tag_name().name() {
+                "class" | "union" | "complement" | "intersection" | "difference"
+                | "symmetric-difference" => {
+                    let name = e
+                        .attribute("name")
+                        .ok_or_else(|| self.err(e, "a top-level class needs a 'name'"))?;
+                    let expr = self.class(e, true)?;
+                    doc.classes.push(ClassDef { name: name.to_string(), expr, line: self.line(e) });
+                }
+                "rule" => {
+                    self.check_attrs(e, &["name", "comment", "ref"])?;
+                    let name = e
+                        .attribute("name")
+                        .ok_or_else(|| self.err(e, "a top-level rule needs a 'name'"))?;
+                    let body = self.matchers(e)?;
+                    doc.rules.push(RuleDef {
+                        name: name.to_string(),
+                        body,
+                        comment: e.attribute("comment").map(str::to_string),
+                        line: self.line(e),
+                    });
+                }
+                "action" => {
+                    self.check_attrs(
+                        e,
+                        &[
+                            "disp", "match", "not-match", "any-variant", "all-variants",
+                            "only-variants", "ref", "comment",
+                        ],
+                    )?;
+                    let disp = e
+                        .attribute("disp")
+                        .ok_or_else(|| self.err(e, "missing 'disp' attribute"))?;
+                    let m = e.attribute("match").map(str::to_string);
+                    let nm = e.attribute("not-match").map(str::to_string);
+                    if m.is_some() && nm.is_some() {
+                        return Err(self.err(e, "'match' and 'not-match' are exclusive"));
+                    }
+                    let split = |s: &str| s.split_ascii_whitespace().map(str::to_string).collect();
+                    let conds: Vec<VariantCond> = [
+                        e.attribute("any-variant").map(|s| VariantCond::Any(split(s))),
+                        e.attribute("all-variants").map(|s| VariantCond::All(split(s))),
+                        e.attribute("only-variants").map(|s| VariantCond::Only(split(s))),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                    if conds.len() > 1 {
+                        return Err(self.err(
+                            e,
+                            "'any-variant', 'all-variants' and 'only-variants' are exclusive",
+                        ));
+                    }
+                    doc.actions.push(ActionDef {
+                        disp: disp.to_string(),
+                        match_rule: m,
+                        not_match_rule: nm,
+                        variants: conds.into_iter().next(),
+                        comment: e.attribute("comment").map(str::to_string),
+                        line: self.line(e),
+                    });
+                }
+                other => return Err(self.err(e, format!("unknown element <{other}> in <rules>"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// A class element or set operator. `top` is true for named definitions.
+    fn class(&self, e: Node, top: bool) -> R<ClassExpr> {
+        let name = e.tag_name().name();
+        let mut allowed = vec!["comment", "ref"];
+        if top {
+            allowed.push("name");
+        }
+        if name == "class" {
+            allowed.extend(["by-ref", "from-tag", "property"]);
+            if !top {
+                allowed.push("count");
+            }
+            self.check_attrs(e, &allowed)?;
+            if top && e.attribute("by-ref").is_some() {
+                return Err(self.err(e, "a named class may not be 'by-ref'"));
+            }
+            let text = self.text(e);
+            let sources = [e.attribute("by-ref"), e.attribute("from-tag"), e.attribute("property")]
+                .iter()
+                .filter(|a| a.is_some())
+                .count()
+                + usize::from(!text.trim().is_empty());
+            if sources != 1 {
+                return Err(self.err(
+                    e,
+                    "a class needs exactly one of 'by-ref', 'from-tag', 'property' or code points",
+                ));
+            }
+            if let Some(r) = e.attribute("by-ref") {
+                return Ok(ClassExpr::Ref(r.to_string()));
+            }
+            if let Some(t) = e.attribute("from-tag") {
+                return Ok(ClassExpr::Tag(t.to_string()));
+            }
+            if let Some(p) = e.attribute("property") {
+                let (n, v) = p
+                    .split_once(':')
+                    .ok_or_else(|| self.err(e, format!("bad property '{p}' (expected name:value)")))?;
+                return Ok(ClassExpr::Property(n.to_string(), v.to_string()));
+            }
+            let mut ranges = Vec::new();
+            for item in text.split_ascii_whitespace() {
+                let (a, b) = match item.split_once('-') {
+                    Some((a, b)) => (self.cp(e, a)?, self.cp(e, b)?),
+                    None => {
+                        let c = self.cp(e, item)?;
+                        (c, c)
+                    }
+                };
+                if a > b {
+                    return Err(self.err(e, format!("reversed range {item} in class")));
+                }
+                ranges.push((a, b));
+            }
+            return Ok(ClassExpr::Ranges(ranges));
+        }
+        self.check_attrs(e, &allowed)?;
+        let mut kids = Vec::new();
+        for c in self.elements(e)? {
+            match c.tag_name().name() {
+                "class" | "union" | "complement" | "intersection" | "difference"
+                | "symmetric-difference" => kids.push(self.class(c, false)?),
+                other => {
+                    return Err(self.err(c, format!("<{other}> may not appear in <{name}>")));
+                }
+            }
+        }
+        let need = |lo: usize, hi: Option<usize>| -> R<()> {
+            if kids.len() < lo || hi.is_some_and(|h| kids.len() > h) {
+                Err(self.err(e, format!("<{name}> has {} operand(s)", kids.len())))
+            } else {
+                Ok(())
+            }
+        };
+        Ok(match name {
+            "union" => {
+                need(1, None)?;
+                ClassExpr::Union(kids)
+            }
+            "intersection" => {
+                need(2, Some(2))?;
+                ClassExpr::Intersection(kids)
+            }
+            "difference" => {
+                need(2, Some(2))?;
+                ClassExpr::Difference(kids)
+            }
+            "symmetric-difference" => {
+                need(2, Some(2))?;
+                ClassExpr::SymmetricDifference(kids)
+            }
+            _ => {
+                need(1, Some(1))?;
+                ClassExpr::Complement(Box::new(kids.remove(0)))
+            }
+        })
+    }
+
+    fn count(&self, e: Node) -> R<Option<Count>> {
+        let Some(s) = e.attribute("count") else { return Ok(None) };
+        let num = |t: &str| -> R<u32> {
+            if t.is_empty() || t.len() > 4 || !t.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(self.err(e, format!("bad count '{s}' (expected n, n+ or n:m)")));
+            }
+            Ok(t.parse().unwrap_or(0))
+        };
+        let c = if let Some(n) = s.strip_suffix('+') {
+            Count { min: num(n)?, max: None }
+        } else if let Some((a, b)) = s.split_once(':') {
+            let (a, b) = (num(a)?, num(b)?);
+            if a > b {
+                return Err(self.err(e, format!("bad count '{s}': minimum above maximum")));
+            }
+            Count { min: a, max: Some(b) }
+        } else {
+            let n = num(s)?;
+            Count { min: n, max: Some(n) }
+        };
+        Ok(Some(c))
+    }
+
+    fn matchers(&self, e: Node) -> R<Vec<Matcher>> {
+        let mut out = Vec::new();
+        for c in self.elements(e)? {
+            out.push(self.matcher(c)?);
+        }
+        Ok(out)
+    }
+
+    fn matcher(&self, e: Node) -> R<Matcher> {
+        let name = e.tag_name().name();
+        Ok(match name {
+            "start" | "end" | "anchor" => {
+                self.check_attrs(e, &["comment"])?;
+                if let Some(c) = self.elements(e)?.first() {
+                    return Err(self.err(*c, format!("<{name}> must be empty")));
+                }
+                match name {
+                    "start" => Matcher::Start,
+                    "end" => Matcher::End,
+                    _ => Matcher::Anchor,
+                }
+            }
+            "any" => {
+                self.check_attrs(e, &["count", "comment"])?;
+                Matcher::Any(self.count(e)?)
+            }
+            "char" => {
+                self.check_attrs(e, &["cp", "count", "comment", "ref"])?;
+                Matcher::Char(self.cps(e, "cp")?, self.count(e)?)
+            }
+            "class" | "union" | "complement" | "intersection" | "difference"
+            | "symmetric-difference" => {
+                if e.attribute("name").is_some() {
+                    return Err(self.err(e, "a class inside a rule may not have a 'name'"));
+                }
+                let count = if name == "class" { self.count(e)? } else { None };
+                Matcher::Class(self.class(e, false)?, count)
+            }
+            "rule" => {
+                self.check_attrs(e, &["by-ref", "count", "comment", "ref"])?;
+                let count = self.count(e)?;
+                if let Some(r) = e.attribute("by-ref") {
+                    if let Some(c) = self.elements(e)?.first() {
+                        return Err(self.err(*c, "a 'by-ref' rule must be empty"));
+                    }
+                    Matcher::RuleRef(r.to_string(), count)
+                } else {
+                    Matcher::Seq(self.matchers(e)?, count)
+                }
+            }
+            "choice" => {
+                self.check_attrs(e, &["count", "comment"])?;
+                let kids = self.matchers(e)?;
+                if kids.len() < 2 {
+                    return Err(self.err(e, "a <choice> needs at least two alternatives"));
+                }
+                Matcher::Choice(kids, self.count(e)?)
+            }
+            "look-ahead" => {
+                self.check_attrs(e, &["comment"])?;
+                Matcher::LookAhead(self.matchers(e)?)
+            }
+            "look-behind" => {
+                self.check_attrs(e, &["comment"])?;
+                Matcher::LookBehind(self.matchers(e)?)
+            }
+            other => return Err(self.err(e, format!("unknown element <{other}> in a rule"))),
+        })
+    }
+}
+
+fn tags(e: Node) -> Vec<String> {
+    e.attribute("tag").map(|t| t.split_ascii_whitespace().map(str::to_string).collect()).unwrap_or_default()
+}
