@@ -33,7 +33,7 @@ pub(crate) trait Resolver {
 }
 
 #[derive(Debug)]
-struct Alt {
+pub(crate) struct Alt {
     look_behind: Vec<Dfa>,
     skip_anchor: bool,
     forward: Option<Dfa>,
@@ -87,10 +87,6 @@ impl CompiledRule {
         }
     }
 
-    /// True when the rule contains an anchor.
-    pub(crate) fn is_anchored(&self) -> bool {
-        matches!(self, CompiledRule::Alts { anchored: true, .. })
-    }
 }
 
 fn search_anywhere(d: &Dfa, text: &str) -> bool {

@@ -28,25 +28,37 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         };
         LgrError::new(msg).at(pos.row, pos.col)
     })?;
-    let p = Parser { doc: &doc };
+    let mut line_starts = vec![0usize];
+    line_starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+    let p = Parser { doc: &doc, text, line_starts };
     p.document()
 }
 
 struct Parser<'a, 'i> {
     doc: &'a Document<'i>,
+    text: &'i str,
+    line_starts: Vec<usize>,
 }
 
 type R<T> = Result<T, LgrError>;
 
-impl<'a, 'i> Parser<'a, 'i> {
+impl<'i> Parser<'_, 'i> {
+    /// 1-based line and column (in characters) of a byte offset.
+    fn pos(&self, off: usize) -> (u32, u32) {
+        let line = self.line_starts.partition_point(|&s| s <= off);
+        let start = self.line_starts[line - 1];
+        let col = self.text.get(start..off).map_or(0, |t| t.chars().count()) + 1;
+        (line as u32, col as u32)
+    }
+
     fn err(&self, node: Node, msg: impl Into<String>) -> LgrError {
-        let pos = self.doc.text_pos_at(node.range().start);
+        let (line, col) = self.pos(node.range().start);
         let name = if node.is_element() { node.tag_name().name().to_string() } else { "text".into() };
-        LgrError::new(msg).at(pos.row, pos.col).element(name)
+        LgrError::new(msg).at(line, col).element(name)
     }
 
     fn line(&self, node: Node) -> u32 {
-        self.doc.text_pos_at(node.range().start).row
+        self.line_starts.partition_point(|&s| s <= node.range().start) as u32
     }
 
     fn elements<'n>(&self, node: Node<'n, 'i>) -> R<Vec<Node<'n, 'i>>> {
