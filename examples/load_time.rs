@@ -10,7 +10,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("loaded {} elements in {:.3}s", lgr.element_count(), t.elapsed().as_secs_f64());
     if let Some(p) = args.get(2) {
         let text = std::fs::read_to_string(p)?;
-        let labels: Vec<Vec<u32>> = text.lines().map(|l| l.chars().map(u32::from).collect()).collect();
+        let labels: Vec<Vec<u32>> =
+            text.lines().map(|l| l.chars().map(u32::from).collect()).collect();
         let t = Instant::now();
         let mut n = 0usize;
         for _ in 0..5 {
@@ -21,7 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         let s = t.elapsed().as_secs_f64();
-        println!("{} labels x5 in {s:.3}s: {:.0} labels/s ({n})", labels.len(), 5.0 * labels.len() as f64 / s);
+        println!(
+            "{} labels x5 in {s:.3}s: {:.0} labels/s ({n})",
+            labels.len(),
+            5.0 * labels.len() as f64 / s
+        );
     }
     Ok(())
 }

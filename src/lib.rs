@@ -6,3 +6,4 @@ pub mod error;
 pub mod lgr;
 
 pub use error::LgrError;
+pub mod builtin;

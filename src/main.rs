@@ -1,1 +1,22 @@
-fn main() {}
+//! The `lgrscan` command: a thin layer over the library.
+//!
+//! Exit status: 0 no findings (or success), 1 findings, 2 error.
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match cli::run() {
+        Ok(code) => code,
+        Err(err) => {
+            if let Some(io) = err.downcast_ref::<std::io::Error>()
+                && io.kind() == std::io::ErrorKind::BrokenPipe
+            {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("lgrscan: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -23,7 +23,9 @@ fn cache() -> &'static Cache {
 fn load(dir: &Path, name: &str) -> Result<Arc<Lgr>, Failed> {
     let cell = cache().lock().unwrap().entry(name.to_string()).or_default().clone();
     cell.get_or_init(|| {
-        Lgr::from_path(&dir.join("lgr").join(format!("{name}.xml"))).map(Arc::new).map_err(|e| e.to_string())
+        Lgr::from_path(&dir.join("lgr").join(format!("{name}.xml")))
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
     })
     .clone()
     .map_err(Failed::from)
@@ -66,9 +68,13 @@ fn check_labels(dir: &Path, name: &str) -> Result<(), Failed> {
         let reason = lgr.reason_text(&v.reason);
         let index = lgr.index_label(&cps).map(|i| hex_cps(&i)).unwrap_or_default();
         let got = (v.eligible.to_string(), v.disposition.to_string(), reason, index);
-        let want = (r[3].clone(), r[4].clone(), r[5].clone(), r.get(6).cloned().unwrap_or_default());
+        let want =
+            (r[3].clone(), r[4].clone(), r[5].clone(), r.get(6).cloned().unwrap_or_default());
         if got != want {
-            bad.push(format!("{file}:{line}: {} [{}]\n   want {want:?}\n   got  {got:?}", r[0], r[1]));
+            bad.push(format!(
+                "{file}:{line}: {} [{}]\n   want {want:?}\n   got  {got:?}",
+                r[0], r[1]
+            ));
         }
     }
     report(&file, rows.len(), bad)
@@ -102,7 +108,10 @@ fn check_collisions(dir: &Path, name: &str) -> Result<(), Failed> {
         let w = r.join("\t");
         match got.get(i) {
             Some(g) if *g == w => {}
-            g => bad.push(format!("{file}:{line}:\n   want {w}\n   got  {}", g.cloned().unwrap_or_default())),
+            g => bad.push(format!(
+                "{file}:{line}:\n   want {w}\n   got  {}",
+                g.cloned().unwrap_or_default()
+            )),
         }
     }
     if got.len() != want.len() {
@@ -123,28 +132,32 @@ fn check_dispositions(dir: &Path, name: &str) -> Result<(), Failed> {
         let other: Vec<u32> = r[3].chars().map(u32::from).collect();
         let fe = lgr.judge(&first).eligible.to_string();
         let oe = lgr.judge(&other).eligible.to_string();
-        let (disp, reason) = if let Some(n) = r[6].strip_prefix("not computed (variant space of first label: ") {
-            // The reference skipped labels whose variant space is over
-            // 20,000; we check the estimate it used, then judge anyway.
-            let est = lgr.variant_estimate(&first).to_string();
-            let want_est = n.trim_end_matches(')');
-            if est != want_est {
-                bad.push(format!("{file}:{line}: variant estimate {est}, want {want_est}"));
-            }
-            match lgr.variant_disposition(&first, &other) {
-                Some(_) => (String::new(), r[6].clone()),
-                None => ("not-a-variant".to_string(), r[6].clone()),
-            }
-        } else {
-            match lgr.variant_disposition(&first, &other) {
-                Some(v) => (v.disposition.to_string(), lgr.variant_reason_text(&v)),
-                None => ("not-a-variant".to_string(), String::new()),
-            }
-        };
+        let (disp, reason) =
+            if let Some(n) = r[6].strip_prefix("not computed (variant space of first label: ") {
+                // The reference skipped labels whose variant space is over
+                // 20,000; we check the estimate it used, then judge anyway.
+                let est = lgr.variant_estimate(&first).to_string();
+                let want_est = n.trim_end_matches(')');
+                if est != want_est {
+                    bad.push(format!("{file}:{line}: variant estimate {est}, want {want_est}"));
+                }
+                match lgr.variant_disposition(&first, &other) {
+                    Some(_) => (String::new(), r[6].clone()),
+                    None => ("not-a-variant".to_string(), r[6].clone()),
+                }
+            } else {
+                match lgr.variant_disposition(&first, &other) {
+                    Some(v) => (v.disposition.to_string(), lgr.variant_reason_text(&v)),
+                    None => ("not-a-variant".to_string(), String::new()),
+                }
+            };
         let got = (fe, oe, disp, reason);
         let want = (r[2].clone(), r[4].clone(), r[5].clone(), r[6].clone());
         if got != want {
-            bad.push(format!("{file}:{line}: {} / {}\n   want {want:?}\n   got  {got:?}", r[1], r[3]));
+            bad.push(format!(
+                "{file}:{line}: {} / {}\n   want {want:?}\n   got  {got:?}",
+                r[1], r[3]
+            ));
         }
     }
     report(&file, rows.len(), bad)
@@ -162,17 +175,23 @@ fn main() {
             .map(|n| n.trim_end_matches(".collisions.tsv").to_string())
             .collect();
         names.sort();
-        assert!(names.len() >= 7 || !util::required(), "expected the 7 golden LGRs, found {names:?}");
+        assert!(
+            names.len() >= 7 || !util::required(),
+            "expected the 7 golden LGRs, found {names:?}"
+        );
         for name in names {
             let d: PathBuf = dir.clone();
             let n = name.clone();
             trials.push(Trial::test(format!("labels::{name}"), move || check_labels(&d, &n)));
             let d: PathBuf = dir.clone();
             let n = name.clone();
-            trials.push(Trial::test(format!("collisions::{name}"), move || check_collisions(&d, &n)));
+            trials
+                .push(Trial::test(format!("collisions::{name}"), move || check_collisions(&d, &n)));
             let d: PathBuf = dir.clone();
             let n = name.clone();
-            trials.push(Trial::test(format!("dispositions::{name}"), move || check_dispositions(&d, &n)));
+            trials.push(Trial::test(format!("dispositions::{name}"), move || {
+                check_dispositions(&d, &n)
+            }));
         }
     }
     libtest_mimic::run(&args, trials).exit();

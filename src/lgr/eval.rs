@@ -2,7 +2,6 @@
 
 use super::{Ctx, Lgr, TypeSet, fmt_cps};
 
-
 /// A label prepared for evaluation: its code points and UTF-8 text, with the
 /// byte offset of every code point (rules run on the text).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -222,7 +221,11 @@ impl Lgr {
         }
         let failures = self.prelim(label, None);
         if !failures.is_empty() {
-            return Verdict { eligible: false, disposition: "invalid", reason: Reason::Failures(failures) };
+            return Verdict {
+                eligible: false,
+                disposition: "invalid",
+                reason: Reason::Failures(failures),
+            };
         }
         let (set, only) = if as_variant { (0, false) } else { self.reflexive_types(label) };
         let idx = self.apply_actions(label, set, only);
@@ -253,7 +256,11 @@ impl Lgr {
                     if f.rules.is_empty() {
                         format!("{} not in repertoire", fmt_cps(&[f.cp]))
                     } else {
-                        format!("{} does not comply with rules '{}'", fmt_cps(&[f.cp]), f.rules.join(","))
+                        format!(
+                            "{} does not comply with rules '{}'",
+                            fmt_cps(&[f.cp]),
+                            f.rules.join(",")
+                        )
                     }
                 })
                 .collect::<Vec<_>>()

@@ -118,7 +118,10 @@ pub struct Lgr {
 
 /// The five default actions RFC 7940 §7.3 appends to every LGR, with the
 /// comments the reference implementation gives them.
-const DEFAULT_ACTIONS: [(&str, &str, Option<(&str, &str)>); 5] = [
+/// (disposition, comment, variant condition).
+type DefaultAction = (&'static str, &'static str, Option<(&'static str, &'static str)>);
+
+const DEFAULT_ACTIONS: [DefaultAction; 5] = [
     ("invalid", "Default action for invalid", Some(("any-variant", "invalid"))),
     ("blocked", "Default action for blocked", Some(("any-variant", "blocked"))),
     ("allocatable", "Default action for allocatable", Some(("any-variant", "allocatable"))),
@@ -154,13 +157,18 @@ impl Lgr {
     /// # Errors
     /// I/O errors and everything [`Lgr::from_xml`] reports, with the path.
     pub fn from_path(path: &std::path::Path) -> Result<Lgr, LgrError> {
-        let bytes = std::fs::read(path).map_err(|e| LgrError::new(format!("cannot read: {e}")).with_path(path))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| LgrError::new(format!("cannot read: {e}")).with_path(path))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             LgrError::new(format!("not UTF-8 at byte offset {}", e.valid_up_to())).with_path(path)
         })?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-        let r = if trimmed.starts_with('<') { Lgr::from_xml(&name, text) } else { Lgr::from_table(&name, text) };
+        let r = if trimmed.starts_with('<') {
+            Lgr::from_xml(&name, text)
+        } else {
+            Lgr::from_table(&name, text)
+        };
         r.map_err(|e| e.with_path(path))
     }
 
@@ -179,7 +187,8 @@ impl Lgr {
     /// Undefined or cyclic references, duplicate definitions, rules that do
     /// not compile.
     pub fn compile(name: &str, doc: LgrDoc) -> Result<Lgr, LgrError> {
-        let line_err = |line: u32, el: &str, msg: String| LgrError::new(msg).at(line, 0).element(el);
+        let line_err =
+            |line: u32, el: &str, msg: String| LgrError::new(msg).at(line, 0).element(el);
 
         // Rules by name.
         let mut rule_ids: HashMap<&str, u32> = HashMap::new();
@@ -191,14 +200,19 @@ impl Lgr {
         let mut class_ids: HashMap<&str, usize> = HashMap::new();
         for (i, c) in doc.classes.iter().enumerate() {
             if class_ids.insert(&c.name, i).is_some() {
-                return Err(line_err(c.line, "class", format!("duplicate class name '{}'", c.name)));
+                return Err(line_err(
+                    c.line,
+                    "class",
+                    format!("duplicate class name '{}'", c.name),
+                ));
             }
         }
         let ctx_of = |when: &Option<String>, not_when: &Option<String>, line: u32, el: &str| {
             let look = |n: &str| {
-                rule_ids.get(n).copied().ok_or_else(|| {
-                    line_err(line, el, format!("context rule '{n}' is not defined"))
-                })
+                rule_ids
+                    .get(n)
+                    .copied()
+                    .ok_or_else(|| line_err(line, el, format!("context rule '{n}' is not defined")))
             };
             // The reference implementation tests `when` and ignores
             // `not-when` when both are given.
@@ -230,8 +244,7 @@ impl Lgr {
         let mut seen: HashMap<&[u32], u32> = HashMap::with_capacity(doc.chars.len());
         let mut tag_sets: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
         for (ci, c) in doc.chars.iter().enumerate() {
-            if let Some(prev) = seen.insert(&c.cps, ci as u32) {
-                let _ = prev;
+            if seen.insert(&c.cps, ci as u32).is_some() {
                 return Err(line_err(
                     c.line,
                     if c.from_range { "range" } else { "char" },
@@ -243,13 +256,17 @@ impl Lgr {
                 e.extend(c.cps.iter().map(|&x| (x, x)));
             }
             let mut vars: Vec<(usize, &VarDef)> = c.variants.iter().enumerate().collect();
-            let mut dup: HashMap<(&[u32], &Option<String>, &Option<String>), ()> = HashMap::new();
+            let mut dup = std::collections::HashSet::new();
             for (_, v) in &vars {
-                if dup.insert((&v.cps, &v.when, &v.not_when), ()).is_some() {
+                if !dup.insert((&v.cps[..], &v.when, &v.not_when)) {
                     return Err(line_err(
                         v.line,
                         "var",
-                        format!("variant {} of {} is defined twice", fmt_cps(&v.cps), fmt_cps(&c.cps)),
+                        format!(
+                            "variant {} of {} is defined twice",
+                            fmt_cps(&v.cps),
+                            fmt_cps(&c.cps)
+                        ),
                     ));
                 }
             }
@@ -264,11 +281,20 @@ impl Lgr {
                 if v.cps == c.cps {
                     reflexive.push(cv.len() as u16);
                 }
-                cv.push(Var { cps: v.cps.clone().into(), typ, ctx: ctx_of(&v.when, &v.not_when, v.line, "var")? });
+                cv.push(Var {
+                    cps: v.cps.clone().into(),
+                    typ,
+                    ctx: ctx_of(&v.when, &v.not_when, v.line, "var")?,
+                });
             }
             chars.push(Char {
                 cps: c.cps.clone().into(),
-                ctx: ctx_of(&c.when, &c.not_when, c.line, if c.from_range { "range" } else { "char" })?,
+                ctx: ctx_of(
+                    &c.when,
+                    &c.not_when,
+                    c.line,
+                    if c.from_range { "range" } else { "char" },
+                )?,
                 vars: cv,
                 reflexive,
             });
@@ -299,7 +325,9 @@ impl Lgr {
         }
         let mut compiled = Vec::with_capacity(doc.rules.len());
         for r in &doc.rules {
-            compiled.push(rules::compile(&resolver, &r.name).map_err(|e| e.at(r.line, 0).element("rule"))?);
+            compiled.push(
+                rules::compile(&resolver, &r.name).map_err(|e| e.at(r.line, 0).element("rule"))?,
+            );
         }
 
         // Actions, then the defaults.
@@ -337,8 +365,12 @@ impl Lgr {
             };
             let (cond, cond_text) = match &a.variants {
                 None => (None, String::new()),
-                Some(VariantCond::Any(t)) => (Some(Cond::Any(set(t)?)), format!(" any-variant={}", t.join(","))),
-                Some(VariantCond::All(t)) => (Some(Cond::All(set(t)?)), format!(" all-variants={}", t.join(","))),
+                Some(VariantCond::Any(t)) => {
+                    (Some(Cond::Any(set(t)?)), format!(" any-variant={}", t.join(",")))
+                }
+                Some(VariantCond::All(t)) => {
+                    (Some(Cond::All(set(t)?)), format!(" all-variants={}", t.join(",")))
+                }
                 Some(VariantCond::Only(t)) => {
                     (Some(Cond::Only(set(t)?)), format!(" only-variants={}", t.join(",")))
                 }

@@ -8,7 +8,9 @@ use icu_properties::props::{
     BidiClass, CanonicalCombiningClass, EastAsianWidth, GeneralCategory, GeneralCategoryGroup,
     IndicSyllabicCategory, JoiningType, Script,
 };
-use icu_properties::{CodePointMapData, CodePointSetData, PropertyParser, script::ScriptWithExtensions};
+use icu_properties::{
+    CodePointMapData, CodePointSetData, PropertyParser, script::ScriptWithExtensions,
+};
 
 /// The Unicode version the property data reflects.
 pub const UNICODE_VERSION: &str = "16.0.0";

@@ -45,7 +45,7 @@ pub(crate) enum CompiledRule {
     /// The reference implementation's empty pattern: never matches.
     Never,
     /// No anchor and no look-around: one DFA searched anywhere.
-    Anywhere(Dfa),
+    Anywhere(Box<Dfa>),
     /// Alternatives with look-around and/or an anchor.
     Alts { anchored: bool, alts: Vec<Alt> },
 }
@@ -86,7 +86,6 @@ impl CompiledRule {
             }
         }
     }
-
 }
 
 fn search_anywhere(d: &Dfa, text: &str) -> bool {
@@ -122,21 +121,27 @@ const MAX_ALTS: usize = 4096;
 
 /// Compiles one named rule.
 pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, LgrError> {
-    let body = res.rule_body(name).ok_or_else(|| LgrError::new(format!("undefined rule '{name}'")))?;
+    let body =
+        res.rule_body(name).ok_or_else(|| LgrError::new(format!("undefined rule '{name}'")))?;
     let mut c = Compiler { res, stack: vec![name.to_string()] };
     if c.pattern_is_empty(body)? {
         return Ok(CompiledRule::Never);
     }
     let alts = c.expand(body)?;
     let anchored = alts.iter().any(|a| a.iter().any(|i| matches!(i, Item::Anchor)));
-    let special = alts
-        .iter()
-        .any(|a| a.iter().any(|i| matches!(i, Item::Anchor | Item::LookAhead(_) | Item::LookBehind(_))));
+    let special = alts.iter().any(|a| {
+        a.iter().any(|i| matches!(i, Item::Anchor | Item::LookAhead(_) | Item::LookBehind(_)))
+    });
     if !special {
         let pats: Vec<String> =
             alts.iter().map(|a| a.iter().map(frag_text).collect::<String>()).collect();
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-        return Ok(CompiledRule::Anywhere(build(&pat, false, StartKind::Unanchored, name)?));
+        return Ok(CompiledRule::Anywhere(Box::new(build(
+            &pat,
+            false,
+            StartKind::Unanchored,
+            name,
+        )?)));
     }
     let mut out = Vec::with_capacity(alts.len());
     for alt in alts {
@@ -177,8 +182,11 @@ pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, 
                 }
             }
         }
-        let forward =
-            if fwd.is_empty() { None } else { Some(build(&fwd, false, StartKind::Anchored, name)?) };
+        let forward = if fwd.is_empty() {
+            None
+        } else {
+            Some(build(&fwd, false, StartKind::Anchored, name)?)
+        };
         out.push(Alt { look_behind, skip_anchor, forward });
     }
     Ok(CompiledRule::Alts { anchored, alts: out })

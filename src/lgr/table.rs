@@ -12,7 +12,11 @@ use crate::error::LgrError;
 
 fn cp(s: &str, line: u32) -> Result<Cp, LgrError> {
     let t = s.trim();
-    let t = t.strip_prefix("U+").or_else(|| t.strip_prefix("u+")).or_else(|| t.strip_prefix("0x")).unwrap_or(t);
+    let t = t
+        .strip_prefix("U+")
+        .or_else(|| t.strip_prefix("u+"))
+        .or_else(|| t.strip_prefix("0x"))
+        .unwrap_or(t);
     let ok = (1..=6).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_hexdigit());
     match ok.then(|| u32::from_str_radix(t, 16).ok()).flatten() {
         Some(v) if v <= 0x10FFFF && !(0xD800..=0xDFFF).contains(&v) => Ok(v),
@@ -21,7 +25,11 @@ fn cp(s: &str, line: u32) -> Result<Cp, LgrError> {
 }
 
 fn seq(s: &str, line: u32) -> Result<Vec<Cp>, LgrError> {
-    let v: Vec<Cp> = s.split(|c: char| c == ' ' || c == '\t').filter(|p| !p.is_empty()).map(|p| cp(p, line)).collect::<Result<_, _>>()?;
+    let v: Vec<Cp> = s
+        .split([' ', '\t'])
+        .filter(|p| !p.is_empty())
+        .map(|p| cp(p, line))
+        .collect::<Result<_, _>>()?;
     if v.is_empty() {
         return Err(LgrError::new("empty code point sequence").at(line, 0).element("table"));
     }
@@ -46,11 +54,16 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         // Lines of RFC 3743 tables usually start with U+; prose lines of a
         // policy document do not, and are skipped.
         let first = body.split(['|', ';', ' ', '\t']).next().unwrap_or("");
-        let looks_cp = first.strip_prefix("U+").or_else(|| first.strip_prefix("u+")).unwrap_or(first);
-        let is_range = looks_cp.split_once('-').is_some_and(|(a, b)| cp(a, line).is_ok() && cp(b, line).is_ok());
+        let looks_cp =
+            first.strip_prefix("U+").or_else(|| first.strip_prefix("u+")).unwrap_or(first);
+        let is_range = looks_cp
+            .split_once('-')
+            .is_some_and(|(a, b)| cp(a, line).is_ok() && cp(b, line).is_ok());
         if !is_range && cp(looks_cp, line).is_err() {
             if body.contains('|') {
-                return Err(LgrError::new(format!("bad table line '{body}'")).at(line, 0).element("table"));
+                return Err(LgrError::new(format!("bad table line '{body}'"))
+                    .at(line, 0)
+                    .element("table"));
             }
             continue;
         }
@@ -60,7 +73,9 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
             Some((a, b)) if !a.contains(' ') => {
                 let (a, b) = (cp(a, line)?, cp(b, line)?);
                 if a > b {
-                    return Err(LgrError::new(format!("reversed range '{base_s}'")).at(line, 0).element("table"));
+                    return Err(LgrError::new(format!("reversed range '{base_s}'"))
+                        .at(line, 0)
+                        .element("table"));
                 }
                 (a..=b).filter(|c| !(0xD800..=0xDFFF).contains(c)).map(|c| vec![c]).collect()
             }
@@ -88,7 +103,12 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
                 for v in col.split(':').filter(|v| !v.trim().is_empty()) {
                     let vcps = seq(v, line)?;
                     if vcps != base[0] {
-                        pairs.push((base[0].clone(), vcps, if k == 0 { "allocatable" } else { "blocked" }, line));
+                        pairs.push((
+                            base[0].clone(),
+                            vcps,
+                            if k == 0 { "allocatable" } else { "blocked" },
+                            line,
+                        ));
                     }
                 }
             }
@@ -126,7 +146,9 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         }
     }
     if doc.chars.is_empty() {
-        return Err(LgrError::new("no code point found: not an RFC 3743 table or code point list").at(1, 0));
+        return Err(
+            LgrError::new("no code point found: not an RFC 3743 table or code point list").at(1, 0)
+        );
     }
     Ok(doc)
 }

@@ -103,7 +103,8 @@ impl Lgr {
             }
         }
         if same.is_empty()
-            && let Some(&ci) = all.iter().find(|&&ci| rest.starts_with(&self.chars[ci as usize].cps))
+            && let Some(&ci) =
+                all.iter().find(|&&ci| rest.starts_with(&self.chars[ci as usize].cps))
         {
             same.push(ci);
         }
@@ -138,7 +139,7 @@ impl Lgr {
                 perms.insert(0, (&c.cps, 0, false));
             }
             let last = rest.len() == clen;
-            if last && !(has_variant || !c.vars.is_empty()) {
+            if last && !has_variant && c.vars.is_empty() {
                 continue;
             }
             for (pcps, pset, is_var) in perms {
@@ -154,7 +155,14 @@ impl Lgr {
                         Flow::Go
                     }
                 } else {
-                    self.gen_step(g, pos + clen, has_variant | is_var, set | pset, only & is_var, sink)
+                    self.gen_step(
+                        g,
+                        pos + clen,
+                        has_variant | is_var,
+                        set | pset,
+                        only & is_var,
+                        sink,
+                    )
                 };
                 g.prefix.truncate(keep);
                 if let Flow::Stop = flow {
@@ -165,7 +173,13 @@ impl Lgr {
         Flow::Go
     }
 
-    fn judge_variant(&self, label: &[u32], vcps: &[u32], set: TypeSet, only: bool) -> VariantLabel<'_> {
+    fn judge_variant(
+        &self,
+        label: &[u32],
+        vcps: &[u32],
+        set: TypeSet,
+        only: bool,
+    ) -> VariantLabel<'_> {
         let vl = Label::from_cps(vcps);
         let v = self.eligibility(&vl, vcps != label);
         let (disposition, reason) = if !v.eligible {
@@ -174,7 +188,13 @@ impl Lgr {
             let idx = self.apply_actions(&vl, set, only);
             (self.actions[idx].disp.as_str(), Reason::Action(idx))
         };
-        VariantLabel { cps: vcps.to_vec(), disposition, reason, types: self.type_names(set), only_variants: only }
+        VariantLabel {
+            cps: vcps.to_vec(),
+            disposition,
+            reason,
+            types: self.type_names(set),
+            only_variants: only,
+        }
     }
 
     /// All variant labels of `cps` with their dispositions, invalid ones
@@ -183,11 +203,21 @@ impl Lgr {
     ///
     /// # Errors
     /// [`VariantLimitError`] when the variant space is larger than `limit`.
-    pub fn variants(&self, cps: &[u32], limit: usize) -> Result<Vec<VariantLabel<'_>>, VariantLimitError> {
+    pub fn variants(
+        &self,
+        cps: &[u32],
+        limit: usize,
+    ) -> Result<Vec<VariantLabel<'_>>, VariantLimitError> {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
         let mut over = false;
-        let mut g = Gen { orig: cps, target: None, prefix: Vec::new(), scratch: Label::default(), buf: Vec::new() };
+        let mut g = Gen {
+            orig: cps,
+            target: None,
+            prefix: Vec::new(),
+            scratch: Label::default(),
+            buf: Vec::new(),
+        };
         let mut count = 0usize;
         self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
             count += 1;
@@ -211,7 +241,13 @@ impl Lgr {
         }
         out.push(original.unwrap_or_else(|| {
             let v = self.judge(cps);
-            VariantLabel { cps: cps.to_vec(), disposition: v.disposition, reason: v.reason, types: Vec::new(), only_variants: false }
+            VariantLabel {
+                cps: cps.to_vec(),
+                disposition: v.disposition,
+                reason: v.reason,
+                types: Vec::new(),
+                only_variants: false,
+            }
         }));
         Ok(out)
     }
@@ -222,7 +258,13 @@ impl Lgr {
     /// even when the variant space is huge.
     pub fn variant_disposition(&self, label: &[u32], other: &[u32]) -> Option<VariantLabel<'_>> {
         let mut found: Option<(TypeSet, bool)> = None;
-        let mut g = Gen { orig: label, target: Some(other), prefix: Vec::new(), scratch: Label::default(), buf: Vec::new() };
+        let mut g = Gen {
+            orig: label,
+            target: Some(other),
+            prefix: Vec::new(),
+            scratch: Label::default(),
+            buf: Vec::new(),
+        };
         self.gen_step(&mut g, 0, false, 0, true, &mut |_, s, o| {
             found = Some((s, o));
             Flow::Stop
@@ -231,7 +273,13 @@ impl Lgr {
             Some((s, o)) => Some(self.judge_variant(label, other, s, o)),
             None if label == other => {
                 let v = self.judge(label);
-                Some(VariantLabel { cps: label.to_vec(), disposition: v.disposition, reason: v.reason, types: Vec::new(), only_variants: false })
+                Some(VariantLabel {
+                    cps: label.to_vec(),
+                    disposition: v.disposition,
+                    reason: v.reason,
+                    types: Vec::new(),
+                    only_variants: false,
+                })
             }
             None => None,
         }

@@ -53,7 +53,8 @@ impl<'i> Parser<'_, 'i> {
 
     fn err(&self, node: Node, msg: impl Into<String>) -> LgrError {
         let (line, col) = self.pos(node.range().start);
-        let name = if node.is_element() { node.tag_name().name().to_string() } else { "text".into() };
+        let name =
+            if node.is_element() { node.tag_name().name().to_string() } else { "text".into() };
         LgrError::new(msg).at(line, col).element(name)
     }
 
@@ -70,10 +71,8 @@ impl<'i> Parser<'_, 'i> {
                     return Err(self.err(c, format!("element in unknown namespace {:?}", ns)));
                 }
                 out.push(c);
-            } else if c.is_text() {
-                if c.text().is_some_and(|t| !t.trim().is_empty()) {
-                    return Err(self.err(node, "unexpected text content"));
-                }
+            } else if c.is_text() && c.text().is_some_and(|t| !t.trim().is_empty()) {
+                return Err(self.err(node, "unexpected text content"));
             }
         }
         Ok(out)
@@ -139,7 +138,8 @@ impl<'i> Parser<'_, 'i> {
                 "scope" => m.scopes.push((e.attribute("type").unwrap_or("").to_string(), t)),
                 "unicode-version" => {
                     let ok = t.split('.').count() == 3
-                        && t.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+                        && t.split('.')
+                            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
                     if !ok {
                         return Err(self.err(e, format!("bad Unicode version '{t}'")));
                     }
@@ -177,7 +177,10 @@ impl<'i> Parser<'_, 'i> {
         let v = if ok { u32::from_str_radix(s, 16).ok() } else { None };
         match v {
             Some(v) if v <= 0x10FFFF && !(0xD800..=0xDFFF).contains(&v) => Ok(v),
-            _ => Err(self.err(node, format!("bad code point '{s}' (4 to 6 hex digits, a Unicode scalar value)"))),
+            _ => Err(self.err(
+                node,
+                format!("bad code point '{s}' (4 to 6 hex digits, a Unicode scalar value)"),
+            )),
         }
     }
 
@@ -214,7 +217,9 @@ impl<'i> Parser<'_, 'i> {
                         });
                     }
                     if e.attribute("tag").is_some() && cps.len() > 1 {
-                        return Err(self.err(e, "a code point sequence may not carry tags (RFC 7940 §5.5)"));
+                        return Err(
+                            self.err(e, "a code point sequence may not carry tags (RFC 7940 §5.5)")
+                        );
                     }
                     chars.push(CharDef {
                         cps,
@@ -241,7 +246,9 @@ impl<'i> Parser<'_, 'i> {
                     if first > last {
                         return Err(self.err(
                             e,
-                            format!("reversed range {first:04X}..{last:04X}: first-cp is above last-cp"),
+                            format!(
+                                "reversed range {first:04X}..{last:04X}: first-cp is above last-cp"
+                            ),
                         ));
                     }
                     if let Some(v) = self.elements(e)?.first() {
@@ -274,7 +281,11 @@ impl<'i> Parser<'_, 'i> {
     fn rules(&self, node: Node, doc: &mut LgrDoc) -> R<()> {
         for e in self.elements(node)? {
             match e.tag_name().name() {
-                "class" | "union" | "complement" | "intersection" | "difference"
+                "class"
+                | "union"
+                | "complement"
+                | "intersection"
+                | "difference"
                 | "symmetric-difference" => {
                     let name = e
                         .attribute("name")
@@ -299,8 +310,14 @@ impl<'i> Parser<'_, 'i> {
                     self.check_attrs(
                         e,
                         &[
-                            "disp", "match", "not-match", "any-variant", "all-variants",
-                            "only-variants", "ref", "comment",
+                            "disp",
+                            "match",
+                            "not-match",
+                            "any-variant",
+                            "all-variants",
+                            "only-variants",
+                            "ref",
+                            "comment",
                         ],
                     )?;
                     let disp = e
@@ -376,9 +393,9 @@ impl<'i> Parser<'_, 'i> {
                 return Ok(ClassExpr::Tag(t.to_string()));
             }
             if let Some(p) = e.attribute("property") {
-                let (n, v) = p
-                    .split_once(':')
-                    .ok_or_else(|| self.err(e, format!("bad property '{p}' (expected name:value)")))?;
+                let (n, v) = p.split_once(':').ok_or_else(|| {
+                    self.err(e, format!("bad property '{p}' (expected name:value)"))
+                })?;
                 return Ok(ClassExpr::Property(n.to_string(), v.to_string()));
             }
             let mut ranges = Vec::new();
@@ -401,7 +418,11 @@ impl<'i> Parser<'_, 'i> {
         let mut kids = Vec::new();
         for c in self.elements(e)? {
             match c.tag_name().name() {
-                "class" | "union" | "complement" | "intersection" | "difference"
+                "class"
+                | "union"
+                | "complement"
+                | "intersection"
+                | "difference"
                 | "symmetric-difference" => kids.push(self.class(c, false)?),
                 other => {
                     return Err(self.err(c, format!("<{other}> may not appear in <{name}>")));
@@ -492,7 +513,11 @@ impl<'i> Parser<'_, 'i> {
                 self.check_attrs(e, &["cp", "count", "comment", "ref"])?;
                 Matcher::Char(self.cps(e, "cp")?, self.count(e)?)
             }
-            "class" | "union" | "complement" | "intersection" | "difference"
+            "class"
+            | "union"
+            | "complement"
+            | "intersection"
+            | "difference"
             | "symmetric-difference" => {
                 if e.attribute("name").is_some() {
                     return Err(self.err(e, "a class inside a rule may not have a 'name'"));
@@ -534,5 +559,7 @@ impl<'i> Parser<'_, 'i> {
 }
 
 fn tags(e: Node) -> Vec<String> {
-    e.attribute("tag").map(|t| t.split_ascii_whitespace().map(str::to_string).collect()).unwrap_or_default()
+    e.attribute("tag")
+        .map(|t| t.split_ascii_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
 }

@@ -29,5 +29,7 @@ pub fn required() -> bool {
 
 /// Parses `0915 093C` into code points.
 pub fn parse_hex(s: &str) -> Vec<u32> {
-    s.split_ascii_whitespace().map(|h| u32::from_str_radix(h, 16).expect("hex code point")).collect()
+    s.split_ascii_whitespace()
+        .map(|h| u32::from_str_radix(h, 16).expect("hex code point"))
+        .collect()
 }

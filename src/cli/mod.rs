@@ -1,0 +1,138 @@
+//! Command-line interface: argument parsing and dispatch. Everything that
+//! judges labels lives in the library; this module turns flags into library
+//! calls and results into output.
+
+mod annotate;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Exit status:
+  0  success, no findings
+  1  findings (scan: invalid labels or variant conflicts)
+  2  error (bad arguments, unreadable input, bad LGR)";
+
+/// Audit DNS zones for IDN problems against RFC 7940 Label Generation Rules.
+#[derive(Parser, Debug)]
+#[command(name = "lgrscan", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Judge each label of a list against one LGR: disposition, reason and index label.
+    Annotate(annotate::Args),
+}
+
+/// Parses the command line and runs the command.
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return Ok(ExitCode::from(code));
+        }
+    };
+    match cli.command {
+        Command::Annotate(a) => annotate::run(a),
+    }
+}
+
+/// Output formats for per-label records.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordFormat {
+    /// Tab-separated values with a header row.
+    Tsv,
+    /// Comma-separated values (RFC 4180) with a header row.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Opens the output: a file, or stdout.
+pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io::Write>> {
+    use anyhow::Context;
+    Ok(match path {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
+}
+
+/// Writes records of named string fields in the chosen format.
+pub struct RecordWriter<W: std::io::Write> {
+    format: RecordFormat,
+    fields: &'static [&'static str],
+    csv: Option<csv::Writer<W>>,
+    out: Option<W>,
+}
+
+impl<W: std::io::Write> RecordWriter<W> {
+    /// A writer; TSV and CSV write the header row now.
+    pub fn new(
+        out: W,
+        format: RecordFormat,
+        fields: &'static [&'static str],
+    ) -> anyhow::Result<Self> {
+        let mut w = RecordWriter { format, fields, csv: None, out: None };
+        match format {
+            RecordFormat::Csv => {
+                let mut c = csv::WriterBuilder::new().from_writer(out);
+                c.write_record(fields)?;
+                w.csv = Some(c);
+            }
+            RecordFormat::Tsv => {
+                let mut o = out;
+                writeln!(o, "{}", fields.join("\t"))?;
+                w.out = Some(o);
+            }
+            RecordFormat::Jsonl => w.out = Some(out),
+        }
+        Ok(w)
+    }
+
+    /// Writes one record; `values` are in the order of the fields.
+    pub fn write(&mut self, values: &[&str]) -> anyhow::Result<()> {
+        match (self.format, &mut self.csv, &mut self.out) {
+            (RecordFormat::Csv, Some(c), _) => c.write_record(values)?,
+            (RecordFormat::Tsv, _, Some(o)) => {
+                let clean: Vec<String> =
+                    values.iter().map(|v| v.replace(['\t', '\n', '\r'], " ")).collect();
+                writeln!(o, "{}", clean.join("\t"))?;
+            }
+            (_, _, Some(o)) => {
+                let mut m = serde_json::Map::new();
+                for (k, v) in self.fields.iter().zip(values) {
+                    let val = if *k == "line" {
+                        v.parse::<u64>()
+                            .map(serde_json::Value::from)
+                            .unwrap_or_else(|_| (*v).into())
+                    } else {
+                        serde_json::Value::from(*v)
+                    };
+                    m.insert((*k).to_string(), val);
+                }
+                serde_json::to_writer(&mut *o, &m)?;
+                o.write_all(b"\n")?;
+            }
+            _ => unreachable!("writer set up in new()"),
+        }
+        Ok(())
+    }
+
+    /// Flushes the output.
+    pub fn finish(self) -> anyhow::Result<()> {
+        if let Some(mut c) = self.csv {
+            c.flush()?;
+        }
+        if let Some(mut o) = self.out {
+            o.flush()?;
+        }
+        Ok(())
+    }
+}
