@@ -195,13 +195,13 @@ mod tests {
             ('_', Disallowed),
             ('\u{00E9}', Pvalid),
             ('\u{00C9}', Disallowed),
-            ('\u{FB01}', Disallowed), // ligature fi: NFKC changes it
-            ('\u{1100}', Disallowed), // old Hangul Jamo
-            ('\u{AC00}', Pvalid),     // Hangul syllable
-            ('\u{20D0}', Disallowed), // combining marks for symbols block
+            ('\u{FB01}', Disallowed),  // ligature fi: NFKC changes it
+            ('\u{1100}', Disallowed),  // old Hangul Jamo
+            ('\u{AC00}', Pvalid),      // Hangul syllable
+            ('\u{20D0}', Disallowed),  // combining marks for symbols block
             ('\u{1D165}', Disallowed), // musical symbols block
-            ('\u{00AD}', Disallowed), // soft hyphen: default ignorable
-            ('\u{FDD0}', Disallowed), // noncharacter
+            ('\u{00AD}', Disallowed),  // soft hyphen: default ignorable
+            ('\u{FDD0}', Disallowed),  // noncharacter
             ('\u{0915}', Pvalid),
             ('\u{094D}', Pvalid), // virama
             ('\u{4E00}', Pvalid),

@@ -335,11 +335,7 @@ pub(crate) fn forms_bytes(octets: &[u8]) -> Forms {
             };
         }
     };
-    if text.is_ascii() {
-        ascii_forms(text)
-    } else {
-        unicode_forms(text)
-    }
+    if text.is_ascii() { ascii_forms(text) } else { unicode_forms(text) }
 }
 
 /// An ASCII label: an LDH label, an `xn--` label, or a non-LDH label.
@@ -374,7 +370,8 @@ fn ascii_forms(text: &str) -> Forms {
         return owned(Some(Finding::PunycodeDecode));
     };
     let ulabel = Some(decoded.clone());
-    let with = |finding| Forms::Owned { alabel: lower.to_string(), ulabel: ulabel.clone(), finding };
+    let with =
+        |finding| Forms::Owned { alabel: lower.to_string(), ulabel: ulabel.clone(), finding };
     if decoded.is_ascii() {
         return with(Some(Finding::FakeALabel));
     }
