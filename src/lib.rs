@@ -9,3 +9,4 @@ pub use error::LgrError;
 pub mod builtin;
 pub mod idna2008;
 pub mod input;
+pub mod scan;

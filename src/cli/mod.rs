@@ -3,6 +3,8 @@
 //! calls and results into output.
 
 mod annotate;
+mod progress;
+mod scan;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +27,8 @@ pub struct Cli {
 enum Command {
     /// Judge each label of a list against one LGR: disposition, reason and index label.
     Annotate(annotate::Args),
+    /// Audit a zone or label list: invalid labels and variant collisions.
+    Scan(scan::Args),
 }
 
 /// Parses the command line and runs the command.
@@ -39,6 +43,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     };
     match cli.command {
         Command::Annotate(a) => annotate::run(a),
+        Command::Scan(a) => scan::run(a),
     }
 }
 

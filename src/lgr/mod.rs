@@ -450,6 +450,18 @@ impl Lgr {
         self.by_first.contains_key(&cp)
     }
 
+    /// True when every ASCII code point the LGR lists is a single-code-point
+    /// element with no variant smaller than itself, so that the index label
+    /// (RFC 7940 §8.5) of an all-ASCII label is the label itself or none.
+    pub fn ascii_is_own_index(&self) -> bool {
+        (0u32..0x80).all(|cp| {
+            self.chars_from(cp).iter().all(|&ci| {
+                let c = &self.chars[ci as usize];
+                c.cps.len() == 1 && c.vars.iter().all(|v| v.cps[..] >= c.cps[..])
+            })
+        })
+    }
+
     /// Number of repertoire elements (code points and sequences, ranges
     /// expanded), including out-of-repertoire variant targets.
     pub fn element_count(&self) -> usize {
@@ -554,4 +566,13 @@ pub fn fmt_cps(cps: &[u32]) -> String {
 /// the form the golden files and reports use.
 pub fn hex_cps(cps: &[u32]) -> String {
     cps.iter().map(|c| format!("{c:04X}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Merges LGRs into one for cross-script variant checks (placeholder until
+/// the merge of lgr-core's merge_set semantics lands).
+///
+/// # Errors
+/// Always, for now: name a variant LGR with `--variants`.
+pub fn merge(_set: &[&Lgr]) -> Result<Lgr, LgrError> {
+    Err(LgrError::new("merging several LGRs is not available yet: give --variants"))
 }
