@@ -3,6 +3,9 @@
 //! calls and results into output.
 
 mod annotate;
+mod builtins;
+mod explain;
+mod lgr_info;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +28,13 @@ pub struct Cli {
 enum Command {
     /// Judge each label of a list against one LGR: disposition, reason and index label.
     Annotate(annotate::Args),
+    /// List the LGRs embedded in the binary.
+    Builtins(builtins::Args),
+    /// Inspect one LGR.
+    #[command(subcommand)]
+    Lgr(lgr_info::LgrCommand),
+    /// Explain one label: code points, verdicts, index label, variants.
+    Explain(explain::Args),
 }
 
 /// Parses the command line and runs the command.
@@ -39,6 +49,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     };
     match cli.command {
         Command::Annotate(a) => annotate::run(a),
+        Command::Builtins(a) => builtins::run(a),
+        Command::Lgr(c) => lgr_info::run(c),
+        Command::Explain(a) => explain::run(a),
     }
 }
 
