@@ -205,3 +205,28 @@ fn explain_with_one_lgr() {
     let bad = lgrscan(&["explain", "xn--zz!"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn explain_a_huge_variant_space_gives_the_estimate() {
+    // 22 digits, three digit scripts: 3^22 variant labels, the original
+    // included; too many to enumerate, so the first --limit are listed.
+    let out = ok(&["explain", "--limit", "5", &"1".repeat(22)]);
+    assert!(
+        out.contains(
+            "variant labels (builtin:common): about 31381059609 (estimated variant space); \
+             the first 5 shown"
+        ),
+        "{out}"
+    );
+    assert_eq!(variant_lines(&out).len(), 5, "{out}");
+}
+
+#[test]
+fn explain_with_another_variant_lgr() {
+    let out = ok(&["explain", "--variants", "builtin:devanagari", "123"]);
+    // Devanagari knows only the European/Devanagari digit pairs.
+    assert!(out.contains("variant labels (builtin:devanagari): 7 (1 blocked, 6 invalid)"), "{out}");
+    let vars = variant_lines(&out);
+    assert!(vars.iter().any(|(d, l)| d == "blocked" && l == "१२३"), "{out}");
+    assert!(!vars.iter().any(|(_, l)| l == "១២៣"), "{out}");
+}
