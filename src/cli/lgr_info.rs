@@ -44,7 +44,7 @@ pub fn run(cmd: LgrCommand) -> anyhow::Result<std::process::ExitCode> {
         "language: {}",
         if m.languages.is_empty() { "-".into() } else { m.languages.join(", ") }
     )?;
-    for (scope, typ) in &m.scopes {
+    for (typ, scope) in &m.scopes {
         writeln!(out, "scope: {scope} ({typ})")?;
     }
     if m.validity_start.is_some() || m.validity_end.is_some() {
