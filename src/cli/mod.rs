@@ -3,6 +3,9 @@
 //! calls and results into output.
 
 mod annotate;
+mod builtins;
+mod explain;
+mod lgr_info;
 mod progress;
 mod scan;
 
@@ -29,6 +32,13 @@ enum Command {
     Annotate(annotate::Args),
     /// Audit a zone or label list: invalid labels and variant collisions.
     Scan(scan::Args),
+    /// List the LGRs embedded in the binary.
+    Builtins(builtins::Args),
+    /// Inspect one LGR.
+    #[command(subcommand)]
+    Lgr(lgr_info::LgrCommand),
+    /// Explain one label: code points, verdicts, index label, variants.
+    Explain(explain::Args),
 }
 
 /// Parses the command line and runs the command.
@@ -44,6 +54,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Annotate(a) => annotate::run(a),
         Command::Scan(a) => scan::run(a),
+        Command::Builtins(a) => builtins::run(a),
+        Command::Lgr(c) => lgr_info::run(c),
+        Command::Explain(a) => explain::run(a),
     }
 }
 

@@ -13,6 +13,7 @@
 //! Semantics follow ICANN's reference implementation (lgr-core) wherever the
 //! RFC leaves a choice, so results agree with it row for row.
 
+pub mod check;
 mod cpset;
 mod eval;
 pub mod model;
