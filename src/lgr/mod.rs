@@ -451,14 +451,16 @@ impl Lgr {
         self.by_first.contains_key(&cp)
     }
 
-    /// True when every ASCII code point the LGR lists is a single-code-point
-    /// element with no variant smaller than itself, so that the index label
-    /// (RFC 7940 §8.5) of an all-ASCII label is the label itself or none.
+    /// True when every element made only of ASCII code points is a single
+    /// code point with no variant smaller than itself, so that the index
+    /// label (RFC 7940 §8.5) of an all-ASCII label is the label itself or
+    /// none (elements with non-ASCII code points cannot match in it).
     pub fn ascii_is_own_index(&self) -> bool {
         (0u32..0x80).all(|cp| {
             self.chars_from(cp).iter().all(|&ci| {
                 let c = &self.chars[ci as usize];
-                c.cps.len() == 1 && c.vars.iter().all(|v| v.cps[..] >= c.cps[..])
+                !c.cps.iter().all(|&x| x < 0x80)
+                    || (c.cps.len() == 1 && c.vars.iter().all(|v| v.cps[..] >= c.cps[..]))
             })
         })
     }
