@@ -362,10 +362,10 @@ fn fast_line(
     acc.lines += 1;
     acc.record_lines += 1;
     acc.records += 1;
-    if let Class::Registered(i) = class {
-        if r.c.collect_ns {
-            fast_ns(r, st, i, &line[st.prev_raw.len()..]);
-        }
+    if let Class::Registered(i) = class
+        && r.c.collect_ns
+    {
+        fast_ns(r, st, i, &line[st.prev_raw.len()..]);
     }
     st.line += 1;
     Ok(Fast::Done(next))
@@ -481,7 +481,7 @@ fn entry(
     let text = |t: &Tok| &buf[t.start..t.end];
     let first = text(&toks[0]);
     if !leading_ws && first.first() == Some(&b'$') {
-        return directive(r, st, toks.iter().map(|t| text(t)).collect(), loc);
+        return directive(r, st, toks.iter().map(text).collect(), loc);
     }
     // Owner.
     let (owner_tok, mut k) = if leading_ws { (None, 0) } else { (Some(toks[0]), 1) };
