@@ -59,38 +59,42 @@ fn main() -> std::io::Result<()> {
     let bytes: u64 = args.get(2).map_or(1 << 30, |s| s.parse().expect("BYTES"));
     let seed: u64 = args.get(3).map_or(42, |s| s.parse().expect("SEED"));
     let mut rng = Rng(seed.max(1));
-    // About 110 bytes of records per domain on average.
-    let domains = (bytes / 110) as usize + 1;
+    // About 150 bytes of records per domain on average. Every label is
+    // written (so the late-sorting "xn--" labels are in); if the file is
+    // still short, glue records are added at the end.
+    let domains = (bytes / 150) as usize + 1;
     let mut labels: Vec<String> = (0..domains).map(|_| label(&mut rng)).collect();
     labels.sort_unstable();
     labels.dedup();
-    let providers = ["ns.cloudflare.com.", "domaincontrol.com.", "registrar-servers.com.", "awsdns.net."];
+    let providers =
+        ["ns.cloudflare.com.", "domaincontrol.com.", "registrar-servers.com.", "awsdns.net."];
     let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(out)?);
     let mut written = 0u64;
-    let soa = "com.\t900\tin\tsoa\ta.gtld-servers.net. nstld.verisign-grs.com. 1 1800 900 604800 86400\n";
+    let soa =
+        "com.\t900\tin\tsoa\ta.gtld-servers.net. nstld.verisign-grs.com. 1 1800 900 604800 86400\n";
     w.write_all(soa.as_bytes())?;
-    'outer: loop {
-        for l in &labels {
-            let p = providers[rng.below(4) as usize];
-            let nns = 2 + rng.below(3);
-            let mut block = String::new();
-            for i in 1..=nns {
-                block.push_str(&format!("{l}.com.\t172800\tin\tns\tns{i}.{p}\n"));
-            }
-            if rng.below(3) == 0 {
-                block.push_str(&format!("{l}.com.\t86400\tin\tds\t{} 13 2 {:016x}{:016x}\n", rng.below(65536), rng.next(), rng.next()));
-            }
-            if rng.below(20) == 0 {
-                block.push_str(&format!("ns1.{l}.com.\t172800\tin\ta\t192.0.2.{}\n", rng.below(256)));
-            }
-            w.write_all(block.as_bytes())?;
-            written += block.len() as u64;
-            if written >= bytes {
-                break 'outer;
-            }
+    for l in &labels {
+        let p = providers[rng.below(4) as usize];
+        let nns = 2 + rng.below(3);
+        let mut block = String::new();
+        for i in 1..=nns {
+            block.push_str(&format!("{l}.com.\t172800\tin\tns\tns{i}.{p}\n"));
         }
-        // Not enough: the file would repeat; stop at the end of the labels.
-        break;
+        if rng.below(3) == 0 {
+            let (tag, a, b) = (rng.below(65536), rng.next(), rng.next());
+            block.push_str(&format!("{l}.com.\t86400\tin\tds\t{tag} 13 2 {a:016x}{b:016x}\n"));
+        }
+        if rng.below(20) == 0 {
+            block.push_str(&format!("ns1.{l}.com.\t172800\tin\ta\t192.0.2.{}\n", rng.below(256)));
+        }
+        w.write_all(block.as_bytes())?;
+        written += block.len() as u64;
+    }
+    while written < bytes {
+        let l = &labels[rng.below(labels.len() as u64) as usize];
+        let line = format!("ns9.{l}.com.\t172800\tin\ta\t192.0.2.{}\n", rng.below(256));
+        w.write_all(line.as_bytes())?;
+        written += line.len() as u64;
     }
     w.flush()
 }
