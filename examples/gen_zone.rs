@@ -118,7 +118,10 @@ fn main() -> std::io::Result<()> {
             let corpus = args.get(5).map_or("../shared/golden/corpus.tsv", String::as_str);
             let (deva, khmr) = words(corpus);
             let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(out)?);
-            writeln!(w, "tld.\t86400\tin\tsoa\ta.nic.tld. hostmaster.nic.tld. 1 1800 900 604800 86400")?;
+            writeln!(
+                w,
+                "tld.\t86400\tin\tsoa\ta.nic.tld. hostmaster.nic.tld. 1 1800 900 604800 86400"
+            )?;
             writeln!(w, "tld.\t172800\tin\tns\ta.nic.tld.")?;
             let mut seen = std::collections::HashSet::new();
             let mut made = 0;

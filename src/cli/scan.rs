@@ -158,7 +158,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    if !args.quiet && !(to_terminal && format == Format::Text) {
+    let summary_in_output = to_terminal && format == Format::Text;
+    if !args.quiet && !summary_in_output {
         eprint!("{summary}");
     }
     Ok(std::process::ExitCode::from(if report.has_findings() { 1 } else { 0 }))

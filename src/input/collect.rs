@@ -222,7 +222,12 @@ impl Collector {
             forms: NONE,
         };
         let in_source = matches!(orig, Orig::Mapped) && source_mapped && len16.is_some();
-        if plain && len16.is_some() {
+        // The arena entry needs the original to be the octets (no escapes).
+        let same_text = match orig {
+            Orig::Mapped => true,
+            Orig::Text(t) => t == octets,
+        };
+        if plain && len16.is_some() && same_text {
             let folded = matches!(lower, Cow::Owned(_));
             if in_source && !folded {
                 // Plain: borrow everything from the map.
@@ -328,14 +333,14 @@ impl Collector {
         if !self.collect_ns {
             return;
         }
-        if let Some((l, t)) = self.last_ns {
-            if self.set.ns_names.get(t as usize).is_some_and(|n| n.as_bytes() == target) {
-                if l != label {
-                    self.ns_pairs.push((label, t));
-                    self.last_ns = Some((label, t));
-                }
-                return;
+        if let Some((l, t)) = self.last_ns
+            && self.set.ns_names.get(t as usize).is_some_and(|n| n.as_bytes() == target)
+        {
+            if l != label {
+                self.ns_pairs.push((label, t));
+                self.last_ns = Some((label, t));
             }
+            return;
         }
         let t = match self.ns_intern.get(target) {
             Some(&t) => t,

@@ -58,8 +58,10 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
         .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
         .take(50)
         .peekable();
-    if let Some(first) = lines.peek() {
-        if first.contains(&b',') {
+    if let Some(first) = lines.peek()
+        && first.contains(&b',')
+    {
+        {
             let is_header = first.split(|&b| b == b',').any(|f| {
                 let f = String::from_utf8_lossy(f);
                 let f = f.trim().trim_matches('"').to_ascii_lowercase();

@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memchr::{memchr, memchr3};
+use memchr::memchr;
 
 use super::collect::{Class, KeyMode, Loc, Orig, Relation};
 use super::name::{self, Parsed};
@@ -258,13 +258,13 @@ pub(crate) fn parse(
                 st.apex_plain = r.c.apex.as_ref().and_then(|a| a.plain.clone());
             }
             if st.apex_plain.is_some() {
-                match fast_line(r, st, buf, pos, base, eof)? {
-                    Fast::Done(next) => {
-                        pos = next;
-                        continue;
-                    }
-                    Fast::Incomplete => return Ok(pos),
-                    Fast::General => {}
+                let Fast::Stop(next, more) = fast_run(r, st, buf, pos, base, eof)?;
+                if more {
+                    return Ok(next);
+                }
+                pos = next;
+                if pos >= buf.len() {
+                    break;
                 }
             }
         }
@@ -276,15 +276,60 @@ pub(crate) fn parse(
     Ok(pos)
 }
 
+/// Where the fast path stopped, and whether it needs more data there
+/// (otherwise the general parser reads the entry at that position).
 enum Fast {
-    Done(usize),
-    Incomplete,
-    General,
+    Stop(usize, bool),
 }
 
-/// The CZDS fast path for the line at `pos`.
-#[inline]
-fn fast_line(
+/// Equality of two short byte strings without a call to `memcmp`.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i + 8 <= a.len() {
+        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
+        x.copy_from_slice(&a[i..i + 8]);
+        y.copy_from_slice(&b[i..i + 8]);
+        if x != y {
+            return false;
+        }
+        i += 8;
+    }
+    a[i..] == b[i..]
+}
+
+/// Byte classes for the single pass over an owner in the fast path.
+const OWNER_PLAIN: u8 = 0;
+const OWNER_DOT: u8 = 1;
+const OWNER_UPPER: u8 = 2;
+const OWNER_SPECIAL: u8 = 4;
+
+static OWNER_CLASS: [u8; 256] = {
+    let mut t = [OWNER_PLAIN; 256];
+    t[b'.' as usize] = OWNER_DOT;
+    t[b'\\' as usize] = OWNER_SPECIAL;
+    t[b' ' as usize] = OWNER_SPECIAL;
+    t[b'\r' as usize] = OWNER_SPECIAL;
+    let mut c = b'A';
+    while c <= b'Z' {
+        t[c as usize] = OWNER_UPPER;
+        c += 1;
+    }
+    t
+};
+
+/// The CZDS fast path: reads lines from `pos` for as long as they fit the
+/// profile. Lines are found with one `memchr` iterator over the buffer;
+/// a line whose owner is the previous owner costs one comparison.
+///
+/// Only a line's first byte and its owner are checked: the profile has
+/// one record per line, so a `(` or a quote in the RDATA is not looked for
+/// (a record continued on indented lines would still be read, its extra
+/// lines as records of the same owner).
+fn fast_run(
     r: &mut Reader<'_>,
     st: &mut ZoneState,
     buf: &[u8],
@@ -292,83 +337,109 @@ fn fast_line(
     base: u64,
     eof: bool,
 ) -> Result<Fast, Error> {
-    let rest = &buf[pos..];
-    let (line_end, next) = match memchr3(b'\n', b'(', b'"', rest) {
-        Some(k) if rest[k] == b'\n' => (pos + k, pos + k + 1),
-        Some(_) => return Ok(Fast::General),
-        None if !eof => return Ok(Fast::Incomplete),
-        None => (buf.len(), buf.len()),
-    };
-    let mut line = &buf[pos..line_end];
-    if let [head @ .., b'\r'] = line {
-        line = head;
-    }
-    let Some(&first) = line.first() else { return Ok(Fast::General) };
-    if matches!(first, b' ' | b'\t' | b';' | b'$') {
-        return Ok(Fast::General);
-    }
-    let p = st.prev_raw.len();
-    let class = if p > 0 && line.len() > p && line[p] == b'\t' && line[..p] == st.prev_raw[..] {
-        let Some(class) = st.prev_class else { return Ok(Fast::General) };
-        r.c.same_owner(class);
-        class
-    } else {
-        let Some(tab) = memchr(b'\t', line) else { return Ok(Fast::General) };
-        let owner = &line[..tab];
-        if owner.last() != Some(&b'.') || memchr(b'\\', owner).is_some() || owner.contains(&b' ') {
-            return Ok(Fast::General);
+    let mut start = pos;
+    let mut newlines = memchr::memchr_iter(b'\n', &buf[pos..]);
+    let apex: Vec<u8> = st.apex_plain.clone().unwrap_or_else(|| b".".to_vec());
+    let root = apex == b".";
+    let apex_dots = if root { 0 } else { apex.iter().filter(|&&b| b == b'.').count() };
+    let collect_ns = r.c.collect_ns;
+    loop {
+        let (line_end, next) = match newlines.next() {
+            Some(k) => (pos + k, pos + k + 1),
+            None if !eof => return Ok(Fast::Stop(start, true)),
+            None if start < buf.len() => (buf.len(), buf.len()),
+            None => return Ok(Fast::Stop(start, false)),
+        };
+        let mut line = &buf[start..line_end];
+        if let [head @ .., b'\r'] = line {
+            line = head;
         }
-        let apex = st.apex_plain.as_deref().unwrap_or(b".");
-        let (n, a) = (owner.len(), apex.len());
-        let root = apex == b".";
-        let rel = if n == a && owner.eq_ignore_ascii_case(apex) {
-            Relation::Apex
-        } else if n > a
-            && owner[n - a..].eq_ignore_ascii_case(apex)
-            && (root || owner[n - a - 1] == b'.')
-        {
-            let label = if root { &owner[..n - 1] } else { &owner[..n - a - 1] };
-            if label.is_empty() || label.len() > 255 {
-                return Ok(Fast::General);
+        let Some(&first) = line.first() else { return Ok(Fast::Stop(start, false)) };
+        if matches!(first, b' ' | b'\t' | b';' | b'$') {
+            return Ok(Fast::Stop(start, false));
+        }
+        let p = st.prev_raw.len();
+        let class = if line.len() > p && line[p] == b'\t' && same_bytes(&line[..p], &st.prev_raw) {
+            match st.prev_class {
+                Some(class) if p > 0 => {
+                    r.c.same_owner(class);
+                    class
+                }
+                _ => return Ok(Fast::Stop(start, false)),
             }
-            if memchr(b'.', label).is_none() { Relation::Registered } else { Relation::Deeper }
         } else {
-            Relation::Outside
-        };
-        let class = match rel {
-            Relation::Registered => {
-                let label = if root { &owner[..n - 1] } else { &owner[..n - a - 1] };
-                if label.is_empty() {
-                    return Ok(Fast::General);
+            // One pass over the owner: its end (tab), dots, case, specials.
+            let mut flags = 0u8;
+            let mut last_dot = None;
+            let mut dots = 0usize;
+            let mut first_dot = usize::MAX;
+            let mut tab = None;
+            for (i, &b) in line.iter().enumerate() {
+                if b == b'\t' {
+                    tab = Some(i);
+                    break;
                 }
-                let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
-                let orig = if st.mapped { Orig::Mapped } else { Orig::Text(label) };
-                Class::Registered(r.c.register(loc, label, orig, KeyMode::Octets)?)
+                let c = OWNER_CLASS[b as usize];
+                flags |= c;
+                if c == OWNER_DOT {
+                    if first_dot == usize::MAX {
+                        first_dot = i;
+                    }
+                    last_dot = Some(i);
+                    dots += 1;
+                }
             }
-            other => {
-                if owner.iter().any(u8::is_ascii_uppercase) {
+            let Some(tab) = tab else { return Ok(Fast::Stop(start, false)) };
+            let owner = &line[..tab];
+            if flags & OWNER_SPECIAL != 0 || last_dot != Some(tab.wrapping_sub(1)) {
+                return Ok(Fast::Stop(start, false));
+            }
+            let (n, a) = (owner.len(), apex.len());
+            let under_apex = n > a
+                && owner[n - a..].eq_ignore_ascii_case(&apex)
+                && (root || owner[n - a - 1] == b'.');
+            let rel = if n == a && owner.eq_ignore_ascii_case(&apex) {
+                Relation::Apex
+            } else if under_apex {
+                // Dots in the owner beyond the apex's: exactly one means
+                // one label below it.
+                if dots == apex_dots + 1 { Relation::Registered } else { Relation::Deeper }
+            } else {
+                Relation::Outside
+            };
+            let class = match rel {
+                Relation::Registered => {
+                    let label = &owner[..first_dot];
+                    if label.is_empty() {
+                        return Ok(Fast::Stop(start, false));
+                    }
+                    let loc = Loc { source: st.source, line: st.line, offset: base + start as u64 };
+                    let orig = if st.mapped { Orig::Mapped } else { Orig::Text(label) };
+                    Class::Registered(r.c.register(loc, label, orig, KeyMode::Octets)?)
+                }
+                other if flags & OWNER_UPPER != 0 => {
                     r.c.other_owner(other, &owner.to_ascii_lowercase())
-                } else {
-                    r.c.other_owner(other, owner)
                 }
-            }
+                other => r.c.other_owner(other, owner),
+            };
+            st.prev_raw.clear();
+            st.prev_raw.extend_from_slice(owner);
+            st.prev_class = Some(class);
+            class
         };
-        st.prev_raw.clear();
-        st.prev_raw.extend_from_slice(owner);
-        st.prev_class = Some(class);
-        class
-    };
-    let acc = &mut r.c.set.accounting;
-    acc.lines += 1;
-    acc.record_lines += 1;
-    acc.records += 1;
-    if let Class::Registered(i) = class {
-        if r.c.collect_ns {
+        let acc = &mut r.c.set.accounting;
+        acc.lines += 1;
+        acc.record_lines += 1;
+        acc.records += 1;
+        if collect_ns && let Class::Registered(i) = class {
             fast_ns(r, st, i, &line[st.prev_raw.len()..]);
         }
+        st.line += 1;
+        start = next;
+        if start >= buf.len() {
+            return Ok(Fast::Stop(start, false));
+        }
     }
-    st.line += 1;
-    Ok(Fast::Done(next))
 }
 
 /// Reads the NS target of a CZDS-profile line, if it is an NS record.
@@ -481,7 +552,7 @@ fn entry(
     let text = |t: &Tok| &buf[t.start..t.end];
     let first = text(&toks[0]);
     if !leading_ws && first.first() == Some(&b'$') {
-        return directive(r, st, toks.iter().map(|t| text(t)).collect(), loc);
+        return directive(r, st, toks.iter().map(text).collect(), loc);
     }
     // Owner.
     let (owner_tok, mut k) = if leading_ws { (None, 0) } else { (Some(toks[0]), 1) };
@@ -692,6 +763,13 @@ mod tests {
         assert!(!looks_czds(b"$ORIGIN com.\nx NS ns1\n"));
         assert!(!looks_czds(b"x.com. 172800 in ns ns1.x.net.\n"));
         assert!(!looks_czds(b""));
+    }
+
+    #[test]
+    fn short_compare() {
+        assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
+        assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
+        assert!(!same_bytes(b"abc", b"abcd"));
     }
 
     #[test]
