@@ -124,8 +124,8 @@ fn main() -> std::io::Result<()> {
             )?;
             writeln!(w, "tld.\t172800\tin\tns\ta.nic.tld.")?;
             let mut seen = std::collections::HashSet::new();
-            let mut made = 0;
-            while made < n {
+            let mut names = Vec::with_capacity(n);
+            while names.len() < n {
                 label.clear();
                 if r.below(100) < pct {
                     idn_label(&mut r, &deva, &khmr, &mut label);
@@ -138,7 +138,12 @@ fn main() -> std::io::Result<()> {
                 if a.len() > 63 || !seen.insert(a.clone()) {
                     continue;
                 }
-                made += 1;
+                names.push(a);
+            }
+            drop(seen);
+            // CZDS dumps are sorted by owner name.
+            names.sort_unstable();
+            for a in names {
                 writeln!(w, "{a}.tld.\t86400\tin\tns\tns1.dns{}.example.net.", r.below(500))?;
                 writeln!(w, "{a}.tld.\t86400\tin\tns\tns2.dns{}.example.net.", r.below(500))?;
                 if r.below(20) == 0 {

@@ -7,7 +7,9 @@ use crate::lgr::{Lgr, Reason, Verdict};
 use icu_properties::props::Script;
 use icu_properties::{CodePointMapData, PropertyNamesShort};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpHasher>>;
 
 /// Labels per progress report.
 const CHUNK: usize = 4096;
@@ -124,6 +126,18 @@ pub(crate) fn script_of(cps: &[u32]) -> &'static str {
     }
 }
 
+/// What the memo keeps of an all-ASCII label's judgement.
+#[derive(Clone, Copy)]
+struct Memo {
+    lgr: Option<usize>,
+    eligible: bool,
+}
+
+/// Longest label the memo takes (RFC 1035 §2.3.4).
+const MEMO_MAX_LEN: usize = 63;
+/// Entries after which a worker's memo is emptied.
+const MEMO_MAX_ENTRIES: usize = 200_000;
+
 /// Per-worker accumulator.
 #[derive(Default)]
 struct Acc {
@@ -158,6 +172,24 @@ impl Acc {
     }
 }
 
+/// LGR name, disposition, reason text and reason family of a label that is
+/// not eligible.
+fn invalid_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
+    let lgr = j.lgr.map(|l| &*set.judges[l]);
+    let fam = lgr.map_or_else(|| family(set.variants(), j), |l| family(l, j));
+    match (&j.verdict, lgr) {
+        (Some(v), Some(l)) => {
+            [l.name().to_string(), v.disposition.to_string(), l.reason_text(&v.reason), fam]
+        }
+        _ => [
+            "IDNA2008".to_string(),
+            "invalid".to_string(),
+            j.other.clone().unwrap_or_default(),
+            fam,
+        ],
+    }
+}
+
 /// Text of an index label.
 pub(crate) fn index_text(cps: &[u32]) -> String {
     cps.iter().map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}')).collect()
@@ -170,11 +202,72 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     let acc = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .fold(
-            || (Acc { per_lgr: vec![0; nl + 1], ..Acc::default() }, Vec::<u32>::new()),
-            |(mut acc, mut cps), chunk| {
+            || {
+                let acc = Acc { per_lgr: vec![0; nl + 1], ..Acc::default() };
+                (acc, Vec::<u32>::new(), Vec::<u8>::new(), FastMap::<Box<[u8]>, Memo>::default())
+            },
+            |(mut acc, mut cps, mut key, mut memo), chunk| {
                 let end = ((chunk + 1) * CHUNK).min(n);
                 for i in chunk * CHUNK..end {
                     let Some(label) = labels.get(i) else { continue };
+                    let u = label.ulabel();
+                    let fast = set.ascii_identity
+                        && u.is_ascii()
+                        && u.len() <= MEMO_MAX_LEN
+                        && label.finding().is_none()
+                        && label
+                            .csv()
+                            .is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
+                    if fast {
+                        key.clear();
+                        key.extend(u.bytes().map(|b| set.ascii_class[b as usize]));
+                        let m = match memo.get(&key[..]) {
+                            Some(m) => *m,
+                            None => {
+                                cps.clear();
+                                cps.extend(u.bytes().map(u32::from));
+                                let j = judge_one(set, &label, &cps);
+                                let m = Memo { lgr: j.lgr, eligible: j.eligible() };
+                                if memo.len() >= MEMO_MAX_ENTRIES {
+                                    memo.clear();
+                                }
+                                memo.insert(key.clone().into_boxed_slice(), m);
+                                m
+                            }
+                        };
+                        acc.per_lgr[if m.eligible { m.lgr.unwrap_or(nl) } else { nl }] += 1;
+                        let script = if u.bytes().any(|b| b.is_ascii_alphabetic()) {
+                            "Latn"
+                        } else {
+                            "Zyyy"
+                        };
+                        *acc.per_script.entry(script).or_default() += 1;
+                        if !m.eligible {
+                            // Rare: judge again for the reason's text.
+                            cps.clear();
+                            cps.extend(u.bytes().map(u32::from));
+                            let j = judge_one(set, &label, &cps);
+                            let [lgr, disposition, reason, fam] = invalid_fields(set, &j);
+                            *acc.families.entry(fam).or_default() += 1;
+                            let index = set
+                                .variants
+                                .index_label(&cps)
+                                .map(|x| index_text(&x))
+                                .unwrap_or_default();
+                            acc.invalid.push(Finding {
+                                kind: FindingKind::Invalid,
+                                label: i,
+                                lgr,
+                                disposition,
+                                reason,
+                                index,
+                                group: None,
+                                role: None,
+                                holder: None,
+                            });
+                        }
+                        continue;
+                    }
                     cps.clear();
                     cps.extend(label.ulabel().chars().map(u32::from));
                     let ascii = label.ulabel().is_ascii();
@@ -233,10 +326,10 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
                     }
                 }
                 progress.advance((end - chunk * CHUNK) as u64);
-                (acc, cps)
+                (acc, cps, key, memo)
             },
         )
-        .map(|(a, _)| a)
+        .map(|(a, ..)| a)
         .reduce(|| Acc { per_lgr: vec![0; nl + 1], ..Acc::default() }, Acc::merge);
     let mut per_lgr: Vec<(String, u64)> =
         set.judges.iter().zip(&acc.per_lgr).map(|(l, &n)| (l.name().to_string(), n)).collect();

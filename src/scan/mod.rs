@@ -31,6 +31,10 @@ pub struct LgrSet {
     judges: Vec<Arc<Lgr>>,
     variants: Arc<Lgr>,
     ascii_identity: bool,
+    /// ASCII byte → class common to every judging LGR (see
+    /// [`Lgr::ascii_classes`]): the judgement of an all-ASCII label is a
+    /// function of its class string, so it is memoised on it.
+    ascii_class: [u8; 128],
 }
 
 impl LgrSet {
@@ -50,7 +54,17 @@ impl LgrSet {
             None => return Err("several LGRs need a variant LGR".into()),
         };
         let ascii_identity = variants.ascii_is_own_index();
-        Ok(LgrSet { judges, variants, ascii_identity })
+        let mut seen: Vec<Vec<u16>> = Vec::new();
+        let mut ascii_class = [0u8; 128];
+        for (b, slot) in ascii_class.iter_mut().enumerate() {
+            let key: Vec<u16> = judges.iter().map(|l| l.ascii_classes()[b]).collect();
+            let id = seen.iter().position(|k| *k == key).unwrap_or_else(|| {
+                seen.push(key);
+                seen.len() - 1
+            });
+            *slot = id as u8;
+        }
+        Ok(LgrSet { judges, variants, ascii_identity, ascii_class })
     }
 
     /// The judging LGRs, in order.
