@@ -69,9 +69,12 @@ fn samples_summary_adds_up() {
     }
 }
 
+/// Rows as (kind, role) pairs, sorted.
+type Promise = Vec<(String, String)>;
+
 /// What the README's table promises for one line: `none`, `invalid`,
 /// `collision ROLE` or `collision ROLE + invalid`.
-fn parse_promise(s: &str) -> Vec<(String, String)> {
+fn parse_promise(s: &str) -> Promise {
     let s = s.trim().trim_matches('`');
     if s == "none" {
         return Vec::new();
@@ -91,7 +94,7 @@ fn parse_promise(s: &str) -> Vec<(String, String)> {
 fn samples_find_exactly_what_the_readme_plants() {
     let readme = std::fs::read_to_string(root().join("samples/README.md")).expect("README");
     // | file | line | label | A-label | finding | planted |
-    let mut promised: BTreeMap<(String, u64), (String, Vec<(String, String)>)> = BTreeMap::new();
+    let mut promised: BTreeMap<(String, u64), (String, Promise)> = BTreeMap::new();
     for line in readme.lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         if cells.len() < 7 || !SAMPLES.contains(&cells[1].trim_matches('`')) {
@@ -101,13 +104,16 @@ fn samples_find_exactly_what_the_readme_plants() {
         let key = (cells[1].trim_matches('`').to_string(), n);
         // Invisible characters are written as \u200D in the table.
         let label = cells[3].trim_matches('`').replace("\\u200D", "\u{200D}");
-        assert!(promised.insert(key.clone(), (label, parse_promise(cells[5]))).is_none(), "{key:?} twice");
+        assert!(
+            promised.insert(key.clone(), (label, parse_promise(cells[5]))).is_none(),
+            "{key:?} twice"
+        );
     }
     assert!(promised.len() > 50, "README table not found ({} rows)", promised.len());
     let mut problems = Vec::new();
     for name in SAMPLES {
         let (out, _) = scan(name);
-        let mut found: BTreeMap<u64, (String, Vec<(String, String)>)> = BTreeMap::new();
+        let mut found: BTreeMap<u64, (String, Promise)> = BTreeMap::new();
         for r in rows(&out) {
             let e = found
                 .entry(r["line"].parse().expect("line"))

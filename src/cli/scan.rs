@@ -158,7 +158,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         }
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    if !args.quiet && !(to_terminal && format == Format::Text) {
+    if !(args.quiet || (to_terminal && format == Format::Text)) {
         eprint!("{summary}");
     }
     Ok(std::process::ExitCode::from(if report.has_findings() { 1 } else { 0 }))
