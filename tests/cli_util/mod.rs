@@ -76,7 +76,10 @@ pub struct Summary {
 
 /// All the numbers in `s`, in order.
 fn numbers(s: &str) -> Vec<u64> {
-    s.split(|c: char| !c.is_ascii_digit()).filter(|w| !w.is_empty()).map(|w| w.parse().unwrap()).collect()
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect()
 }
 
 /// Parses the summary and checks that its parts add up: lines, records
