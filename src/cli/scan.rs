@@ -299,7 +299,12 @@ fn write_text(
     Ok(())
 }
 
-fn summary_text(labels: &LabelSet, set: &LgrSet, report: &Report, read: std::time::Duration) -> String {
+fn summary_text(
+    labels: &LabelSet,
+    set: &LgrSet,
+    report: &Report,
+    read: std::time::Duration,
+) -> String {
     use std::fmt::Write as _;
     let a = labels.accounting();
     let s = &report.summary;

@@ -19,7 +19,8 @@ pub enum Role {
     Allocatable,
     /// An allocatable variant held by the holder's registrant: allowed.
     Allocated,
-    /// Invalid as a variant of the holder.
+    /// Invalid as a variant of the holder, or invalid on its own (an
+    /// IDNA2008 finding, or not eligible under its LGR).
     Invalid,
 }
 
@@ -156,9 +157,15 @@ fn resolve(
         }
         let l = view(m);
         let mcps = cps_of(l.ulabel());
+        // A member that is invalid on its own (an IDNA2008 finding, or not
+        // eligible under its LGR) cannot be allocated, whatever its variant
+        // disposition: e.g. ALEF + MADDAH ABOVE is an allocatable variant
+        // of ALEF WITH MADDA ABOVE but not NFC.
+        let own_invalid = !judge_one(set, &l, &mcps).eligible();
         let (disposition, reason, role) = match set.variants.variant_disposition(&hcps, &mcps) {
             Some(v) => {
                 let role = match v.disposition {
+                    _ if own_invalid => Role::Invalid,
                     "blocked" => Role::Blocked,
                     "invalid" => Role::Invalid,
                     _ => {
@@ -175,7 +182,7 @@ fn resolve(
             None => (
                 "blocked".to_string(),
                 "same index label, but not generated as a variant of the holder".to_string(),
-                Role::Blocked,
+                if own_invalid { Role::Invalid } else { Role::Blocked },
             ),
         };
         if role == Role::Allocated {

@@ -2,6 +2,7 @@
 //! the index labels that must be kept.
 
 use super::{Finding, FindingKind, LgrSet, Progress};
+use crate::idna2008::Finding as IdnaFinding;
 use crate::input::{Label as InputLabel, LabelSet};
 use crate::lgr::{Lgr, Reason, Verdict};
 use icu_properties::props::Script;
@@ -36,6 +37,8 @@ pub(crate) struct Judgement<'a> {
     pub verdict: Option<Verdict<'a>>,
     /// The reason text when no LGR did.
     pub other: Option<String>,
+    /// The reason family of an IDNA2008 finding, for the summary.
+    pub idna_family: Option<&'static str>,
 }
 
 impl Judgement<'_> {
@@ -49,17 +52,26 @@ impl Judgement<'_> {
 /// code points, ties to the first).
 pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]) -> Judgement<'a> {
     if let Some(f) = label.finding() {
-        return Judgement { lgr: None, verdict: None, other: Some(f.to_string()) };
+        return Judgement {
+            lgr: None,
+            verdict: None,
+            other: Some(f.to_string()),
+            idna_family: Some(idna_family(f)),
+        };
     }
     if let Some(pin) = label.csv().and_then(|c| c.lgr.as_deref()).filter(|p| !p.trim().is_empty()) {
         return match set.find(pin) {
-            Some(i) => {
-                Judgement { lgr: Some(i), verdict: Some(set.judges[i].judge(cps)), other: None }
-            }
+            Some(i) => Judgement {
+                lgr: Some(i),
+                verdict: Some(set.judges[i].judge(cps)),
+                other: None,
+                idna_family: None,
+            },
             None => Judgement {
                 lgr: None,
                 verdict: None,
                 other: Some(format!("the lgr column names '{pin}', which is not in the LGR set")),
+                idna_family: None,
             },
         };
     }
@@ -67,7 +79,7 @@ pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]
     for (i, lgr) in set.judges.iter().enumerate() {
         let v = lgr.judge(cps);
         if v.eligible {
-            return Judgement { lgr: Some(i), verdict: Some(v), other: None };
+            return Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None };
         }
         let cover = cps.iter().filter(|&&c| lgr.starts_element(c)).count();
         if best.as_ref().is_none_or(|b| cover > b.1) {
@@ -75,11 +87,39 @@ pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]
         }
     }
     let (i, _, v) = best.expect("the set is not empty");
-    Judgement { lgr: Some(i), verdict: Some(v), other: None }
+    Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None }
+}
+
+/// The reason family of an IDNA2008 finding: its text without positions
+/// and code points.
+fn idna_family(f: &IdnaFinding) -> &'static str {
+    match f {
+        IdnaFinding::Empty => "empty label",
+        IdnaFinding::TooLong { .. } => "label too long",
+        IdnaFinding::NotUtf8 { .. } => "not UTF-8",
+        IdnaFinding::NonLdh { byte: b'.', .. } => "escaped dot inside label",
+        IdnaFinding::NonLdh { .. } => "non-LDH ASCII",
+        IdnaFinding::LeadingHyphen => "hyphen at start",
+        IdnaFinding::TrailingHyphen => "hyphen at end",
+        IdnaFinding::HyphenPositions34 => "hyphens in positions 3 and 4",
+        IdnaFinding::PunycodeDecode => "punycode does not decode",
+        IdnaFinding::FakeALabel => "fake A-label: decodes to ASCII",
+        IdnaFinding::RoundTrip => "A-label does not round-trip",
+        IdnaFinding::NotNfc => "not NFC",
+        IdnaFinding::LeadingCombiningMark { .. } => "leading combining mark",
+        IdnaFinding::Disallowed { .. } => "DISALLOWED code point",
+        IdnaFinding::Unassigned { .. } => "UNASSIGNED code point",
+        IdnaFinding::ContextJ { .. } => "CONTEXTJ fails",
+        IdnaFinding::ContextO { .. } => "CONTEXTO fails",
+        IdnaFinding::Bidi { .. } => "Bidi rule fails (RFC 5893)",
+    }
 }
 
 /// The reason family of a verdict, for the summary.
 pub(crate) fn family(lgr: &Lgr, j: &Judgement<'_>) -> String {
+    if let Some(f) = j.idna_family {
+        return format!("IDNA2008: {f}");
+    }
     if let Some(o) = &j.other {
         let words: Vec<&str> = o
             .split_whitespace()
