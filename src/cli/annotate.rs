@@ -26,6 +26,10 @@ pub struct Args {
     /// Write here instead of stdout.
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// How index labels test variant context rules: `reference` (as ICANN's
+    /// lgr-core, the default) or `rfc7940`.
+    #[arg(long, value_enum, default_value = "reference")]
+    index_mode: super::IndexModeArg,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -102,7 +106,9 @@ fn judge_line(lgr: &Lgr, line: usize, input: &str, literal: bool) -> [String; 8]
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let lgr = builtin::load_spec(&args.lgr).with_context(|| format!("loading LGR {}", args.lgr))?;
+    let lgr = builtin::load_spec(&args.lgr)
+        .with_context(|| format!("loading LGR {}", args.lgr))?
+        .with_index_mode(args.index_mode.into());
     let mut text = String::new();
     match args.labels.as_deref() {
         None => {

@@ -60,6 +60,27 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
 }
 
+/// How index labels test variant context rules (`--index-mode`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndexModeArg {
+    /// As ICANN's lgr-core computes them (agrees with its published results).
+    #[default]
+    Reference,
+    /// As RFC 7940 §8.5 / RZ-LGR §5.5.4 read: a variant's context rule is
+    /// tested on the input label at the variant's own position. Finds
+    /// collisions the reference misses (e.g. भारत / भा़रत).
+    Rfc7940,
+}
+
+impl From<IndexModeArg> for lgrscan::lgr::IndexMode {
+    fn from(m: IndexModeArg) -> Self {
+        match m {
+            IndexModeArg::Reference => lgrscan::lgr::IndexMode::Reference,
+            IndexModeArg::Rfc7940 => lgrscan::lgr::IndexMode::Rfc7940,
+        }
+    }
+}
+
 /// Output formats for per-label records.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordFormat {

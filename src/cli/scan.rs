@@ -4,7 +4,7 @@ use super::progress::Bar;
 use anyhow::Context;
 use lgrscan::builtin;
 use lgrscan::input::{self, Input, InputFormat, LabelSet, MmapChoice, Strictness};
-use lgrscan::lgr::Lgr;
+use lgrscan::lgr::{IndexMode, Lgr};
 use lgrscan::scan::{self, Finding, HolderPolicy, LgrSet, Report, ScanConfig};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -84,28 +84,36 @@ pub struct Args {
     /// Stop at the first malformed input line.
     #[arg(long)]
     strict: bool,
+    /// How index labels test variant context rules: `reference` (as ICANN's
+    /// lgr-core, the default) or `rfc7940` (at the variant's own position;
+    /// finds collisions the reference misses).
+    #[arg(long, value_enum, default_value = "reference")]
+    index_mode: super::IndexModeArg,
 }
 
-fn load(spec: &str) -> anyhow::Result<Arc<Lgr>> {
-    Ok(Arc::new(builtin::load_spec(spec).with_context(|| format!("loading LGR {spec}"))?))
+fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
+    let lgr = builtin::load_spec(spec).with_context(|| format!("loading LGR {spec}"))?;
+    Ok(Arc::new(lgr.with_index_mode(mode)))
 }
 
 /// Builds the LGR set from the flags.
-pub fn lgr_set(lgrs: &[String], variants: Option<&str>) -> anyhow::Result<LgrSet> {
+pub fn lgr_set(lgrs: &[String], variants: Option<&str>, mode: IndexMode) -> anyhow::Result<LgrSet> {
     let default = lgrs.is_empty();
     let specs: Vec<String> = if default {
         builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect()
     } else {
         lgrs.to_vec()
     };
-    let judges = specs.iter().map(|s| load(s)).collect::<anyhow::Result<Vec<_>>>()?;
+    let judges = specs.iter().map(|s| load(s, mode)).collect::<anyhow::Result<Vec<_>>>()?;
     let variants = match variants {
-        Some(v) => Some(load(v)?),
-        None if default => Some(load(&format!("builtin:{}", builtin::DEFAULT_VARIANTS))?),
+        Some(v) => Some(load(v, mode)?),
+        None if default => Some(load(&format!("builtin:{}", builtin::DEFAULT_VARIANTS), mode)?),
         None if judges.len() == 1 => None,
         None => {
             let refs: Vec<&Lgr> = judges.iter().map(|l| &**l).collect();
-            Some(Arc::new(lgrscan::lgr::merge(&refs).context("merging the LGR set")?))
+            Some(Arc::new(
+                lgrscan::lgr::merge(&refs).context("merging the LGR set")?.with_index_mode(mode),
+            ))
         }
     };
     LgrSet::new(judges, variants).map_err(anyhow::Error::msg)
@@ -119,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         } else {
             Format::Csv
         });
-    let set = lgr_set(&args.lgrs, args.variants.as_deref())?;
+    let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let config = input::Config::new()
         .format(
             args.input_format
