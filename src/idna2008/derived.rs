@@ -76,6 +76,40 @@ impl fmt::Display for DerivedProperty {
 ///
 /// [RFC 5892 §3]: https://www.rfc-editor.org/rfc/rfc5892#section-3
 pub fn derived_property(c: char) -> DerivedProperty {
+    // The value of a code point never changes, and computing it takes
+    // several property look-ups: keep each result in a lazily allocated
+    // table of one byte per code point (0 = not computed yet).
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| (0..=0x10FFFF).map(|_| AtomicU8::new(0)).collect());
+    let slot = &cache[c as usize];
+    let p = match slot.load(Ordering::Relaxed) {
+        1 => DerivedProperty::Pvalid,
+        2 => DerivedProperty::ContextJ,
+        3 => DerivedProperty::ContextO,
+        4 => DerivedProperty::Disallowed,
+        5 => DerivedProperty::Unassigned,
+        _ => {
+            let p = compute(c);
+            slot.store(
+                match p {
+                    DerivedProperty::Pvalid => 1,
+                    DerivedProperty::ContextJ => 2,
+                    DerivedProperty::ContextO => 3,
+                    DerivedProperty::Disallowed => 4,
+                    DerivedProperty::Unassigned => 5,
+                },
+                Ordering::Relaxed,
+            );
+            p
+        }
+    };
+    p
+}
+
+/// [`derived_property`] without the cache.
+fn compute(c: char) -> DerivedProperty {
     let cp = c as u32;
     if cp < 0x80 {
         // ASCII: LDH is PVALID, everything else (including upper case,
