@@ -84,7 +84,7 @@ pub fn derived_property(c: char) -> DerivedProperty {
     static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| (0..=0x10FFFF).map(|_| AtomicU8::new(0)).collect());
     let slot = &cache[c as usize];
-    let p = match slot.load(Ordering::Relaxed) {
+    match slot.load(Ordering::Relaxed) {
         1 => DerivedProperty::Pvalid,
         2 => DerivedProperty::ContextJ,
         3 => DerivedProperty::ContextO,
@@ -104,8 +104,7 @@ pub fn derived_property(c: char) -> DerivedProperty {
             );
             p
         }
-    };
-    p
+    }
 }
 
 /// [`derived_property`] without the cache.
