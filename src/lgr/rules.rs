@@ -121,8 +121,9 @@ const MAX_ALTS: usize = 4096;
 
 /// Compiles one named rule.
 pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, LgrError> {
-    let body =
-        res.rule_body(name).ok_or_else(|| LgrError::new(format!("undefined rule '{name}'")))?;
+    let body = res
+        .rule_body(name)
+        .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
     let mut c = Compiler { res, stack: vec![name.to_string()] };
     if c.pattern_is_empty(body)? {
         return Ok(CompiledRule::Never);
@@ -136,19 +137,14 @@ pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, 
         let pats: Vec<String> =
             alts.iter().map(|a| a.iter().map(frag_text).collect::<String>()).collect();
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-        return Ok(CompiledRule::Anywhere(Box::new(build(
-            &pat,
-            false,
-            StartKind::Unanchored,
-            name,
-        )?)));
+        return Ok(CompiledRule::Anywhere(Box::new(build(&pat, false, StartKind::Unanchored)?)));
     }
     let mut out = Vec::with_capacity(alts.len());
     for alt in alts {
         let mut i = 0;
         let mut look_behind = Vec::new();
         while let Some(Item::LookBehind(p)) = alt.get(i) {
-            look_behind.push(build(p, true, StartKind::Anchored, name)?);
+            look_behind.push(build(p, true, StartKind::Anchored)?);
             i += 1;
         }
         let mut skip_anchor = false;
@@ -166,27 +162,18 @@ pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, 
                     fwd.push_str(&format!("(?:{p})"));
                 }
                 Item::Frag(_) => {
-                    return Err(LgrError::new(format!(
-                        "rule '{name}': a look-ahead must be the last element of its rule"
-                    )));
+                    return Err(LgrError::new("a look-ahead must be the last element of its rule"));
                 }
                 Item::Anchor => {
-                    return Err(LgrError::new(format!(
-                        "rule '{name}': an anchor may only follow look-behind elements"
-                    )));
+                    return Err(LgrError::new("an anchor may only follow look-behind elements"));
                 }
                 Item::LookBehind(_) => {
-                    return Err(LgrError::new(format!(
-                        "rule '{name}': a look-behind may only come before the anchor"
-                    )));
+                    return Err(LgrError::new("a look-behind may only come before the anchor"));
                 }
             }
         }
-        let forward = if fwd.is_empty() {
-            None
-        } else {
-            Some(build(&fwd, false, StartKind::Anchored, name)?)
-        };
+        let forward =
+            if fwd.is_empty() { None } else { Some(build(&fwd, false, StartKind::Anchored)?) };
         out.push(Alt { look_behind, skip_anchor, forward });
     }
     Ok(CompiledRule::Alts { anchored, alts: out })
@@ -199,13 +186,33 @@ fn frag_text(i: &Item) -> &str {
     }
 }
 
-fn build(pat: &str, reverse: bool, start: StartKind, name: &str) -> Result<Dfa, LgrError> {
+/// Bounds on the automata one rule may build, so that a hostile or broken
+/// LGR (`<class property="gc:L" count="9999"/>`) is refused quickly rather
+/// than compiled for minutes. ICANN's largest LGRs stay far below them.
+const NFA_SIZE_LIMIT: usize = 4 << 20;
+const DFA_SIZE_LIMIT: usize = 16 << 20;
+
+fn build(pat: &str, reverse: bool, start: StartKind) -> Result<Dfa, LgrError> {
     dense::Builder::new()
-        .configure(dense::DFA::config().start_kind(start).minimize(false))
+        .configure(
+            dense::DFA::config()
+                .start_kind(start)
+                .minimize(false)
+                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+        )
         .syntax(syntax::Config::new().unicode(true).utf8(true))
-        .thompson(thompson::Config::new().reverse(reverse))
+        .thompson(thompson::Config::new().reverse(reverse).nfa_size_limit(Some(NFA_SIZE_LIMIT)))
         .build(pat)
-        .map_err(|e| LgrError::new(format!("rule '{name}' does not compile: {e}")))
+        .map_err(|e| {
+            let mut msg = format!("does not compile to an automaton: {e}");
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                msg.push_str(&format!(": {s}"));
+                src = s.source();
+            }
+            LgrError::new(msg)
+        })
 }
 
 fn count_suffix(c: Option<Count>, in_look_behind: bool) -> String {
@@ -306,10 +313,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         for m in seq {
             let options = self.expand_one(m)?;
             if acc.len() * options.len() > MAX_ALTS {
-                return Err(LgrError::new(format!(
-                    "rule '{}' expands to more than {MAX_ALTS} alternatives",
-                    self.stack[0]
-                )));
+                return Err(LgrError::new(format!("expands to more than {MAX_ALTS} alternatives")));
             }
             let mut next = Vec::with_capacity(acc.len() * options.len());
             for a in &acc {
@@ -357,10 +361,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 }
                 Ok(out)
             }
-            _ => Err(LgrError::new(format!(
-                "rule '{}': a 'count' may not apply to an element containing an anchor or look-around",
-                self.stack[0]
-            ))),
+            _ => Err(LgrError::new(
+                "a 'count' may not apply to an element containing an anchor or look-around",
+            )),
         }
     }
 
@@ -368,10 +371,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         let mut s = String::new();
         for m in seq {
             if self.special(m)? {
-                return Err(LgrError::new(format!(
-                    "rule '{}': anchors and look-around may not be nested in look-around",
-                    self.stack[0]
-                )));
+                return Err(LgrError::new(
+                    "anchors and look-around may not be nested in look-around",
+                ));
             }
             s.push_str(&self.pattern(m, lb)?);
         }
@@ -413,10 +415,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 format!("(?:{}){}", parts.join("|"), count_suffix(*c, lb))
             }
             Matcher::Anchor | Matcher::LookAhead(_) | Matcher::LookBehind(_) => {
-                return Err(LgrError::new(format!(
-                    "rule '{}': anchors and look-around may not be nested here",
-                    self.stack[0]
-                )));
+                return Err(LgrError::new("anchors and look-around may not be nested here"));
             }
         })
     }
