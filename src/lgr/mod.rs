@@ -5,6 +5,7 @@
 //! * [`Lgr::judge`] applies RFC 7940 §8.1–§8.3 to a label: repertoire and
 //!   context rules, then the actions, giving a [`Verdict`].
 //! * [`Lgr::index_label`] computes the index label (RFC 7940 §8.5).
+//! * [`merge`] merges several LGRs into one for cross-script collisions.
 //! * [`Lgr::variants`] enumerates variant labels with their dispositions
 //!   (RFC 7940 §8.2), and [`Lgr::variant_disposition`] judges one label as a
 //!   variant of another.
@@ -15,6 +16,7 @@
 
 mod cpset;
 mod eval;
+mod merge;
 pub mod model;
 mod props;
 mod rules;
@@ -24,6 +26,7 @@ mod xml;
 
 pub use cpset::CpSet;
 pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
+pub use merge::merge;
 pub use props::UNICODE_VERSION;
 pub use variants::{VariantLabel, VariantLimitError};
 
