@@ -74,16 +74,14 @@ impl CompiledRule {
         match self {
             CompiledRule::Never => false,
             CompiledRule::Anywhere(d) => search_anywhere(d, text),
-            CompiledRule::Alts { alts, .. } => {
-                let mut positions: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-                positions.push(text.len());
-                alts.iter().filter(|a| !a.skip_anchor).any(|a| {
-                    positions.iter().any(|&p| {
-                        a.look_behind.iter().all(|lb| ends_at(lb, text, p))
-                            && a.forward.as_ref().is_none_or(|f| starts_at(f, text, p))
-                    })
+            CompiledRule::Alts { alts, .. } => alts.iter().filter(|a| !a.skip_anchor).any(|a| {
+                let positions =
+                    text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len()));
+                positions.into_iter().any(|p| {
+                    a.look_behind.iter().all(|lb| ends_at(lb, text, p))
+                        && a.forward.as_ref().is_none_or(|f| starts_at(f, text, p))
                 })
-            }
+            }),
         }
     }
 }
