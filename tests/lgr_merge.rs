@@ -213,12 +213,20 @@ fn labels_agree_with_lgr_core_merge() {
     assert!(bad.is_empty(), "{} of {} disagree:\n{}", bad.len(), ORACLE.len(), bad.join("\n"));
 }
 
-/// With `LGRSCAN_MERGE_ORACLE=<tsv>`: every row of lgr-core's results.
+/// With `LGRSCAN_MERGE_ORACLE=<tsv>`: every row of lgr-core's results for
+/// the merge of Devanagari and Khmer, or of the LGRs named (without `.xml`,
+/// comma-separated) in `LGRSCAN_MERGE_SET`.
 #[test]
 fn whole_corpus_against_oracle_file() {
     let Some(path) = std::env::var_os("LGRSCAN_MERGE_ORACLE") else { return };
     let Some(dir) = util::reference_dir() else { return };
-    let m = merged(&dir);
+    let m = match std::env::var("LGRSCAN_MERGE_SET") {
+        Ok(names) => {
+            let set: Vec<Lgr> = names.split(',').map(|n| load(&dir, n.trim())).collect();
+            merge(&set.iter().collect::<Vec<_>>()).unwrap_or_else(|e| panic!("{e}"))
+        }
+        Err(_) => merged(&dir),
+    };
     let text = std::fs::read_to_string(&path).unwrap();
     let (mut n, mut idx_ok, mut disp_ok, mut all_ok) = (0, 0, 0, 0);
     let mut bad = Vec::new();

@@ -161,3 +161,55 @@ fn bad_lines_name_their_line() {
         "<input>:1: <table>: no code point found: neither an RFC 3743 table nor a code point list"
     );
 }
+
+/// Fixed-seed byte mutations of the seed table: each loads or fails with
+/// an error, none panics.
+#[test]
+fn mutated_tables_never_panic() {
+    let Some(dir) = util::reference_dir() else { return };
+    let Some(path) = std::fs::read_dir(dir.join("seeds"))
+        .ok()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("001_")))
+    else {
+        return;
+    };
+    let src = std::fs::read(&path).unwrap();
+    let mut x: u64 = 0x7AB1_E5EE_D000_0001;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    const BYTES: &[u8] = b"U+-.;|,#()0123456789ABCDEFabcdef \t\n\xFF";
+    let mut panics = Vec::new();
+    for i in 0..3000 {
+        let mut m = src.clone();
+        let at = (next() as usize) % m.len();
+        let what = match next() % 3 {
+            0 => {
+                let n = (1 + next() as usize % 8).min(m.len() - at);
+                m.drain(at..at + n);
+                format!("delete {n} at {at}")
+            }
+            1 => {
+                let b = BYTES[next() as usize % BYTES.len()];
+                m[at] = b;
+                format!("replace {at} by {b:#04x}")
+            }
+            _ => {
+                let b = BYTES[next() as usize % BYTES.len()];
+                m.insert(at, b);
+                format!("insert {b:#04x} at {at}")
+            }
+        };
+        if std::panic::catch_unwind(|| Lgr::from_bytes("t", &m).is_ok()).is_err() {
+            panics.push(format!("mutation {i}: {what}"));
+        }
+    }
+    assert!(panics.is_empty(), "panics:\n{}", panics.join("\n"));
+}
