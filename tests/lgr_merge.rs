@@ -255,3 +255,78 @@ fn whole_corpus_against_oracle_file() {
     );
     assert_eq!(all_ok, n, "disagreements:\n{}", bad.join("\n"));
 }
+
+fn small(lang: &str, body: &str) -> Lgr {
+    let xml = format!(
+        r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><meta><language>{lang}</language></meta>
+{body}
+</lgr>"#
+    );
+    Lgr::from_xml(&format!("{lang}.xml"), &xml).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn conflicting_context_rules_are_refused() {
+    let a = small(
+        "und-Aaaa",
+        r#"<data><char cp="0061" when="r1"/></data><rules><rule name="r1"><start/></rule></rules>"#,
+    );
+    let b = small(
+        "und-Bbbb",
+        r#"<data>
+<char cp="0061" when="r2"/></data><rules><rule name="r2"><end/></rule></rules>"#,
+    );
+    assert_eq!(
+        merge(&[&b, &a]).unwrap_err().to_string(),
+        "und-Bbbb.xml:3: <char>: cannot merge: U+0061 has when rule 'r2' here and 'r1' in und-Aaaa.xml"
+    );
+    assert_eq!(merge(&[]).unwrap_err().to_string(), "<input>: cannot merge an empty set of LGRs");
+}
+
+#[test]
+fn small_merge_prefixes_and_transitivity() {
+    let a = small(
+        "und-Aaaa",
+        r#"<data><char cp="0061" tag="x"><var cp="0062" type="allocatable"/></char>
+<char cp="0062" tag="x"><var cp="0061"/></char><char cp="0063" when="after-x"/></data>
+<rules><class name="x" from-tag="x"/>
+<rule name="after-x"><look-behind><class by-ref="x"/></look-behind><anchor/></rule>
+<action disp="invalid" match="after-x"/><action disp="blocked" any-variant="blocked"/></rules>"#,
+    );
+    let b = small(
+        "hi",
+        r#"<data><char cp="0061"><var cp="0064"/></char><char cp="0064"><var cp="0061"/></char>
+<char cp="0063"/></data>"#,
+    );
+    let m = merge(&[&a, &b]).unwrap_or_else(|e| panic!("{e}"));
+    // `hi` sorts before `und-…`; the default-action copy is dropped.
+    assert_eq!(m.doc().meta.languages, ["hi", "und-Aaaa"]);
+    assert_eq!(m.action_count(), 1);
+    assert_eq!(m.doc().actions[0].match_rule.as_deref(), Some("Aaaa--after-x"));
+    assert_eq!(m.doc().rules[0].name, "Aaaa--after-x");
+    assert_eq!(m.doc().classes[0].name, "Aaaa--x");
+    let c = m.doc().chars.iter().find(|c| c.cps == [0x63]).unwrap();
+    assert_eq!(c.when.as_deref(), Some("Aaaa--after-x"));
+    // b (variant of a in Aaaa) and d (variant of a in hi) become variants.
+    assert_eq!(m.index_label(&[0x64]), Some(vec![0x61]));
+    assert_eq!(m.index_label(&[0x62]), m.index_label(&[0x64]));
+    let b_vars: Vec<u32> = m
+        .doc()
+        .chars
+        .iter()
+        .find(|c| c.cps == [0x62])
+        .unwrap()
+        .variants
+        .iter()
+        .map(|v| v.cps[0])
+        .collect();
+    assert_eq!(b_vars, [0x61, 0x64]);
+    assert!(
+        m.doc().chars.iter().flat_map(|c| &c.variants).all(|v| v.typ.as_deref() == Some("blocked"))
+    );
+    // The context rule still works under its new name: c only after a or
+    // b (class from the prefixed tag x).
+    assert!(m.judge(&[0x62, 0x63]).eligible);
+    assert!(!m.judge(&[0x64, 0x63]).eligible);
+    assert!(!m.judge(&[0x63]).eligible);
+}

@@ -174,8 +174,9 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
     let mut out = LgrDoc::default();
     let mut used_prefixes: Vec<String> = Vec::new();
     let mut at: HashMap<Vec<Cp>, usize> = HashMap::new();
-    // Unprefixed `when` / `not-when` names of each merged char.
-    let mut base_ctx: Vec<(Option<String>, Option<String>)> = Vec::new();
+    // Unprefixed `when` / `not-when` names of each merged char, with the
+    // name of the member that gave each.
+    let mut base_ctx: Vec<[Option<(String, &str)>; 2]> = Vec::new();
     // Variant sets two members disagree on, to be made variants of each other.
     let mut transitive: Vec<(Vec<Seq>, Vec<Seq>)> = Vec::new();
     let mut versions: Vec<String> = Vec::new();
@@ -221,7 +222,8 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
             let vars: Vec<VarDef> = c.variants.iter().map(|v| r.var(v)).collect();
             let Some(&ei) = at.get(&c.cps) else {
                 at.insert(c.cps.clone(), out.chars.len());
-                base_ctx.push((c.when.clone(), c.not_when.clone()));
+                let from = |n: &Option<String>| n.clone().map(|n| (n, lgr.name()));
+                base_ctx.push([from(&c.when), from(&c.not_when)]);
                 out.chars.push(CharDef {
                     cps: c.cps.clone(),
                     when: r.opt_rule(&c.when),
@@ -264,33 +266,25 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
             }
             e.variants.extend(new);
 
-            let conflict = |have: &str, got: &str| {
-                LgrError::new(format!(
-                    "cannot merge {}: {} has context rule '{got}' here and '{have}' in an LGR merged before",
-                    lgr.name(),
-                    super::fmt_cps(&c.cps)
-                ))
-                .at(c.line, 0)
-                .element(if c.from_range { "range" } else { "char" })
-            };
-            let (bw, bn) = &mut base_ctx[ei];
-            if let Some(w) = &c.when {
-                match bw.as_deref() {
-                    Some(have) if have != w => return Err(conflict(have, w)),
-                    _ => {
-                        *bw = Some(w.clone());
-                        e.when = Some(r.rule(w));
-                    }
+            let slots = &mut base_ctx[ei];
+            for (k, (got, attr)) in
+                [(&c.when, "when"), (&c.not_when, "not-when")].into_iter().enumerate()
+            {
+                let Some(got) = got else { continue };
+                if let Some((have, other)) = &slots[k]
+                    && have != got
+                {
+                    return Err(LgrError::new(format!(
+                        "cannot merge: {} has {attr} rule '{got}' here and '{have}' in {other}",
+                        super::fmt_cps(&c.cps)
+                    ))
+                    .with_path(lgr.name())
+                    .at(c.line, 0)
+                    .element(if c.from_range { "range" } else { "char" }));
                 }
-            }
-            if let Some(w) = &c.not_when {
-                match bn.as_deref() {
-                    Some(have) if have != w => return Err(conflict(have, w)),
-                    _ => {
-                        *bn = Some(w.clone());
-                        e.not_when = Some(r.rule(w));
-                    }
-                }
+                slots[k] = Some((got.clone(), lgr.name()));
+                let renamed = Some(r.rule(got));
+                if k == 0 { e.when = renamed } else { e.not_when = renamed }
             }
         }
 
