@@ -196,16 +196,28 @@ impl Lgr {
         (set, only && set != 0)
     }
 
+    /// Does rule `r` match anywhere in the label (action `match` /
+    /// `not-match`, RFC 7940 §7.2)? The rule's required code points are
+    /// checked first, which is much cheaper than the automaton search.
+    fn rule_matches(&self, r: u32, label: &Label) -> bool {
+        if let Some(Some(req)) = self.rule_required.get(r as usize)
+            && !label.text().chars().any(|c| req.contains(u32::from(c)))
+        {
+            return false;
+        }
+        self.rules[r as usize].matches(label.text())
+    }
+
     /// The first action that applies (RFC 7940 §8.3 steps 2–4).
     pub(crate) fn apply_actions(&self, label: &Label, set: TypeSet, only_variants: bool) -> usize {
         for (idx, a) in self.actions.iter().enumerate() {
             if let Some(r) = a.match_rule
-                && !self.rules[r as usize].matches(label.text())
+                && !self.rule_matches(r, label)
             {
                 continue;
             }
             if let Some(r) = a.not_match_rule
-                && self.rules[r as usize].matches(label.text())
+                && self.rule_matches(r, label)
             {
                 continue;
             }

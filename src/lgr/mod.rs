@@ -112,6 +112,8 @@ pub struct Lgr {
     /// For each first code point, the chars starting with it, longest first.
     pub(crate) by_first: CpMap<Box<[u32]>>,
     pub(crate) rules: Vec<CompiledRule>,
+    /// Per rule, code points a match needs one of (see `rules::required_set`).
+    pub(crate) rule_required: Vec<Option<CpSet>>,
     pub(crate) rule_names: Vec<String>,
     pub(crate) types: Vec<String>,
     pub(crate) actions: Vec<Action>,
@@ -363,7 +365,13 @@ impl Lgr {
             })?;
         }
         let mut compiled = Vec::with_capacity(doc.rules.len());
+        let mut rule_required = Vec::with_capacity(doc.rules.len());
         for r in &doc.rules {
+            rule_required.push(rules::required_set(&resolver, &r.name).map_err(|e| {
+                LgrError::new(format!("rule '{}': {}", r.name, e.message))
+                    .at(r.line, 0)
+                    .element("rule")
+            })?);
             compiled.push(rules::compile(&resolver, &r.name).map_err(|e| {
                 LgrError::new(format!("rule '{}': {}", r.name, e.message))
                     .at(r.line, 0)
@@ -451,6 +459,7 @@ impl Lgr {
             chars,
             by_first,
             rules: compiled,
+            rule_required,
             rule_names,
             types,
             actions,
