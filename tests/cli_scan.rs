@@ -138,20 +138,31 @@ fn multi_lgr_set_with_variants() {
 
 #[test]
 fn multi_lgr_set_without_variants() {
-    // TODO(multi_lgr_set_without_variants): `lgrscan::lgr::merge` still
-    // returns an error; when it is wired, expect exit 1 and the digit
-    // collisions here.
+    // Without --variants, several LGRs are merged as lgr-core's merge_set
+    // does, so variants of both members (here ASCII / Devanagari / Khmer
+    // digits) collide across the set.
     let out = lgrscan(&[
         "scan",
         "--lgr",
-        "builtin:ascii",
-        "--lgr",
         "builtin:devanagari",
+        "--lgr",
+        "builtin:khmer",
+        "--format",
+        "csv",
         "samples/zone.txt",
     ]);
-    assert_exit(&out, 2, "merge not available yet");
-    assert!(stderr(&out).contains("give --variants"), "{}", stderr(&out));
-    assert!(out.stdout.is_empty());
+    assert_exit(&out, 1, "merged set");
+    let text = stdout(&out);
+    let rows = cli_util::rows(&text);
+    let group_of = |u: &str| {
+        rows.iter()
+            .find(|r| r["ulabel"] == u && r["kind"] == "collision")
+            .map(|r| r["group"].clone())
+    };
+    let g = group_of("१२३").expect("१२३ collides");
+    assert_eq!(group_of("១២៣"), Some(g.clone()), "{text}");
+    assert_eq!(group_of("123"), Some(g), "{text}");
+    assert!(text.contains("merged(builtin:devanagari+builtin:khmer)"), "{text}");
 }
 
 #[test]

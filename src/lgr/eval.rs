@@ -22,8 +22,17 @@ impl Label {
 
     /// A label from a string, code point by code point (no normalisation).
     pub fn from_text(s: &str) -> Label {
-        let cps: Vec<u32> = s.chars().map(u32::from).collect();
-        Label::from_cps(&cps)
+        let mut l = Label {
+            cps: Vec::with_capacity(s.len()),
+            text: s.to_string(),
+            offs: Vec::with_capacity(s.len() + 1),
+        };
+        for (i, c) in s.char_indices() {
+            l.cps.push(u32::from(c));
+            l.offs.push(i);
+        }
+        l.offs.push(s.len());
+        l
     }
 
     /// Reuses this label's buffers for new code points.
@@ -187,16 +196,28 @@ impl Lgr {
         (set, only && set != 0)
     }
 
+    /// Does rule `r` match anywhere in the label (action `match` /
+    /// `not-match`, RFC 7940 §7.2)? The rule's required code points are
+    /// checked first, which is much cheaper than the automaton search.
+    fn rule_matches(&self, r: u32, label: &Label) -> bool {
+        if let Some(Some(req)) = self.rule_required.get(r as usize)
+            && !label.text().chars().any(|c| req.contains(u32::from(c)))
+        {
+            return false;
+        }
+        self.rules[r as usize].matches(label.text())
+    }
+
     /// The first action that applies (RFC 7940 §8.3 steps 2–4).
     pub(crate) fn apply_actions(&self, label: &Label, set: TypeSet, only_variants: bool) -> usize {
         for (idx, a) in self.actions.iter().enumerate() {
             if let Some(r) = a.match_rule
-                && !self.rules[r as usize].matches(label.text())
+                && !self.rule_matches(r, label)
             {
                 continue;
             }
             if let Some(r) = a.not_match_rule
-                && self.rules[r as usize].matches(label.text())
+                && self.rule_matches(r, label)
             {
                 continue;
             }
@@ -291,15 +312,17 @@ impl Lgr {
                 // The reference tests a variant's context on the label with
                 // the suffix taken at (position + length of the partition's
                 // first element); run the DP once per first-element length.
+                // `chars_from` lists the elements longest first, so equal
+                // lengths are adjacent.
                 let cps = label.cps();
-                let mut lens: Vec<usize> = self
-                    .chars_from(cps[0])
-                    .iter()
-                    .map(|&ci| self.chars[ci as usize].cps.len())
-                    .collect();
-                lens.dedup();
                 let mut best: Option<Vec<u32>> = None;
-                for l0 in lens {
+                let mut last_len = 0;
+                for &ci in self.chars_from(cps[0]) {
+                    let l0 = self.chars[ci as usize].cps.len();
+                    if l0 == last_len {
+                        continue;
+                    }
+                    last_len = l0;
                     if let Some(v) = self.index_dp(label, Some(l0))
                         && best.as_ref().is_none_or(|b| v < *b)
                     {
@@ -318,12 +341,15 @@ impl Lgr {
     fn index_dp(&self, label: &Label, first: Option<usize>) -> Option<Vec<u32>> {
         let cps = label.cps();
         let n = cps.len();
-        let mut best: Vec<Option<Vec<u32>>> = vec![None; n + 1];
-        best[n] = Some(Vec::new());
+        // best[i]: the smallest replacement of cps[i..], as its first element
+        // and the position its rest starts at (a chain ending at n), so no
+        // suffix is copied while the table is filled.
+        let mut best: Vec<Option<Link<'_>>> = vec![None; n + 1];
+        best[n] = Some(Link { elem: &[], next: n });
         let mut scratch = Label::default();
-        let mut buf: Vec<u32> = Vec::with_capacity(n + 8);
+        let mut buf: Vec<u32> = Vec::new();
         for i in (0..n).rev() {
-            let mut cur: Option<Vec<u32>> = None;
+            let mut cur: Option<Link<'_>> = None;
             for &ci in self.chars_from(cps[i]) {
                 let c = &self.chars[ci as usize];
                 let len = c.cps.len();
@@ -333,7 +359,9 @@ impl Lgr {
                 if !cps[i..].starts_with(&c.cps) || !self.ctx_ok(c.ctx, label, i, len) {
                     continue;
                 }
-                let Some(rest) = &best[i + len] else { continue };
+                if best[i + len].is_none() {
+                    continue;
+                }
                 let skip = (i + first.unwrap_or(len)).min(n);
                 let mut elem: &[u32] = &c.cps;
                 for v in &c.vars {
@@ -354,21 +382,39 @@ impl Lgr {
                         elem = &v.cps;
                     }
                 }
+                let cand = Link { elem, next: i + len };
                 let better = match &cur {
                     None => true,
-                    Some(c0) => cmp_concat(elem, rest, c0) == std::cmp::Ordering::Less,
+                    Some(c0) => chain(&best, cand).cmp(chain(&best, *c0)).is_lt(),
                 };
                 if better {
-                    let mut v = Vec::with_capacity(elem.len() + rest.len());
-                    v.extend_from_slice(elem);
-                    v.extend_from_slice(rest);
-                    cur = Some(v);
+                    cur = Some(cand);
                 }
             }
             best[i] = cur;
         }
-        best.swap_remove(0)
+        let head = best[0]?;
+        Some(chain(&best, head).collect())
     }
+}
+
+/// One step of an index label being built: an element's replacement, then
+/// the best replacement of the label from `next` on.
+#[derive(Clone, Copy)]
+struct Link<'a> {
+    elem: &'a [u32],
+    next: usize,
+}
+
+/// The code points of the chain starting with `head`.
+fn chain<'a>(best: &'a [Option<Link<'a>>], head: Link<'a>) -> impl Iterator<Item = u32> + 'a {
+    let mut at = Some(head);
+    std::iter::from_fn(move || {
+        let link = at?;
+        at = if link.next + 1 < best.len() { best[link.next] } else { None };
+        Some(link.elem.iter().copied())
+    })
+    .flatten()
 }
 
 /// How variant context rules are tested while computing an index label.
@@ -385,9 +431,4 @@ pub enum IndexMode {
     /// As RZ-LGR overview §5.5.4 step 2.c reads: the variant's context is
     /// tested on the input label with the variant in place of the element.
     Rfc7940,
-}
-
-/// Compares `a ++ b` with `c` without building the concatenation.
-fn cmp_concat(a: &[u32], b: &[u32], c: &[u32]) -> std::cmp::Ordering {
-    a.iter().chain(b.iter()).cmp(c.iter())
 }

@@ -5,6 +5,7 @@
 //! * [`Lgr::judge`] applies RFC 7940 §8.1–§8.3 to a label: repertoire and
 //!   context rules, then the actions, giving a [`Verdict`].
 //! * [`Lgr::index_label`] computes the index label (RFC 7940 §8.5).
+//! * [`merge`] merges several LGRs into one for cross-script collisions.
 //! * [`Lgr::variants`] enumerates variant labels with their dispositions
 //!   (RFC 7940 §8.2), and [`Lgr::variant_disposition`] judges one label as a
 //!   variant of another.
@@ -16,6 +17,7 @@
 pub mod check;
 mod cpset;
 mod eval;
+mod merge;
 pub mod model;
 mod props;
 mod rules;
@@ -26,6 +28,7 @@ mod xml;
 pub use cpset::CpSet;
 
 pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
+pub use merge::merge;
 pub use props::UNICODE_VERSION;
 pub use variants::{VariantLabel, VariantLimitError};
 
@@ -117,6 +120,8 @@ pub struct Lgr {
     /// For each first code point, the chars starting with it, longest first.
     pub(crate) by_first: CpMap<Box<[u32]>>,
     pub(crate) rules: Vec<CompiledRule>,
+    /// Per rule, code points a match needs one of (see `rules::required_set`).
+    pub(crate) rule_required: Vec<Option<CpSet>>,
     pub(crate) rule_names: Vec<String>,
     pub(crate) types: Vec<String>,
     pub(crate) actions: Vec<Action>,
@@ -168,17 +173,38 @@ impl Lgr {
     pub fn from_path(path: &std::path::Path) -> Result<Lgr, LgrError> {
         let bytes = std::fs::read(path)
             .map_err(|e| LgrError::new(format!("cannot read: {e}")).with_path(path))?;
-        let text = std::str::from_utf8(&bytes).map_err(|e| {
-            LgrError::new(format!("not UTF-8 at byte offset {}", e.valid_up_to())).with_path(path)
-        })?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Lgr::from_bytes(&name, &bytes).map_err(|e| e.with_path(path))
+    }
+
+    /// Reads an LGR from raw bytes: UTF-8 (a byte order mark is skipped),
+    /// RFC 7940 XML when the text starts with `<`, otherwise an RFC 3743
+    /// table or code point list (see [`Lgr::from_table`]).
+    ///
+    /// # Errors
+    /// Bytes that are not UTF-8 (with the line:column of the first bad
+    /// byte), empty input, and everything [`Lgr::from_xml`] and
+    /// [`Lgr::from_table`] report.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Lgr, LgrError> {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let ok = &bytes[..e.valid_up_to()];
+            let line_start = ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+            // `ok` is valid UTF-8, so this slice is too.
+            let col = std::str::from_utf8(&ok[line_start..]).map_or(0, |s| s.chars().count()) + 1;
+            LgrError::new(format!(
+                "not UTF-8: invalid byte 0x{:02X} at byte offset {}",
+                bytes[e.valid_up_to()],
+                e.valid_up_to()
+            ))
+            .at(line as u32, col as u32)
+        })?;
         let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-        let r = if trimmed.starts_with('<') {
-            Lgr::from_xml(&name, text)
+        if trimmed.starts_with('<') || trimmed.is_empty() {
+            Lgr::from_xml(name, text)
         } else {
-            Lgr::from_table(&name, text)
-        };
-        r.map_err(|e| e.with_path(path))
+            Lgr::from_table(name, text)
+        }
     }
 
     /// Reads an RFC 3743 IDN table (`U+XXXX|U+YYYY…` lines with optional
@@ -202,32 +228,40 @@ impl Lgr {
         // Rules by name.
         let mut rule_ids: HashMap<&str, u32> = HashMap::new();
         for (i, r) in doc.rules.iter().enumerate() {
-            if rule_ids.insert(&r.name, i as u32).is_some() {
-                return Err(line_err(r.line, "rule", format!("duplicate rule name '{}'", r.name)));
+            if let Some(j) = rule_ids.insert(&r.name, i as u32) {
+                let first = doc.rules[j as usize].line;
+                return Err(line_err(
+                    r.line,
+                    "rule",
+                    format!("duplicate rule name '{}' (first on line {first})", r.name),
+                ));
             }
         }
         let mut class_ids: HashMap<&str, usize> = HashMap::new();
         for (i, c) in doc.classes.iter().enumerate() {
-            if class_ids.insert(&c.name, i).is_some() {
+            if let Some(j) = class_ids.insert(&c.name, i) {
+                let first = doc.classes[j].line;
                 return Err(line_err(
                     c.line,
-                    "class",
-                    format!("duplicate class name '{}'", c.name),
+                    c.expr.element_name(),
+                    format!("duplicate class name '{}' (first on line {first})", c.name),
                 ));
             }
         }
         let ctx_of = |when: &Option<String>, not_when: &Option<String>, line: u32, el: &str| {
-            let look = |n: &str| {
-                rule_ids
-                    .get(n)
-                    .copied()
-                    .ok_or_else(|| line_err(line, el, format!("context rule '{n}' is not defined")))
+            let look = |n: &str, attr: &str| {
+                rule_ids.get(n).copied().ok_or_else(|| {
+                    line_err(line, el, format!("context rule '{n}' ({attr}) is not defined"))
+                })
             };
             // The reference implementation tests `when` and ignores
-            // `not-when` when both are given.
+            // `not-when` when both are given (both are still checked).
+            if let (Some(_), Some(n)) = (when, not_when) {
+                look(n, "not-when")?;
+            }
             Ok::<Ctx, LgrError>(match (when, not_when) {
-                (Some(w), _) => Ctx::When(look(w)?),
-                (None, Some(n)) => Ctx::NotWhen(look(n)?),
+                (Some(w), _) => Ctx::When(look(w, "when")?),
+                (None, Some(n)) => Ctx::NotWhen(look(n, "not-when")?),
                 (None, None) => Ctx::None,
             })
         };
@@ -253,11 +287,15 @@ impl Lgr {
         let mut seen: HashMap<&[u32], u32> = HashMap::with_capacity(doc.chars.len());
         let mut tag_sets: HashMap<&str, Vec<(u32, u32)>> = HashMap::new();
         for (ci, c) in doc.chars.iter().enumerate() {
-            if seen.insert(&c.cps, ci as u32).is_some() {
+            if let Some(first) = seen.insert(&c.cps, ci as u32) {
+                let first = doc.chars[first as usize].line;
                 return Err(line_err(
                     c.line,
                     if c.from_range { "range" } else { "char" },
-                    format!("code point {} is defined twice", fmt_cps(&c.cps)),
+                    format!(
+                        "code point {} is defined twice (first on line {first})",
+                        fmt_cps(&c.cps)
+                    ),
                 ));
             }
             for t in &c.tags {
@@ -330,13 +368,24 @@ impl Lgr {
             stack: RefCell::new(Vec::new()),
         };
         for c in &doc.classes {
-            resolver.named(&c.name).map_err(|e| e.at(c.line, 0).element("class"))?;
+            resolver.named(&c.name).map_err(|e| {
+                let msg = format!("class '{}': {}", c.name, e.message);
+                LgrError::new(msg).at(c.line, 0).element(c.expr.element_name())
+            })?;
         }
         let mut compiled = Vec::with_capacity(doc.rules.len());
+        let mut rule_required = Vec::with_capacity(doc.rules.len());
         for r in &doc.rules {
-            compiled.push(
-                rules::compile(&resolver, &r.name).map_err(|e| e.at(r.line, 0).element("rule"))?,
-            );
+            rule_required.push(rules::required_set(&resolver, &r.name).map_err(|e| {
+                LgrError::new(format!("rule '{}': {}", r.name, e.message))
+                    .at(r.line, 0)
+                    .element("rule")
+            })?);
+            compiled.push(rules::compile(&resolver, &r.name).map_err(|e| {
+                LgrError::new(format!("rule '{}': {}", r.name, e.message))
+                    .at(r.line, 0)
+                    .element("rule")
+            })?);
         }
 
         // Actions, then the defaults.
@@ -361,7 +410,13 @@ impl Lgr {
                 match n {
                     None => Ok(None),
                     Some(n) => rule_ids.get(n.as_str()).copied().map(Some).ok_or_else(|| {
-                        line_err(a.line, "action", format!("action refers to undefined rule '{n}'"))
+                        let attr =
+                            if a.match_rule.as_ref() == Some(n) { "match" } else { "not-match" };
+                        line_err(
+                            a.line,
+                            "action",
+                            format!("action refers to undefined rule '{n}' ({attr})"),
+                        )
                     }),
                 }
             };
@@ -414,6 +469,7 @@ impl Lgr {
             chars,
             by_first,
             rules: compiled,
+            rule_required,
             rule_names,
             types,
             actions,
@@ -654,13 +710,4 @@ pub fn fmt_cps(cps: &[u32]) -> String {
 /// the form the golden files and reports use.
 pub fn hex_cps(cps: &[u32]) -> String {
     cps.iter().map(|c| format!("{c:04X}")).collect::<Vec<_>>().join(" ")
-}
-
-/// Merges LGRs into one for cross-script variant checks (placeholder until
-/// the merge of lgr-core's merge_set semantics lands).
-///
-/// # Errors
-/// Always, for now: name a variant LGR with `--variants`.
-pub fn merge(_set: &[&Lgr]) -> Result<Lgr, LgrError> {
-    Err(LgrError::new("merging several LGRs is not available yet: give --variants"))
 }

@@ -103,6 +103,23 @@ pub enum ClassExpr {
     SymmetricDifference(Vec<ClassExpr>),
 }
 
+impl ClassExpr {
+    /// The XML element that writes this expression (`class`, `union`, …).
+    pub fn element_name(&self) -> &'static str {
+        match self {
+            ClassExpr::Ref(_)
+            | ClassExpr::Tag(_)
+            | ClassExpr::Property(..)
+            | ClassExpr::Ranges(_) => "class",
+            ClassExpr::Union(_) => "union",
+            ClassExpr::Complement(_) => "complement",
+            ClassExpr::Intersection(_) => "intersection",
+            ClassExpr::Difference(_) => "difference",
+            ClassExpr::SymmetricDifference(_) => "symmetric-difference",
+        }
+    }
+}
+
 /// A named class definition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassDef {

@@ -74,16 +74,14 @@ impl CompiledRule {
         match self {
             CompiledRule::Never => false,
             CompiledRule::Anywhere(d) => search_anywhere(d, text),
-            CompiledRule::Alts { alts, .. } => {
-                let mut positions: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-                positions.push(text.len());
-                alts.iter().filter(|a| !a.skip_anchor).any(|a| {
-                    positions.iter().any(|&p| {
-                        a.look_behind.iter().all(|lb| ends_at(lb, text, p))
-                            && a.forward.as_ref().is_none_or(|f| starts_at(f, text, p))
-                    })
+            CompiledRule::Alts { alts, .. } => alts.iter().filter(|a| !a.skip_anchor).any(|a| {
+                let positions =
+                    text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len()));
+                positions.into_iter().any(|p| {
+                    a.look_behind.iter().all(|lb| ends_at(lb, text, p))
+                        && a.forward.as_ref().is_none_or(|f| starts_at(f, text, p))
                 })
-            }
+            }),
         }
     }
 }
@@ -121,8 +119,9 @@ const MAX_ALTS: usize = 4096;
 
 /// Compiles one named rule.
 pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, LgrError> {
-    let body =
-        res.rule_body(name).ok_or_else(|| LgrError::new(format!("undefined rule '{name}'")))?;
+    let body = res
+        .rule_body(name)
+        .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
     let mut c = Compiler { res, stack: vec![name.to_string()] };
     if c.pattern_is_empty(body)? {
         return Ok(CompiledRule::Never);
@@ -136,19 +135,14 @@ pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, 
         let pats: Vec<String> =
             alts.iter().map(|a| a.iter().map(frag_text).collect::<String>()).collect();
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-        return Ok(CompiledRule::Anywhere(Box::new(build(
-            &pat,
-            false,
-            StartKind::Unanchored,
-            name,
-        )?)));
+        return Ok(CompiledRule::Anywhere(Box::new(build(&pat, false, StartKind::Unanchored)?)));
     }
     let mut out = Vec::with_capacity(alts.len());
     for alt in alts {
         let mut i = 0;
         let mut look_behind = Vec::new();
         while let Some(Item::LookBehind(p)) = alt.get(i) {
-            look_behind.push(build(p, true, StartKind::Anchored, name)?);
+            look_behind.push(build(p, true, StartKind::Anchored)?);
             i += 1;
         }
         let mut skip_anchor = false;
@@ -166,30 +160,34 @@ pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, 
                     fwd.push_str(&format!("(?:{p})"));
                 }
                 Item::Frag(_) => {
-                    return Err(LgrError::new(format!(
-                        "rule '{name}': a look-ahead must be the last element of its rule"
-                    )));
+                    return Err(LgrError::new("a look-ahead must be the last element of its rule"));
                 }
                 Item::Anchor => {
-                    return Err(LgrError::new(format!(
-                        "rule '{name}': an anchor may only follow look-behind elements"
-                    )));
+                    return Err(LgrError::new("an anchor may only follow look-behind elements"));
                 }
                 Item::LookBehind(_) => {
-                    return Err(LgrError::new(format!(
-                        "rule '{name}': a look-behind may only come before the anchor"
-                    )));
+                    return Err(LgrError::new("a look-behind may only come before the anchor"));
                 }
             }
         }
-        let forward = if fwd.is_empty() {
-            None
-        } else {
-            Some(build(&fwd, false, StartKind::Anchored, name)?)
-        };
+        let forward =
+            if fwd.is_empty() { None } else { Some(build(&fwd, false, StartKind::Anchored)?) };
         out.push(Alt { look_behind, skip_anchor, forward });
     }
     Ok(CompiledRule::Alts { anchored, alts: out })
+}
+
+/// A set of code points of which every match of rule `name` contains at
+/// least one, when the rule has such a set (`None` when it can match
+/// without, e.g. `<any/>` or an empty pattern). Testing the label against it
+/// spares the automaton search for labels that cannot match: for most
+/// action rules (digit mixing, script mixing) that is most labels.
+pub(crate) fn required_set<R: Resolver>(res: &R, name: &str) -> Result<Option<CpSet>, LgrError> {
+    let body = res
+        .rule_body(name)
+        .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
+    let mut c = Compiler { res, stack: vec![name.to_string()] };
+    c.required_seq(body)
 }
 
 fn frag_text(i: &Item) -> &str {
@@ -199,13 +197,33 @@ fn frag_text(i: &Item) -> &str {
     }
 }
 
-fn build(pat: &str, reverse: bool, start: StartKind, name: &str) -> Result<Dfa, LgrError> {
+/// Bounds on the automata one rule may build, so that a hostile or broken
+/// LGR (`<class property="gc:L" count="9999"/>`) is refused quickly rather
+/// than compiled for minutes. ICANN's largest LGRs stay far below them.
+const NFA_SIZE_LIMIT: usize = 4 << 20;
+const DFA_SIZE_LIMIT: usize = 16 << 20;
+
+fn build(pat: &str, reverse: bool, start: StartKind) -> Result<Dfa, LgrError> {
     dense::Builder::new()
-        .configure(dense::DFA::config().start_kind(start).minimize(false))
+        .configure(
+            dense::DFA::config()
+                .start_kind(start)
+                .minimize(false)
+                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+        )
         .syntax(syntax::Config::new().unicode(true).utf8(true))
-        .thompson(thompson::Config::new().reverse(reverse))
+        .thompson(thompson::Config::new().reverse(reverse).nfa_size_limit(Some(NFA_SIZE_LIMIT)))
         .build(pat)
-        .map_err(|e| LgrError::new(format!("rule '{name}' does not compile: {e}")))
+        .map_err(|e| {
+            let mut msg = format!("does not compile to an automaton: {e}");
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                msg.push_str(&format!(": {s}"));
+                src = s.source();
+            }
+            LgrError::new(msg)
+        })
 }
 
 fn count_suffix(c: Option<Count>, in_look_behind: bool) -> String {
@@ -253,6 +271,52 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
         self.stack.push(name.to_string());
         Ok(body)
+    }
+
+    /// See [`required_set`]: in a sequence every element that needs a code
+    /// point is necessary, so the smallest of their sets is taken.
+    fn required_seq(&mut self, seq: &[Matcher]) -> Result<Option<CpSet>, LgrError> {
+        let mut best: Option<CpSet> = None;
+        for m in seq {
+            if let Some(s) = self.required_one(m)?
+                && best.as_ref().is_none_or(|b| s.len() < b.len())
+            {
+                best = Some(s);
+            }
+        }
+        Ok(best)
+    }
+
+    fn required_one(&mut self, m: &Matcher) -> Result<Option<CpSet>, LgrError> {
+        let at_least_once = |c: &Option<Count>| c.is_none_or(|c| c.min >= 1);
+        Ok(match m {
+            Matcher::Char(cps, c) if at_least_once(c) => {
+                cps.first().map(|&cp| CpSet::from_ranges(vec![(cp, cp)]))
+            }
+            Matcher::Class(e, c) if at_least_once(c) => {
+                // An empty class compiles to the empty pattern, which
+                // matches the empty string (as in the reference).
+                Some(self.res.class_set(e)?).filter(|s| !s.is_empty())
+            }
+            Matcher::Seq(s, c) if at_least_once(c) => self.required_seq(s)?,
+            Matcher::RuleRef(n, c) if at_least_once(c) => {
+                let body = self.enter(n)?;
+                let r = self.required_seq(body);
+                self.stack.pop();
+                r?
+            }
+            Matcher::Choice(alts, c) if at_least_once(c) => {
+                let mut u = CpSet::new();
+                for a in alts {
+                    match self.required_one(a)? {
+                        Some(s) => u = u.union(&s),
+                        None => return Ok(None),
+                    }
+                }
+                Some(u)
+            }
+            _ => None,
+        })
     }
 
     /// Would the reference implementation's pattern for `seq` be the empty
@@ -306,10 +370,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         for m in seq {
             let options = self.expand_one(m)?;
             if acc.len() * options.len() > MAX_ALTS {
-                return Err(LgrError::new(format!(
-                    "rule '{}' expands to more than {MAX_ALTS} alternatives",
-                    self.stack[0]
-                )));
+                return Err(LgrError::new(format!("expands to more than {MAX_ALTS} alternatives")));
             }
             let mut next = Vec::with_capacity(acc.len() * options.len());
             for a in &acc {
@@ -357,10 +418,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 }
                 Ok(out)
             }
-            _ => Err(LgrError::new(format!(
-                "rule '{}': a 'count' may not apply to an element containing an anchor or look-around",
-                self.stack[0]
-            ))),
+            _ => Err(LgrError::new(
+                "a 'count' may not apply to an element containing an anchor or look-around",
+            )),
         }
     }
 
@@ -368,10 +428,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         let mut s = String::new();
         for m in seq {
             if self.special(m)? {
-                return Err(LgrError::new(format!(
-                    "rule '{}': anchors and look-around may not be nested in look-around",
-                    self.stack[0]
-                )));
+                return Err(LgrError::new(
+                    "anchors and look-around may not be nested in look-around",
+                ));
             }
             s.push_str(&self.pattern(m, lb)?);
         }
@@ -413,10 +472,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 format!("(?:{}){}", parts.join("|"), count_suffix(*c, lb))
             }
             Matcher::Anchor | Matcher::LookAhead(_) | Matcher::LookBehind(_) => {
-                return Err(LgrError::new(format!(
-                    "rule '{}': anchors and look-around may not be nested here",
-                    self.stack[0]
-                )));
+                return Err(LgrError::new("anchors and look-around may not be nested here"));
             }
         })
     }

@@ -1,49 +1,140 @@
 //! Older table formats into the RFC 7940 model: RFC 3743 IDN tables and
 //! one-code-point-per-line lists.
 //!
-//! RFC 3743 §5 lines read `U+0915|U+0915|U+0916` (valid code point or
-//! sequence, preferred variant, other variants), `#` starts a comment; plain
-//! lists carry `0915`, `U+0915`, `0915 093C` or ranges `0966-096F`, one per
-//! line. Variants become `<var>` entries in both directions (RFC 8228 §5
-//! symmetry), of type `blocked` except the preferred variant, `allocatable`.
+//! An RFC 3743 §5 entry reads `56E2(1);56E2(1);5718(2)`: the code point (or
+//! space-separated sequence) with optional reference numbers in
+//! parentheses, then the preferred variants, then the character variants,
+//! each a comma-separated set; `#` starts a comment, and `Version` /
+//! `Reference` lines give metadata. Registries also write the code points
+//! as `U+0915` and separate columns with `|` (`U+0915|U+0915`).
+//!
+//! A list has one code point, sequence (`0915 093C`) or range (`0966-096F`,
+//! `U+0966..U+096F`) per line; whatever follows the first tab or the code
+//! points (a glyph, a character name) is ignored. Lines that do not start
+//! with a code point (prose of a policy document) are skipped, as ICANN's
+//! lgr-core does.
+//!
+//! Variants become `<var>` entries in both directions (RFC 8228 §5
+//! symmetry). A preferred variant gets type `activated` (RFC 7940 §7.3:
+//! "the same as a Preferred Variant [RFC3743]"), a character variant type
+//! `blocked` (lgr-core leaves these untyped, which makes variant labels
+//! `valid`; RFC 3743 reserves them). A variant that is not itself listed is
+//! added with a reflexive `out-of-repertoire-var` variant, and a label
+//! containing it is made invalid by an action, as ICANN's LGRs do.
 
 use super::model::*;
 use crate::error::LgrError;
+use std::collections::HashMap;
 
-fn cp(s: &str, line: u32) -> Result<Cp, LgrError> {
-    let t = s.trim();
-    let t = t
-        .strip_prefix("U+")
-        .or_else(|| t.strip_prefix("u+"))
-        .or_else(|| t.strip_prefix("0x"))
-        .unwrap_or(t);
-    let ok = (1..=6).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_hexdigit());
-    match ok.then(|| u32::from_str_radix(t, 16).ok()).flatten() {
-        Some(v) if v <= 0x10FFFF && !(0xD800..=0xDFFF).contains(&v) => Ok(v),
-        _ => Err(LgrError::new(format!("bad code point '{s}'")).at(line, 0).element("table")),
+type R<T> = Result<T, LgrError>;
+
+fn err(line: u32, msg: impl Into<String>) -> LgrError {
+    LgrError::new(msg).at(line, 0).element("table")
+}
+
+/// A code point token: `0915`, `U+0915` (4 to 6 hex digits), with an
+/// optional RFC 3743 reference suffix `(1,2)`. `Ok(None)` when the token is
+/// not written as a code point at all.
+fn cp_token(tok: &str, line: u32) -> R<Option<Cp>> {
+    let t = match tok.find('(') {
+        Some(i) if tok.ends_with(')') => &tok[..i],
+        _ => tok,
+    };
+    let (prefixed, hex) = match t.strip_prefix("U+").or_else(|| t.strip_prefix("u+")) {
+        Some(h) => (true, h),
+        None => (false, t),
+    };
+    let is_hex = !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    let well_formed = is_hex && (4..=6).contains(&hex.len());
+    if !prefixed && !well_formed {
+        return Ok(None);
+    }
+    if !well_formed {
+        return Err(err(line, format!("bad code point '{tok}' (4 to 6 hex digits)")));
+    }
+    let v =
+        u32::from_str_radix(hex, 16).map_err(|_| err(line, format!("bad code point '{tok}'")))?;
+    if v > 0x10FFFF {
+        return Err(err(line, format!("code point '{tok}' is beyond U+10FFFF")));
+    }
+    if (0xD800..=0xDFFF).contains(&v) {
+        return Err(err(line, format!("code point '{tok}' is a surrogate")));
+    }
+    Ok(Some(v))
+}
+
+/// A range token `0966-096F` or `U+0966..U+096F`, if the token is one.
+fn range_token(tok: &str, line: u32) -> R<Option<(Cp, Cp)>> {
+    let Some((a, b)) = tok.split_once("..").or_else(|| tok.split_once('-')) else {
+        return Ok(None);
+    };
+    let (Some(a), Some(b)) = (cp_token(a, line)?, cp_token(b, line)?) else {
+        return Ok(None);
+    };
+    if a > b {
+        return Err(err(line, format!("reversed range '{tok}': first code point above last")));
+    }
+    Ok(Some((a, b)))
+}
+
+/// The leading code point tokens of `s` (space-separated), ignoring what
+/// follows them. Errors when a token written as a code point is bad.
+fn leading_seq(s: &str, line: u32) -> R<Vec<Cp>> {
+    let mut out = Vec::new();
+    for tok in s.split_ascii_whitespace() {
+        match cp_token(tok, line)? {
+            Some(c) => out.push(c),
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+/// A variant set: comma-separated code points or sequences.
+fn variant_set(col: &str, line: u32) -> R<Vec<Vec<Cp>>> {
+    let mut out = Vec::new();
+    for item in col.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let mut seq = Vec::new();
+        for tok in item.split_ascii_whitespace() {
+            match cp_token(tok, line)? {
+                Some(c) => seq.push(c),
+                None => {
+                    return Err(err(
+                        line,
+                        format!("bad variant '{item}': '{tok}' is not a code point"),
+                    ));
+                }
+            }
+        }
+        out.push(seq);
+    }
+    Ok(out)
+}
+
+fn new_char(cps: Vec<Cp>, line: u32, comment: Option<String>) -> CharDef {
+    CharDef {
+        cps,
+        when: None,
+        not_when: None,
+        tags: Vec::new(),
+        comment,
+        variants: Vec::new(),
+        from_range: false,
+        line,
     }
 }
 
-fn seq(s: &str, line: u32) -> Result<Vec<Cp>, LgrError> {
-    let v: Vec<Cp> = s
-        .split([' ', '\t'])
-        .filter(|p| !p.is_empty())
-        .map(|p| cp(p, line))
-        .collect::<Result<_, _>>()?;
-    if v.is_empty() {
-        return Err(LgrError::new("empty code point sequence").at(line, 0).element("table"));
-    }
-    Ok(v)
-}
-
-/// Parses a table or list.
+/// Parses a table or list (see the module documentation).
 ///
 /// # Errors
-/// A line that is neither form, or a code point defined twice.
+/// A code point that is malformed, beyond U+10FFFF or a surrogate, a
+/// reversed range, a bad variant, or a code point listed twice, with the
+/// line number; a text with no code point at all.
 pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut doc = LgrDoc::default();
-    let mut pos: std::collections::HashMap<Vec<Cp>, usize> = std::collections::HashMap::new();
+    let mut pos: HashMap<Vec<Cp>, usize> = HashMap::new();
+    // (element, variant, type, line)
     let mut pairs: Vec<(Vec<Cp>, Vec<Cp>, &'static str, u32)> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = n as u32 + 1;
@@ -51,104 +142,119 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         if body.is_empty() {
             continue;
         }
-        // Lines of RFC 3743 tables usually start with U+; prose lines of a
-        // policy document do not, and are skipped.
-        let first = body.split(['|', ';', ' ', '\t']).next().unwrap_or("");
-        let looks_cp =
-            first.strip_prefix("U+").or_else(|| first.strip_prefix("u+")).unwrap_or(first);
-        let is_range = looks_cp
-            .split_once('-')
-            .is_some_and(|(a, b)| cp(a, line).is_ok() && cp(b, line).is_ok());
-        if !is_range && cp(looks_cp, line).is_err() {
-            if body.contains('|') {
-                return Err(LgrError::new(format!("bad table line '{body}'"))
-                    .at(line, 0)
-                    .element("table"));
+        if let Some(rest) = body.strip_prefix("Version ") {
+            let mut it = rest.split_ascii_whitespace();
+            doc.meta.version = it.next().map(str::to_string);
+            doc.meta.date = it.next().map(str::to_string);
+            continue;
+        }
+        if let Some(rest) = body.strip_prefix("Reference ") {
+            if let Some((id, value)) = rest.trim().split_once(char::is_whitespace) {
+                doc.meta.references.push((id.to_string(), value.trim().to_string(), None));
             }
             continue;
         }
-        let mut cols = body.split(['|', ';']);
-        let base_s = cols.next().unwrap_or("");
-        let base: Vec<Vec<Cp>> = match base_s.split_once('-') {
-            Some((a, b)) if !a.contains(' ') => {
-                let (a, b) = (cp(a, line)?, cp(b, line)?);
-                if a > b {
-                    return Err(LgrError::new(format!("reversed range '{base_s}'"))
-                        .at(line, 0)
-                        .element("table"));
+        let mut cols = body.split([';', '|']);
+        let first_col = cols.next().unwrap_or("").trim();
+        // A list line may carry a glyph and a name after a tab.
+        let first_field = first_col.split('\t').next().unwrap_or("").trim();
+        let first_tok = first_field.split_ascii_whitespace().next().unwrap_or("");
+        let base: Vec<Vec<Cp>> = if let Some((a, b)) = range_token(first_tok, line)? {
+            (a..=b).filter(|c| !(0xD800..=0xDFFF).contains(c)).map(|c| vec![c]).collect()
+        } else {
+            let seq = leading_seq(first_field, line)?;
+            if seq.is_empty() {
+                if body.contains('|') {
+                    // Table columns, but no code point first.
+                    return Err(err(line, format!("bad table line '{body}': no code point first")));
                 }
-                (a..=b).filter(|c| !(0xD800..=0xDFFF).contains(c)).map(|c| vec![c]).collect()
+                continue; // prose
             }
-            _ => vec![seq(base_s, line)?],
+            vec![seq]
         };
-        let variant_cols: Vec<&str> = cols.collect();
         for b in &base {
-            if pos.contains_key(b) {
-                continue;
+            if let Some(&i) = pos.get(b) {
+                let first = doc.chars[i].line;
+                return Err(err(
+                    line,
+                    format!("{} is listed twice (first on line {first})", super::fmt_cps(b)),
+                ));
             }
             pos.insert(b.clone(), doc.chars.len());
-            doc.chars.push(CharDef {
-                cps: b.clone(),
-                when: None,
-                not_when: None,
-                tags: Vec::new(),
-                comment: None,
-                variants: Vec::new(),
-                from_range: false,
-                line,
-            });
+            doc.chars.push(new_char(b.clone(), line, None));
         }
-        if base.len() == 1 {
-            for (k, col) in variant_cols.iter().enumerate() {
-                for v in col.split(':').filter(|v| !v.trim().is_empty()) {
-                    let vcps = seq(v, line)?;
-                    if vcps != base[0] {
-                        pairs.push((
-                            base[0].clone(),
-                            vcps,
-                            if k == 0 { "allocatable" } else { "blocked" },
-                            line,
-                        ));
-                    }
+        let variant_cols: Vec<&str> = cols.collect();
+        if !variant_cols.is_empty() && base.len() != 1 {
+            return Err(err(line, "a range may not have variants"));
+        }
+        for (k, col) in variant_cols.iter().enumerate().take(2) {
+            for v in variant_set(col, line)? {
+                if v != base[0] {
+                    pairs.push((
+                        base[0].clone(),
+                        v,
+                        if k == 0 { "activated" } else { "blocked" },
+                        line,
+                    ));
                 }
             }
         }
+        if variant_cols.len() > 2 {
+            return Err(err(line, format!("too many columns in '{body}' (at most 3)")));
+        }
     }
-    for (a, b, typ, line) in pairs {
-        for (x, y) in [(&a, &b), (&b, &a)] {
-            let i = match pos.get(x) {
-                Some(&i) => i,
-                None => {
-                    pos.insert(x.clone(), doc.chars.len());
-                    doc.chars.push(CharDef {
-                        cps: x.clone(),
-                        when: None,
-                        not_when: None,
-                        tags: Vec::new(),
-                        comment: Some("variant target only".into()),
-                        variants: Vec::new(),
-                        from_range: false,
-                        line,
-                    });
-                    doc.chars.len() - 1
-                }
-            };
-            if !doc.chars[i].variants.iter().any(|v| v.cps == *y) {
-                doc.chars[i].variants.push(VarDef {
-                    cps: y.clone(),
-                    typ: Some(typ.to_string()),
+    if doc.chars.is_empty() {
+        return Err(LgrError::new(
+            "no code point found: neither an RFC 3743 table nor a code point list",
+        )
+        .at(1, 0)
+        .element("table"));
+    }
+    // Explicit pairs first, then their mirror images where the table does
+    // not give that direction itself (the explicit type wins).
+    let mirrored: Vec<_> =
+        pairs.iter().map(|(a, b, t, l)| (b.clone(), a.clone(), *t, *l)).collect();
+    let mut out_of_repertoire = false;
+    for (x, y, typ, line) in pairs.into_iter().chain(mirrored) {
+        let i = match pos.get(&x) {
+            Some(&i) => i,
+            None => {
+                out_of_repertoire = true;
+                pos.insert(x.clone(), doc.chars.len());
+                let mut c = new_char(x.clone(), line, Some("variant target only".into()));
+                c.variants.push(VarDef {
+                    cps: x,
+                    typ: Some("out-of-repertoire-var".into()),
                     when: None,
                     not_when: None,
                     comment: None,
                     line,
                 });
+                doc.chars.push(c);
+                doc.chars.len() - 1
             }
+        };
+        // The first line that names a pair decides its type.
+        if !doc.chars[i].variants.iter().any(|v| v.cps == y) {
+            doc.chars[i].variants.push(VarDef {
+                cps: y,
+                typ: Some(typ.to_string()),
+                when: None,
+                not_when: None,
+                comment: None,
+                line,
+            });
         }
     }
-    if doc.chars.is_empty() {
-        return Err(
-            LgrError::new("no code point found: not an RFC 3743 table or code point list").at(1, 0)
-        );
+    if out_of_repertoire {
+        doc.actions.push(ActionDef {
+            disp: "invalid".into(),
+            match_rule: None,
+            not_match_rule: None,
+            variants: Some(VariantCond::Any(vec!["out-of-repertoire-var".into()])),
+            comment: Some("a label with a variant target that is not listed is invalid".into()),
+            line: 0,
+        });
     }
     Ok(doc)
 }

@@ -17,21 +17,48 @@ const NS: &str = "urn:ietf:params:xml:ns:lgr-1.0";
 /// Any malformed XML or RFC 7940 structure, with line:column.
 pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(LgrError::new("empty input: no LGR document").at(1, 1));
+    }
     let opts = ParsingOptions { allow_dtd: false, ..ParsingOptions::default() };
     let doc = Document::parse_with_options(text, opts).map_err(|e| {
         let pos = e.pos();
-        let msg = match e {
+        let (row, col) = (pos.row, pos.col);
+        match e {
             roxmltree::Error::DtdDetected => {
-                "a DOCTYPE is not accepted in an LGR (no DTD, no entities)".to_string()
+                // The parser reports the start of the prolog; point at the
+                // DOCTYPE itself.
+                let (row, col) =
+                    text.find("<!DOCTYPE").map_or((row, col), |off| text_pos(text, off));
+                LgrError::new("a DOCTYPE is not accepted in an LGR (no DTD, no entities)")
+                    .at(row, col)
             }
-            other => format!("malformed XML: {other}"),
-        };
-        LgrError::new(msg).at(pos.row, pos.col)
+            roxmltree::Error::UnexpectedEndOfStream => {
+                let (row, col) = text_pos(text, text.len());
+                LgrError::new("malformed XML: unexpected end of input (truncated document?)")
+                    .at(row, col)
+            }
+            other => {
+                // roxmltree's messages end in " at row:col", which the
+                // position already says.
+                let msg = other.to_string();
+                let msg = msg.strip_suffix(&format!(" at {row}:{col}")).unwrap_or(&msg);
+                LgrError::new(format!("malformed XML: {msg}")).at(row, col)
+            }
+        }
     })?;
     let mut line_starts = vec![0usize];
     line_starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
     let p = Parser { doc: &doc, text, line_starts };
     p.document()
+}
+
+/// 1-based line and column (in characters) of byte offset `off` of `text`.
+fn text_pos(text: &str, off: usize) -> (u32, u32) {
+    let before = text.get(..off).unwrap_or(text);
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line as u32, before[start..].chars().count() as u32 + 1)
 }
 
 struct Parser<'a, 'i> {
@@ -176,8 +203,15 @@ impl<'i> Parser<'_, 'i> {
         let ok = (4..=6).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit());
         let v = if ok { u32::from_str_radix(s, 16).ok() } else { None };
         match v {
-            Some(v) if v <= 0x10FFFF && !(0xD800..=0xDFFF).contains(&v) => Ok(v),
-            _ => Err(self.err(
+            Some(v) if v > 0x10FFFF => {
+                Err(self.err(node, format!("bad code point '{s}': beyond U+10FFFF")))
+            }
+            Some(v) if (0xD800..=0xDFFF).contains(&v) => Err(self.err(
+                node,
+                format!("bad code point '{s}': a surrogate is not a Unicode scalar value"),
+            )),
+            Some(v) => Ok(v),
+            None => Err(self.err(
                 node,
                 format!("bad code point '{s}' (4 to 6 hex digits, a Unicode scalar value)"),
             )),
@@ -408,7 +442,10 @@ impl<'i> Parser<'_, 'i> {
                     }
                 };
                 if a > b {
-                    return Err(self.err(e, format!("reversed range {item} in class")));
+                    return Err(self.err(
+                        e,
+                        format!("reversed range {item} in class: first code point above last"),
+                    ));
                 }
                 ranges.push((a, b));
             }
