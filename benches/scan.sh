@@ -35,8 +35,9 @@ calc() { awk "BEGIN{printf \"%.3f\", $1}"; }
 run() { # prints "seconds peak_kb" of one run of "$@"
   local t0 t1 rss
   t0=$(now)
-  rss=$( { /usr/bin/time -f '%M' "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -1 || true)
+  /usr/bin/time -o "$DIR/time.out" -f '%M' "$@" > /dev/null 2>&1 || true
   t1=$(now)
+  rss=$(tail -1 "$DIR/time.out")
   echo "$(calc "$t1 - $t0") $rss"
 }
 
