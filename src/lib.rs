@@ -7,3 +7,6 @@ pub mod lgr;
 
 pub use error::LgrError;
 pub mod builtin;
+pub mod idna2008;
+pub mod input;
+pub mod scan;

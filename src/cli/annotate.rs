@@ -1,12 +1,12 @@
-//! `lgrscan annotate`: one record per input label line.
+//! `lgrscan annotate`: one record per input label, judged by one LGR.
 
 use super::{RecordFormat, RecordWriter};
 use anyhow::Context;
 use lgrscan::builtin;
+use lgrscan::input::{self, Input, InputFormat, MmapChoice, Strictness};
 use lgrscan::lgr::{Label, Lgr};
 use rayon::prelude::*;
 use std::io::Read;
-use std::path::PathBuf;
 
 const FIELDS: &[&str] =
     &["line", "input", "ulabel", "alabel", "lgr", "disposition", "reason", "index"];
@@ -20,67 +20,48 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "tsv")]
     format: RecordFormat,
     /// Take each line as its code points exactly: no A-label decoding, no
-    /// case folding, no normalisation (as the reference results do).
+    /// case folding, no normalisation, no IDNA2008 checks (as the reference
+    /// results do). Reads plain text lines.
     #[arg(long)]
     literal: bool,
     /// Write here instead of stdout.
     #[arg(long, short)]
-    output: Option<PathBuf>,
+    output: Option<std::path::PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// A file of labels, one per line (U-labels or A-labels); `-` or none
-    /// reads standard input. Blank lines and `#` comments give no record.
-    labels: Option<PathBuf>,
+    /// How index labels test variant context rules: `reference` (as ICANN's
+    /// lgr-core, the default) or `rfc7940`.
+    #[arg(long, value_enum, default_value = "reference")]
+    index_mode: super::IndexModeArg,
+    /// Input format (default: detected from the content of each file).
+    #[arg(long, value_parser = ["zone", "list", "csv"])]
+    input_format: Option<String>,
+    /// The zone apex (default: the first $ORIGIN, else the SOA owner).
+    #[arg(long)]
+    origin: Option<String>,
+    /// Stop at the first malformed input line.
+    #[arg(long)]
+    strict: bool,
+    /// Label lists (U-labels or A-labels, one per line), zone files, CSV
+    /// files, `.gz`; `-` or none reads standard input. Blank lines and `#`
+    /// comments give no record.
+    inputs: Vec<String>,
 }
 
-/// The forms of one input label.
-struct Forms {
-    ulabel: String,
-    alabel: String,
-    /// A problem converting it; the label is then invalid.
-    problem: Option<String>,
-}
-
-fn forms(input: &str, literal: bool) -> Forms {
-    if literal {
-        let alabel = if input.is_ascii() {
-            input.to_string()
-        } else {
-            idna::punycode::encode_str(input).map(|p| format!("xn--{p}")).unwrap_or_default()
-        };
-        return Forms { ulabel: input.to_string(), alabel, problem: None };
-    }
-    let folded = if input.is_ascii() { input.to_ascii_lowercase() } else { input.to_string() };
-    if let Some(p) = folded.strip_prefix("xn--") {
-        return match idna::punycode::decode_to_string(p) {
-            Some(u) if !u.is_ascii() => Forms { ulabel: u, alabel: folded, problem: None },
-            Some(_) => Forms {
-                ulabel: String::new(),
-                alabel: folded,
-                problem: Some("fake A-label: decodes to ASCII".into()),
-            },
-            None => Forms {
-                ulabel: String::new(),
-                alabel: folded,
-                problem: Some("punycode does not decode".into()),
-            },
-        };
-    }
-    let alabel = if folded.is_ascii() {
-        folded.clone()
-    } else {
-        idna::punycode::encode_str(&folded).map(|p| format!("xn--{p}")).unwrap_or_default()
-    };
-    Forms { ulabel: folded, alabel, problem: None }
-}
-
-fn judge_line(lgr: &Lgr, line: usize, input: &str, literal: bool) -> [String; 8] {
-    let f = forms(input, literal);
-    let (disp, reason, index) = match &f.problem {
-        Some(p) => ("invalid".to_string(), p.clone(), String::new()),
+/// Judges one label; `finding` is an IDNA2008 problem that makes it invalid.
+fn record(
+    lgr: &Lgr,
+    line: u64,
+    input: &str,
+    ulabel: &str,
+    alabel: &str,
+    finding: Option<String>,
+) -> [String; 8] {
+    let (disp, reason, index) = match finding {
+        Some(f) => ("invalid".to_string(), f, String::new()),
         None => {
-            let label = Label::from_text(&f.ulabel);
+            let label = Label::from_text(ulabel);
             let v = lgr.judge_label(&label);
             let index = lgr
                 .index_of(&label)
@@ -92,8 +73,8 @@ fn judge_line(lgr: &Lgr, line: usize, input: &str, literal: bool) -> [String; 8]
     [
         line.to_string(),
         input.to_string(),
-        f.ulabel,
-        f.alabel,
+        ulabel.to_string(),
+        alabel.to_string(),
         lgr.name().to_string(),
         disp,
         reason,
@@ -101,36 +82,82 @@ fn judge_line(lgr: &Lgr, line: usize, input: &str, literal: bool) -> [String; 8]
     ]
 }
 
-pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let lgr = builtin::load_spec(&args.lgr).with_context(|| format!("loading LGR {}", args.lgr))?;
+/// `--literal`: every non-blank, non-comment line as its code points.
+fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 8]>> {
     let mut text = String::new();
-    match args.labels.as_deref() {
-        None => {
+    let inputs: Vec<&str> = if args.inputs.is_empty() {
+        vec!["-"]
+    } else {
+        args.inputs.iter().map(String::as_str).collect()
+    };
+    let mut out = Vec::new();
+    for name in inputs {
+        text.clear();
+        if name == "-" {
             std::io::stdin().read_to_string(&mut text).context("reading standard input")?;
-        }
-        Some(p) if p.as_os_str() == "-" => {
-            std::io::stdin().read_to_string(&mut text).context("reading standard input")?;
-        }
-        Some(p) => {
-            let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+        } else {
+            let bytes = std::fs::read(name).with_context(|| format!("reading {name}"))?;
             text = String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: not UTF-8 at byte offset {}",
-                    p.display(),
-                    e.utf8_error().valid_up_to()
-                )
+                anyhow::anyhow!("{name}: not UTF-8 at byte offset {}", e.utf8_error().valid_up_to())
             })?;
         }
+        let lines: Vec<(u64, &str)> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i as u64 + 1, l.trim_end_matches('\r').trim()))
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        out.par_extend(lines.par_iter().map(|&(n, l)| {
+            let alabel = if l.is_ascii() {
+                l.to_string()
+            } else {
+                idna::punycode::encode_str(l).map(|p| format!("xn--{p}")).unwrap_or_default()
+            };
+            record(lgr, n, l, l, &alabel, None)
+        }));
     }
-    let lines: Vec<(usize, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r').trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .collect();
+    Ok(out)
+}
+
+pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
+    let lgr = builtin::load_spec(&args.lgr)
+        .with_context(|| format!("loading LGR {}", args.lgr))?
+        .with_index_mode(args.index_mode.into());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let records: Vec<[String; 8]> = pool
-        .install(|| lines.par_iter().map(|&(n, l)| judge_line(&lgr, n, l, args.literal)).collect());
+    let records = if args.literal {
+        pool.install(|| literal(&args, &lgr))?
+    } else {
+        let format = args
+            .input_format
+            .as_deref()
+            .map(|f| f.parse::<InputFormat>())
+            .transpose()
+            .map_err(anyhow::Error::msg)?;
+        let config = input::Config::new()
+            .format(format)
+            .origin(args.origin.as_deref())
+            .strictness(if args.strict { Strictness::Strict } else { Strictness::Lenient })
+            .ns_targets(input::NsTargets::Skip)
+            // SAFETY: mapped inputs must not change while lgrscan runs
+            // (documented in the README, as for `scan`).
+            .mmap(unsafe { MmapChoice::auto() });
+        let inputs: Vec<Input> = if args.inputs.is_empty() {
+            vec![Input::Stdin]
+        } else {
+            args.inputs.iter().map(|a| Input::from_arg(a)).collect()
+        };
+        let labels = input::read(inputs, &config).context("reading input")?;
+        pool.install(|| {
+            (0..labels.len())
+                .into_par_iter()
+                .filter_map(|i| labels.get(i))
+                .map(|l| {
+                    let f = l.finding().map(ToString::to_string);
+                    record(&lgr, u64::from(l.line()), &l.original_text(), l.ulabel(), l.alabel(), f)
+                })
+                .collect()
+        })
+    };
     let mut w = RecordWriter::new(super::output(args.output.as_deref())?, args.format, FIELDS)?;
     for r in &records {
         let v: Vec<&str> = r.iter().map(String::as_str).collect();

@@ -3,6 +3,11 @@
 //! calls and results into output.
 
 mod annotate;
+mod builtins;
+mod explain;
+mod lgr_info;
+mod progress;
+mod scan;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +30,15 @@ pub struct Cli {
 enum Command {
     /// Judge each label of a list against one LGR: disposition, reason and index label.
     Annotate(annotate::Args),
+    /// Audit a zone or label list: invalid labels and variant collisions.
+    Scan(scan::Args),
+    /// List the LGRs embedded in the binary.
+    Builtins(builtins::Args),
+    /// Inspect one LGR.
+    #[command(subcommand)]
+    Lgr(lgr_info::LgrCommand),
+    /// Explain one label: code points, verdicts, index label, variants.
+    Explain(explain::Args),
 }
 
 /// Parses the command line and runs the command.
@@ -39,6 +53,31 @@ pub fn run() -> anyhow::Result<ExitCode> {
     };
     match cli.command {
         Command::Annotate(a) => annotate::run(a),
+        Command::Scan(a) => scan::run(a),
+        Command::Builtins(a) => builtins::run(a),
+        Command::Lgr(c) => lgr_info::run(c),
+        Command::Explain(a) => explain::run(a),
+    }
+}
+
+/// How index labels test variant context rules (`--index-mode`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IndexModeArg {
+    /// As ICANN's lgr-core computes them (agrees with its published results).
+    #[default]
+    Reference,
+    /// As RFC 7940 §8.5 / RZ-LGR §5.5.4 read: a variant's context rule is
+    /// tested on the input label at the variant's own position. Finds
+    /// collisions the reference misses (e.g. भारत / भा़रत).
+    Rfc7940,
+}
+
+impl From<IndexModeArg> for lgrscan::lgr::IndexMode {
+    fn from(m: IndexModeArg) -> Self {
+        match m {
+            IndexModeArg::Reference => lgrscan::lgr::IndexMode::Reference,
+            IndexModeArg::Rfc7940 => lgrscan::lgr::IndexMode::Rfc7940,
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 //! Semantics follow ICANN's reference implementation (lgr-core) wherever the
 //! RFC leaves a choice, so results agree with it row for row.
 
+pub mod check;
 mod cpset;
 mod eval;
 mod merge;
@@ -25,6 +26,7 @@ mod variants;
 mod xml;
 
 pub use cpset::CpSet;
+
 pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
 pub use merge::merge;
 pub use props::UNICODE_VERSION;
@@ -37,16 +39,22 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A small, fast hasher for code point keys.
+/// A small, fast, non-cryptographic hasher (FxHash style) for code point
+/// and short byte keys; not for keys an attacker chooses in bulk.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct CpHasher(u64);
+pub struct CpHasher(u64);
 
 impl Hasher for CpHasher {
     fn finish(&self) -> u64 {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        for &b in chunks.remainder() {
             self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
     }
@@ -119,6 +127,7 @@ pub struct Lgr {
     pub(crate) actions: Vec<Action>,
     pub(crate) n_doc_actions: usize,
     pub(crate) index_mode: IndexMode,
+    ascii_classes: [u16; 128],
 }
 
 /// The five default actions RFC 7940 §7.3 appends to every LGR, with the
@@ -452,6 +461,7 @@ impl Lgr {
             });
         }
         let rule_names = doc.rules.iter().map(|r| r.name.clone()).collect();
+        let ascii_classes = ascii_classes(&doc, &resolver, &chars, &by_first)?;
         drop(resolver);
         Ok(Lgr {
             name: name.to_string(),
@@ -465,6 +475,7 @@ impl Lgr {
             actions,
             n_doc_actions,
             index_mode: IndexMode::default(),
+            ascii_classes,
         })
     }
 
@@ -506,6 +517,34 @@ impl Lgr {
         self.by_first.contains_key(&cp)
     }
 
+    /// True when every element made only of ASCII code points is a single
+    /// code point with no variant smaller than itself, so that the index
+    /// label (RFC 7940 §8.5) of an all-ASCII label is the label itself or
+    /// none (elements with non-ASCII code points cannot match in it).
+    pub fn ascii_is_own_index(&self) -> bool {
+        (0u32..0x80).all(|cp| {
+            self.chars_from(cp).iter().all(|&ci| {
+                let c = &self.chars[ci as usize];
+                !c.cps.iter().all(|&x| x < 0x80)
+                    || (c.cps.len() == 1 && c.vars.iter().all(|v| v.cps[..] >= c.cps[..]))
+            })
+        })
+    }
+
+    /// Equivalence classes of the ASCII code points for judging (RFC 7940
+    /// §8.1, §8.3): two code points share a class (a value ≥ 128) when each
+    /// is a single-code-point element with the same context rule, no
+    /// reflexive variant, and the same membership in every class and
+    /// literal any rule uses, so no rule or action can tell them apart;
+    /// code points that start no element share [`ABSENT`]; any other code
+    /// point is its own class (its own value). The eligibility, disposition
+    /// and deciding action of an all-ASCII label are therefore a function
+    /// of its string of classes (a repertoire failure's text still names
+    /// the code points).
+    pub fn ascii_classes(&self) -> &[u16; 128] {
+        &self.ascii_classes
+    }
+
     /// Number of repertoire elements (code points and sequences, ranges
     /// expanded), including out-of-repertoire variant targets.
     pub fn element_count(&self) -> usize {
@@ -521,6 +560,67 @@ impl Lgr {
         v.sort_unstable();
         v
     }
+}
+
+/// The class [`Lgr::ascii_classes`] gives code points that start no element.
+pub const ABSENT: u16 = u16::MAX;
+
+/// Computes [`Lgr::ascii_classes`].
+fn ascii_classes(
+    doc: &LgrDoc,
+    resolver: &ClassResolver<'_>,
+    chars: &[Char],
+    by_first: &CpMap<Box<[u32]>>,
+) -> Result<[u16; 128], LgrError> {
+    // The sets rules can tell code points apart by.
+    fn walk(m: &[Matcher], r: &ClassResolver<'_>, atoms: &mut Vec<CpSet>) -> Result<(), LgrError> {
+        for x in m {
+            match x {
+                Matcher::Class(e, _) => atoms.push(r.eval(e)?),
+                Matcher::Char(cps, _) => {
+                    atoms.extend(cps.iter().map(|&c| CpSet::from_ranges(vec![(c, c)])))
+                }
+                Matcher::Seq(s, _)
+                | Matcher::Choice(s, _)
+                | Matcher::LookAhead(s)
+                | Matcher::LookBehind(s) => walk(s, r, atoms)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    let mut atoms = Vec::new();
+    for r in &doc.rules {
+        walk(&r.body, resolver, &mut atoms)?;
+    }
+    let mut out = [0u16; 128];
+    let mut sigs: Vec<(Ctx, Vec<bool>)> = Vec::new();
+    for cp in 0u32..128 {
+        out[cp as usize] = if by_first.contains_key(&cp) { cp as u16 } else { ABSENT };
+        let ids: Vec<&Char> = by_first
+            .get(&cp)
+            .map(|v| {
+                v.iter()
+                    .map(|&i| &chars[i as usize])
+                    .filter(|c| c.cps.iter().all(|&x| x < 0x80))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let [c] = ids[..] else { continue };
+        if c.cps.len() != 1 || !c.reflexive.is_empty() {
+            continue;
+        }
+        let sig = (c.ctx, atoms.iter().map(|a| a.contains(cp)).collect::<Vec<bool>>());
+        let id = match sigs.iter().position(|s| *s == sig) {
+            Some(i) => i,
+            None => {
+                sigs.push(sig);
+                sigs.len() - 1
+            }
+        };
+        out[cp as usize] = 128 + id as u16;
+    }
+    Ok(out)
 }
 
 struct ClassResolver<'a> {

@@ -252,6 +252,36 @@ impl Lgr {
         Ok(out)
     }
 
+    /// The first `n` distinct variant labels of `cps` other than `cps`
+    /// itself, in the order [`Lgr::variants`] gives them, with their
+    /// dispositions. Generation stops once `n` are found, so this is cheap
+    /// even when the variant space is huge (see [`Lgr::variant_estimate`]
+    /// for its size).
+    pub fn first_variants(&self, cps: &[u32], n: usize) -> Vec<VariantLabel<'_>> {
+        let mut seen: HashSet<Vec<u32>> = HashSet::new();
+        let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut g = Gen {
+            orig: cps,
+            target: None,
+            prefix: Vec::new(),
+            scratch: Label::default(),
+            buf: Vec::new(),
+        };
+        self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
+            if v != cps && seen.insert(v.to_vec()) {
+                raw.push((v.to_vec(), s, o));
+                if raw.len() >= n {
+                    return Flow::Stop;
+                }
+            }
+            Flow::Go
+        });
+        raw.into_iter().map(|(v, s, o)| self.judge_variant(cps, &v, s, o)).collect()
+    }
+
     /// The disposition of `other` as a variant of `label` (RFC 7940 §8.3),
     /// or `None` when `other` is not generated as one of its variants. Only
     /// the branches that can produce `other` are explored, so this is cheap

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# End-to-end scan workloads of issue #4 ("Speed and memory").
+#
+# W1: a CZDS-profile zone of N names (default 10 million) with 2% IDN labels
+#     (Devanagari, Hindi and Khmer words, digits in ASCII, Devanagari and
+#     Khmer), scanned with the built-in set; compared with `wc -l` on the
+#     same file, with peak RSS, at 1 and 2 threads.
+# W2: 1 million IDN labels scanned with ICANN's 2nd-level Devanagari and
+#     Khmer LGRs and the 2nd-level common LGR as --variants, at 1 and 2
+#     threads (labels/s).
+#
+# Inputs are generated with a fixed seed by examples/gen_zone.rs from
+# ../shared/golden/corpus.tsv (never committed).
+#
+# Usage: benches/scan.sh [W1_NAMES] [W2_LABELS]   (defaults: 10000000 1000000)
+# Env: CARGO_TARGET_DIR (default: target), LGRSCAN_REFERENCE_DIR (default: ../shared)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N1=${1:-10000000}
+N2=${2:-1000000}
+TARGET=${CARGO_TARGET_DIR:-target}
+REF=${LGRSCAN_REFERENCE_DIR:-../shared}
+DIR=$TARGET/bench
+mkdir -p "$DIR"
+cargo build --release --quiet --bin lgrscan --example gen_zone
+BIN=$TARGET/release/lgrscan
+W1=$DIR/w1-$N1.zone
+W2=$DIR/w2-$N2.list
+[ -s "$W1" ] || "$TARGET/release/examples/gen_zone" czds "$N1" 2 "$W1" "$REF/golden/corpus.tsv"
+[ -s "$W2" ] || "$TARGET/release/examples/gen_zone" idn "$N2" "$W2" "$REF/golden/corpus.tsv"
+cat "$W1" "$W2" > /dev/null   # warm the page cache
+
+now() { date +%s.%N; }
+calc() { awk "BEGIN{printf \"%.3f\", $1}"; }
+run() { # prints "seconds peak_kb" of one run of "$@"
+  local t0 t1 rss
+  t0=$(now)
+  rss=$( { /usr/bin/time -f '%M' "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -1 || true)
+  t1=$(now)
+  echo "$(calc "$t1 - $t0") $rss"
+}
+
+echo "load: $(uptime)"
+size=$(stat -c %s "$W1")
+wc_s=$(run wc -l "$W1" | cut -d' ' -f1)
+printf 'W1 %s: %d bytes, %s lines\n' "$W1" "$size" "$(wc -l < "$W1")"
+printf '  wc -l           %6.3f s\n' "$wc_s"
+declare -A w1
+for t in 1 2; do
+  read -r s kb < <(run "$BIN" scan "$W1" --threads "$t" -q --format csv -o "$DIR/w1-$t.csv")
+  w1[$t]=$s
+  printf '  scan, %d thread  %6.3f s  %.2f M names/s  ratio to wc -l %.1f  peak RSS %d MB\n' \
+    "$t" "$s" "$(calc "$N1 / $s / 1e6")" "$(calc "$s / $wc_s")" "$((kb / 1024))"
+done
+cmp -s "$DIR/w1-1.csv" "$DIR/w1-2.csv" && echo "  1 and 2 threads: identical output"
+printf '  speed-up 1 -> 2 threads: %.2f\n' "$(calc "${w1[1]} / ${w1[2]}")"
+
+L=$REF/lgr
+declare -A w2
+printf 'W2 %s: %d IDN labels\n' "$W2" "$N2"
+for t in 1 2; do
+  read -r s kb < <(run "$BIN" scan "$W2" --input-format list --threads "$t" -q --format csv \
+    --lgr "$L/lgr-second-level-devanagari-script-31may22-en.xml" \
+    --lgr "$L/lgr-second-level-khmer-script-31may22-en.xml" \
+    --variants "$L/lgr-second-level-common-31may22-en.xml" -o "$DIR/w2-$t.csv")
+  w2[$t]=$s
+  printf '  scan, %d thread  %6.3f s  %.0f labels/s  peak RSS %d MB\n' "$t" "$s" "$(calc "$N2 / $s")" "$((kb / 1024))"
+done
+cmp -s "$DIR/w2-1.csv" "$DIR/w2-2.csv" && echo "  1 and 2 threads: identical output"
+printf '  speed-up 1 -> 2 threads: %.2f\n' "$(calc "${w2[1]} / ${w2[2]}")"

@@ -1,0 +1,172 @@
+//! Generates benchmark inputs with a fixed seed (nothing large is committed).
+//!
+//! `gen_zone czds N IDN_PERCENT OUT [CORPUS]`: a CZDS-profile zone of N
+//! registered names under `tld.`, IDN_PERCENT of them IDN labels built from
+//! the Devanagari, Hindi and Khmer words and the digits of CORPUS (default
+//! ../shared/golden/corpus.tsv), with ASCII, Devanagari and Khmer digit
+//! strings so that cross-script collisions occur; each name has two NS
+//! records and some have glue, as real dumps do.
+//!
+//! `gen_zone idn N OUT [CORPUS]`: a label list of N IDN labels (Devanagari,
+//! Hindi and Khmer words with digit and word suffixes).
+
+use std::io::{BufWriter, Write};
+
+/// xorshift64*: a small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn words(corpus: &str) -> (Vec<String>, Vec<String>) {
+    let text = std::fs::read_to_string(corpus).unwrap_or_else(|e| panic!("{corpus}: {e}"));
+    let (mut deva, mut khmr) = (Vec::new(), Vec::new());
+    for line in text.lines().skip(1) {
+        let mut f = line.split('\t');
+        let (Some(label), _, Some(cat)) = (f.next(), f.next(), f.next()) else { continue };
+        if cat.starts_with("word:hi") && !cat.contains("raw") {
+            deva.push(label.to_string());
+        } else if cat.starts_with("word:km") || cat.starts_with("word:khm") {
+            khmr.push(label.to_string());
+        }
+    }
+    assert!(!deva.is_empty() && !khmr.is_empty(), "no Devanagari or Khmer words in {corpus}");
+    (deva, khmr)
+}
+
+const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+
+fn ascii_label(r: &mut Rng, out: &mut String) {
+    let len = 3 + r.below(12);
+    for i in 0..len {
+        let c = if i > 0 && i + 1 < len && r.below(30) == 0 {
+            b'-'
+        } else if r.below(12) == 0 {
+            b'0' + r.below(10) as u8
+        } else {
+            LETTERS[r.below(26)]
+        };
+        out.push(c as char);
+    }
+    if out.as_bytes()[2..].starts_with(b"--") {
+        out.replace_range(2..3, "a");
+    }
+}
+
+fn digits(r: &mut Rng, script: usize, out: &mut String) {
+    let base = [0x30u32, 0x966, 0x17E0][script];
+    for _ in 0..2 + r.below(4) {
+        out.push(char::from_u32(base + r.below(10) as u32).expect("digit"));
+    }
+}
+
+fn idn_label(r: &mut Rng, deva: &[String], khmr: &[String], out: &mut String) {
+    match r.below(10) {
+        0 => {
+            let s = 1 + r.below(2);
+            digits(r, s, out)
+        }
+        1..=5 => {
+            out.push_str(&deva[r.below(deva.len())]);
+            if r.below(2) == 0 {
+                out.push_str(&deva[r.below(deva.len())]);
+            } else {
+                let s = r.below(2);
+                digits(r, s, out);
+            }
+        }
+        _ => {
+            out.push_str(&khmr[r.below(khmr.len())]);
+            if r.below(2) == 0 {
+                out.push_str(&khmr[r.below(khmr.len())]);
+            } else {
+                let s = if r.below(2) == 0 { 0 } else { 2 };
+                digits(r, s, out);
+            }
+        }
+    }
+}
+
+fn alabel(u: &str) -> String {
+    if u.is_ascii() {
+        u.to_string()
+    } else {
+        format!("xn--{}", idna::punycode::encode_str(u).expect("punycode"))
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: gen_zone czds N IDN_PERCENT OUT [CORPUS] | gen_zone idn N OUT [CORPUS]";
+    let mode = args.get(1).expect(usage).as_str();
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut label = String::new();
+    match mode {
+        "czds" => {
+            let pct: usize = args.get(3).and_then(|s| s.parse().ok()).expect(usage);
+            let out = args.get(4).expect(usage);
+            let corpus = args.get(5).map_or("../shared/golden/corpus.tsv", String::as_str);
+            let (deva, khmr) = words(corpus);
+            let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(out)?);
+            writeln!(
+                w,
+                "tld.\t86400\tin\tsoa\ta.nic.tld. hostmaster.nic.tld. 1 1800 900 604800 86400"
+            )?;
+            writeln!(w, "tld.\t172800\tin\tns\ta.nic.tld.")?;
+            let mut seen = std::collections::HashSet::new();
+            let mut names = Vec::with_capacity(n);
+            while names.len() < n {
+                label.clear();
+                if r.below(100) < pct {
+                    idn_label(&mut r, &deva, &khmr, &mut label);
+                } else if r.below(50) == 0 {
+                    digits(&mut r, 0, &mut label);
+                } else {
+                    ascii_label(&mut r, &mut label);
+                }
+                let a = alabel(&label);
+                if a.len() > 63 || !seen.insert(a.clone()) {
+                    continue;
+                }
+                names.push(a);
+            }
+            drop(seen);
+            // CZDS dumps are sorted by owner name.
+            names.sort_unstable();
+            for a in names {
+                writeln!(w, "{a}.tld.\t86400\tin\tns\tns1.dns{}.example.net.", r.below(500))?;
+                writeln!(w, "{a}.tld.\t86400\tin\tns\tns2.dns{}.example.net.", r.below(500))?;
+                if r.below(20) == 0 {
+                    writeln!(w, "ns1.{a}.tld.\t86400\tin\ta\t192.0.2.{}", r.below(250))?;
+                }
+            }
+            w.flush()
+        }
+        "idn" => {
+            let out = args.get(3).expect(usage);
+            let corpus = args.get(4).map_or("../shared/golden/corpus.tsv", String::as_str);
+            let (deva, khmr) = words(corpus);
+            let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(out)?);
+            let mut seen = std::collections::HashSet::new();
+            while seen.len() < n {
+                label.clear();
+                idn_label(&mut r, &deva, &khmr, &mut label);
+                if alabel(&label).len() <= 63 && seen.insert(label.clone()) {
+                    writeln!(w, "{label}")?;
+                }
+            }
+            w.flush()
+        }
+        _ => panic!("{usage}"),
+    }
+}

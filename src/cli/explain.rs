@@ -1,0 +1,211 @@
+//! `lgrscan explain LABEL`: everything the LGRs say about one label: its
+//! code points with their Unicode names and tags, the verdict of each LGR
+//! of the set and why, which LGR judges it, its index label and its
+//! variant labels with their dispositions.
+
+use anyhow::{Context, bail};
+use lgrscan::builtin;
+use lgrscan::lgr::{Lgr, VariantLabel, fmt_cps, hex_cps};
+use std::io::Write;
+
+/// Generation steps tried before a variant listing falls back to the
+/// first `--limit` labels and the estimated size of the variant space.
+const FULL_ENUMERATION_STEPS: usize = 100_000;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// An LGR of the set, in order: an RFC 7940 XML file, an RFC 3743
+    /// table, or builtin:NAME; repeat for more. Default: the built-in set
+    /// (see `lgrscan builtins`).
+    #[arg(long)]
+    lgr: Vec<String>,
+    /// The LGR giving the index label and the variant labels. Default:
+    /// builtin:common with the built-in set, the LGR itself when one
+    /// --lgr is given, else the LGR that judges the label.
+    #[arg(long)]
+    variants: Option<String>,
+    /// List at most this many variant labels (the count is always given).
+    #[arg(long, default_value_t = 100)]
+    limit: usize,
+    /// The label: a U-label, or an A-label (`xn--…`); ASCII letters are
+    /// folded to lower case.
+    label: String,
+}
+
+/// The label's U-label and A-label.
+fn decode(input: &str) -> anyhow::Result<(String, String)> {
+    let folded = input.trim().to_ascii_lowercase();
+    if folded.is_empty() {
+        bail!("empty label");
+    }
+    if let Some(p) = folded.strip_prefix("xn--") {
+        return match idna::punycode::decode_to_string(p) {
+            Some(u) if !u.is_ascii() => Ok((u, folded)),
+            Some(_) => bail!("{input}: fake A-label (decodes to ASCII)"),
+            None => bail!("{input}: punycode does not decode"),
+        };
+    }
+    let alabel = if folded.is_ascii() {
+        folded.clone()
+    } else {
+        idna::punycode::encode_str(&folded).map(|p| format!("xn--{p}")).unwrap_or_default()
+    };
+    Ok((folded, alabel))
+}
+
+fn text(cps: &[u32]) -> String {
+    cps.iter().map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}')).collect()
+}
+
+fn name(cp: u32) -> String {
+    char::from_u32(cp)
+        .and_then(unicode_names2::name)
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| "(no name)".into())
+}
+
+/// The LGR that judges the label: the first under which it is eligible;
+/// if none, the one whose repertoire covers most of its code points
+/// (the first of equals).
+fn judging(lgrs: &[Lgr], cps: &[u32]) -> (usize, &'static str) {
+    if let Some(i) = lgrs.iter().position(|l| l.judge(cps).eligible) {
+        return (i, "the first LGR of the set under which the label is eligible");
+    }
+    let cover = |l: &Lgr| cps.iter().filter(|&&c| l.starts_element(c)).count();
+    let mut best = 0;
+    for (i, l) in lgrs.iter().enumerate() {
+        if cover(l) > cover(&lgrs[best]) {
+            best = i;
+        }
+    }
+    (best, "eligible under none; its repertoire covers most of the label's code points")
+}
+
+fn write_variant(out: &mut dyn Write, lgr: &Lgr, v: &VariantLabel<'_>) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "  {:<11} {}  [{}]  {}",
+        v.disposition,
+        text(&v.cps),
+        hex_cps(&v.cps),
+        lgr.variant_reason_text(v)
+    )
+}
+
+pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
+    let (ulabel, alabel) = decode(&args.label)?;
+    let cps: Vec<u32> = ulabel.chars().map(u32::from).collect();
+    let default_set = args.lgr.is_empty();
+    let specs: Vec<String> = if default_set {
+        builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect()
+    } else {
+        args.lgr.clone()
+    };
+    let lgrs = specs
+        .iter()
+        .map(|s| builtin::load_spec(s).with_context(|| format!("loading LGR {s}")))
+        .collect::<anyhow::Result<Vec<Lgr>>>()?;
+    let (judge, why) = judging(&lgrs, &cps);
+    let variant_spec = match (&args.variants, default_set) {
+        (Some(v), _) => Some(v.clone()),
+        (None, true) => Some(format!("builtin:{}", builtin::DEFAULT_VARIANTS)),
+        (None, false) => None,
+    };
+    let loaded;
+    let vlgr: &Lgr = match &variant_spec {
+        Some(s) => {
+            loaded = builtin::load_spec(s).with_context(|| format!("loading LGR {s}"))?;
+            &loaded
+        }
+        None => &lgrs[judge],
+    };
+
+    let mut out = super::output(None)?;
+    writeln!(out, "label: {ulabel}  (A-label: {alabel})")?;
+    writeln!(out)?;
+    writeln!(out, "code points (tags from {}):", lgrs[judge].name())?;
+    let chars = &lgrs[judge].doc().chars;
+    for &cp in &cps {
+        let tags = match chars.iter().find(|c| c.cps == [cp]) {
+            Some(c) if c.tags.is_empty() => String::new(),
+            Some(c) => format!("  tags: {}", c.tags.join(" ")),
+            None if lgrs[judge].starts_element(cp) => "  (only in sequences)".into(),
+            None => "  (not in repertoire)".into(),
+        };
+        let shown = char::from_u32(cp)
+            .filter(|c| !c.is_control() && !matches!(u32::from(*c), 0x200C | 0x200D))
+            .map(String::from)
+            .unwrap_or_else(|| " ".into());
+        writeln!(out, "  {}  {shown}  {}{tags}", fmt_cps(&[cp]), name(cp))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "verdicts:")?;
+    let width = lgrs.iter().map(|l| l.name().len()).max().unwrap_or(0);
+    for l in &lgrs {
+        let v = l.judge(&cps);
+        writeln!(
+            out,
+            "  {:<width$}  {:<13} {:<11} {}",
+            l.name(),
+            if v.eligible { "eligible" } else { "not eligible" },
+            v.disposition,
+            l.reason_text(&v.reason)
+        )?;
+    }
+    writeln!(out, "judged by: {} ({why})", lgrs[judge].name())?;
+    writeln!(out)?;
+    match vlgr.index_label(&cps) {
+        Some(i) => writeln!(out, "index label ({}): {}  [{}]", vlgr.name(), text(&i), hex_cps(&i))?,
+        None => writeln!(out, "index label ({}): none, not in its repertoire", vlgr.name())?,
+    }
+    match vlgr.variants(&cps, FULL_ENUMERATION_STEPS) {
+        Ok(mut all) => {
+            all.pop(); // the original label comes last
+            // Labels that could be registered or that block come first;
+            // generation order otherwise.
+            all.sort_by_key(|v| v.disposition == "invalid");
+            let mut by_disp: Vec<(&str, usize)> = Vec::new();
+            for v in &all {
+                match by_disp.iter_mut().find(|(d, _)| *d == v.disposition) {
+                    Some((_, n)) => *n += 1,
+                    None => by_disp.push((v.disposition, 1)),
+                }
+            }
+            let counts: Vec<String> = by_disp.iter().map(|(d, n)| format!("{n} {d}")).collect();
+            writeln!(
+                out,
+                "variant labels ({}): {}{}",
+                vlgr.name(),
+                all.len(),
+                if counts.is_empty() { String::new() } else { format!(" ({})", counts.join(", ")) }
+            )?;
+            for v in all.iter().take(args.limit) {
+                write_variant(&mut out, vlgr, v)?;
+            }
+            if all.len() > args.limit {
+                writeln!(
+                    out,
+                    "  ... {} more (--limit {}; {} in all)",
+                    all.len() - args.limit,
+                    args.limit,
+                    all.len()
+                )?;
+            }
+        }
+        Err(e) => {
+            let first = vlgr.first_variants(&cps, args.limit);
+            writeln!(
+                out,
+                "variant labels ({}): about {} (estimated variant space); the first {} shown",
+                vlgr.name(),
+                e.estimate,
+                first.len()
+            )?;
+            for v in &first {
+                write_variant(&mut out, vlgr, v)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(std::process::ExitCode::SUCCESS)
+}

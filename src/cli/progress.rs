@@ -1,0 +1,61 @@
+//! The progress bar (indicatif), the CLI's implementation of
+//! [`lgrscan::scan::Progress`]. Hidden when stderr is not a terminal or with
+//! `--quiet`.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::Mutex;
+
+pub struct Bar {
+    bar: Option<ProgressBar>,
+    phase: Mutex<String>,
+}
+
+impl Bar {
+    pub fn new(show: bool) -> Bar {
+        let bar = show.then(|| {
+            let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {msg}: {human_pos}/{human_len} ({per_sec}, ETA {eta}) {wide_bar}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        });
+        Bar { bar, phase: Mutex::new(String::new()) }
+    }
+
+    pub fn reading(&self, inputs: &[String]) {
+        if let Some(b) = &self.bar {
+            let total: u64 =
+                inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+            b.set_message(format!("reading {} input(s), {} bytes", inputs.len(), total));
+            b.enable_steady_tick(std::time::Duration::from_millis(120));
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl lgrscan::scan::Progress for Bar {
+    fn phase(&self, name: &str, total: u64) {
+        if let Some(b) = &self.bar {
+            if let Ok(mut p) = self.phase.lock() {
+                *p = name.to_string();
+            }
+            b.set_message(name.to_string());
+            b.set_length(total);
+            b.set_position(0);
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(n);
+        }
+    }
+}

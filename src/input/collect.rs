@@ -1,0 +1,420 @@
+//! The collector: turns owner names and label lines into registered
+//! labels, deduplicated, with their forms, NS targets and counts.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
+use super::labels::{CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
+use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
+use crate::idna2008::{self, Forms};
+
+/// Where a record or line is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Loc {
+    pub(crate) source: u32,
+    pub(crate) line: u64,
+    pub(crate) offset: u64,
+}
+
+/// Where the original text of a label is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Orig<'a> {
+    /// In the mapped source at the label's offset, and equal to the octets
+    /// given (no escapes).
+    Mapped,
+    /// Not in a mapped source (or escaped): these bytes.
+    Text(&'a [u8]),
+}
+
+/// How labels are deduplicated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeyMode {
+    /// Zones: the lower-cased octets (DNS name equality, RFC 4343).
+    Octets,
+    /// Lists and CSV: the A-label, so a U-label and its A-label are one.
+    ALabel,
+}
+
+/// What an owner name is relative to the apex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    Apex,
+    Registered(u32),
+    Deeper,
+    Outside,
+}
+
+/// The apex in the forms the parsers need.
+#[derive(Clone, Debug)]
+pub(crate) struct Apex {
+    /// Lower-case labels.
+    pub(crate) labels: Vec<Vec<u8>>,
+    /// Lower-case presentation with trailing dot (`.` for the root).
+    pub(crate) text: String,
+    /// The presentation text when it has no escapes (fast path).
+    pub(crate) plain: Option<Vec<u8>>,
+}
+
+impl Apex {
+    pub(crate) fn new(mut labels: Vec<Vec<u8>>) -> Apex {
+        super::name::lower(&mut labels);
+        let text = super::name::present(&labels);
+        let simple = labels.iter().all(|l| l.iter().all(|&b| b.is_ascii_graphic() && b != b'\\'))
+            && !labels.iter().any(|l| l.contains(&b'.'));
+        Apex { plain: simple.then(|| text.clone().into_bytes()), labels, text }
+    }
+
+    /// Classifies a lower-case absolute name given as labels; for a
+    /// registered label, returns its position (0).
+    pub(crate) fn relation(&self, labels: &[Vec<u8>]) -> Relation {
+        let (n, m) = (labels.len(), self.labels.len());
+        if n < m || labels[n - m..] != self.labels[..] {
+            return Relation::Outside;
+        }
+        match n - m {
+            0 => Relation::Apex,
+            1 => Relation::Registered,
+            _ => Relation::Deeper,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Relation {
+    Apex,
+    Registered,
+    Deeper,
+    Outside,
+}
+
+pub(crate) struct Collector {
+    pub(crate) set: LabelSet,
+    dedup: Dedup,
+    pub(crate) apex: Option<Apex>,
+    strict: bool,
+    pub(crate) collect_ns: bool,
+    ns_pairs: Vec<(u32, u32)>,
+    ns_intern: HashMap<Box<[u8]>, u32, FxBuild>,
+    last_ns: Option<(u32, u32)>,
+    deeper_seen: HashSet<u64, FxBuild>,
+    outside_seen: HashSet<u64, FxBuild>,
+    csv_columns: HashMap<String, u32>,
+}
+
+impl Collector {
+    pub(crate) fn new(strictness: Strictness, ns: NsTargets) -> Collector {
+        Collector {
+            set: LabelSet {
+                records: Vec::new(),
+                forms: Vec::new(),
+                arena: Vec::new(),
+                sources: Vec::new(),
+                ns_index: Vec::new(),
+                ns_targets: Vec::new(),
+                ns_names: Vec::new(),
+                csv_index: Vec::new(),
+                csv_rows: Vec::new(),
+                csv_columns: Vec::new(),
+                apex: None,
+                accounting: Default::default(),
+            },
+            dedup: Dedup::default(),
+            apex: None,
+            strict: strictness == Strictness::Strict,
+            collect_ns: ns == NsTargets::Collect,
+            ns_pairs: Vec::new(),
+            ns_intern: HashMap::default(),
+            last_ns: None,
+            deeper_seen: HashSet::default(),
+            outside_seen: HashSet::default(),
+            csv_columns: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn path(&self, source: u32) -> &Path {
+        self.set.sources.get(source as usize).map_or(Path::new("-"), |s| s.path.as_path())
+    }
+
+    pub(crate) fn set_apex(&mut self, labels: Vec<Vec<u8>>) {
+        if self.apex.is_none() {
+            let apex = Apex::new(labels);
+            self.set.apex = Some(apex.text.clone());
+            self.apex = Some(apex);
+        }
+    }
+
+    /// Records a malformed entry; an error under `--strict`.
+    pub(crate) fn malformed(&mut self, loc: Loc, reason: impl Into<String>) -> Result<(), Error> {
+        let reason = reason.into();
+        if self.strict {
+            let path = self.path(loc.source).to_path_buf();
+            return Err(Error::new(ErrorKind::Malformed(reason)).at(
+                &path,
+                loc.line,
+                Some(loc.offset),
+            ));
+        }
+        let acc = &mut self.set.accounting;
+        acc.malformed += 1;
+        if acc.malformed_details.len() < MALFORMED_DETAILS_MAX {
+            acc.malformed_details.push(Malformed {
+                source: loc.source,
+                line: loc.line,
+                offset: loc.offset,
+                reason,
+            });
+        }
+        Ok(())
+    }
+
+    /// Registers one label (counting the record as registered or
+    /// duplicate) and returns its index.
+    pub(crate) fn register(
+        &mut self,
+        loc: Loc,
+        octets: &[u8],
+        orig: Orig<'_>,
+        mode: KeyMode,
+    ) -> Result<u32, Error> {
+        let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
+            Cow::Owned(octets.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(octets)
+        };
+        let plain = idna2008::is_plain_ldh(&lower);
+        // For lists the key is the A-label, so compute the forms first
+        // unless the label is plain (A-label = lower-case text).
+        let mut forms = None;
+        let key: Cow<'_, [u8]> = if mode == KeyMode::ALabel && !plain {
+            let f = idna2008::forms_bytes(octets);
+            let k = match &f {
+                Forms::Ldh => lower.clone(),
+                Forms::Owned { alabel, .. } => Cow::Owned(alabel.as_bytes().to_vec()),
+            };
+            forms = Some(f);
+            k
+        } else {
+            lower.clone()
+        };
+        let set = &self.set;
+        let seen = self.dedup.insert(&key, |i| set.key_of(&set.records[i as usize]));
+        if let Seen::Existing(i) = seen {
+            self.set.accounting.duplicate_records += 1;
+            return Ok(i);
+        }
+        let index = u32::try_from(self.set.records.len()).map_err(|_| {
+            Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
+                self.path(loc.source),
+                loc.line,
+                Some(loc.offset),
+            )
+        })?;
+        let source_mapped =
+            self.set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
+        let len16 = u16::try_from(octets.len()).ok();
+        let mut rec = LabelRecord {
+            offset: loc.offset,
+            line: u32::try_from(loc.line).unwrap_or(u32::MAX),
+            source: u16::try_from(loc.source).unwrap_or(u16::MAX),
+            len: len16.unwrap_or(0),
+            forms: NONE,
+        };
+        let in_source = matches!(orig, Orig::Mapped) && source_mapped && len16.is_some();
+        // The arena entry needs the original to be the octets (no escapes).
+        let same_text = match orig {
+            Orig::Mapped => true,
+            Orig::Text(t) => t == octets,
+        };
+        if plain && len16.is_some() && same_text {
+            let folded = matches!(lower, Cow::Owned(_));
+            if in_source && !folded {
+                // Plain: borrow everything from the map.
+            } else {
+                let arena = &mut self.set.arena;
+                let original = if in_source {
+                    IN_SOURCE
+                } else {
+                    let o = arena.len() as u64;
+                    arena.extend_from_slice(match orig {
+                        Orig::Text(t) => t,
+                        Orig::Mapped => octets,
+                    });
+                    o
+                };
+                let lower_at = if !folded && original != IN_SOURCE {
+                    original
+                } else {
+                    let l = arena.len() as u64;
+                    arena.extend_from_slice(&lower);
+                    l
+                };
+                rec.forms = self.push_forms(FormsEntry::Arena { original, lower: lower_at })?;
+            }
+        } else {
+            let (alabel, ulabel, finding) =
+                match forms.unwrap_or_else(|| idna2008::forms_bytes(octets)) {
+                    Forms::Ldh => (String::from_utf8_lossy(&lower).into_owned(), None, None),
+                    Forms::Owned { alabel, ulabel, finding } => (alabel, ulabel, finding),
+                };
+            let original = match orig {
+                Orig::Mapped if in_source => None,
+                Orig::Mapped => Some(octets.to_vec().into_boxed_slice()),
+                Orig::Text(t) => Some(t.to_vec().into_boxed_slice()),
+            };
+            let key = (mode == KeyMode::Octets && *key != *alabel.as_bytes())
+                .then(|| key.to_vec().into_boxed_slice());
+            let full = Full {
+                alabel: alabel.into_boxed_str(),
+                ulabel: ulabel.map(String::into_boxed_str),
+                finding,
+                original,
+                key,
+            };
+            rec.forms = self.push_forms(FormsEntry::Full(Box::new(full)))?;
+        }
+        self.set.records.push(rec);
+        self.set.accounting.registered_labels += 1;
+        Ok(index)
+    }
+
+    fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
+        let i = u32::try_from(self.set.forms.len())
+            .ok()
+            .filter(|&i| i != NONE)
+            .ok_or_else(|| Error::new(ErrorKind::Malformed("more than 2^32 labels".into())))?;
+        self.set.forms.push(e);
+        Ok(i)
+    }
+
+    /// Counts a record whose owner was classified by an earlier record.
+    #[inline]
+    pub(crate) fn same_owner(&mut self, class: Class) {
+        let acc = &mut self.set.accounting;
+        match class {
+            Class::Apex => acc.apex_records += 1,
+            Class::Registered(_) => acc.duplicate_records += 1,
+            Class::Deeper => acc.deeper_records += 1,
+            Class::Outside => acc.outside_records += 1,
+        }
+    }
+
+    /// Counts a record of a deeper or outside owner, counting the name if
+    /// it was not seen before (`name` is its lower-case text).
+    pub(crate) fn other_owner(&mut self, rel: Relation, name: &[u8]) -> Class {
+        let h = hash_bytes(name);
+        let acc = &mut self.set.accounting;
+        match rel {
+            Relation::Deeper => {
+                acc.deeper_records += 1;
+                if self.deeper_seen.insert(h) {
+                    acc.deeper_names += 1;
+                }
+                Class::Deeper
+            }
+            Relation::Outside => {
+                acc.outside_records += 1;
+                if self.outside_seen.insert(h) {
+                    acc.outside_names += 1;
+                }
+                Class::Outside
+            }
+            Relation::Apex => {
+                acc.apex_records += 1;
+                Class::Apex
+            }
+            Relation::Registered => Class::Outside,
+        }
+    }
+
+    /// Adds an NS target (lower-case presentation, absolute) to a label.
+    pub(crate) fn add_ns(&mut self, label: u32, target: &[u8]) {
+        if !self.collect_ns {
+            return;
+        }
+        if let Some((l, t)) = self.last_ns
+            && self.set.ns_names.get(t as usize).is_some_and(|n| n.as_bytes() == target)
+        {
+            if l != label {
+                self.ns_pairs.push((label, t));
+                self.last_ns = Some((label, t));
+            }
+            return;
+        }
+        let t = match self.ns_intern.get(target) {
+            Some(&t) => t,
+            None => {
+                let t = self.set.ns_names.len() as u32;
+                self.set.ns_names.push(String::from_utf8_lossy(target).into());
+                self.ns_intern.insert(target.into(), t);
+                t
+            }
+        };
+        self.ns_pairs.push((label, t));
+        self.last_ns = Some((label, t));
+    }
+
+    /// Index of a CSV column name, adding it.
+    pub(crate) fn csv_column(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.csv_columns.get(name) {
+            return i;
+        }
+        let i = self.set.csv_columns.len() as u32;
+        self.set.csv_columns.push(name.to_string());
+        self.csv_columns.insert(name.to_string(), i);
+        i
+    }
+
+    /// Attaches CSV fields to a label, unless it has some already.
+    pub(crate) fn set_csv(&mut self, label: u32, fields: CsvFields) {
+        let n = self.set.records.len();
+        if self.set.csv_index.len() < n {
+            self.set.csv_index.resize(n, NONE);
+        }
+        if self.set.csv_index[label as usize] == NONE {
+            self.set.csv_index[label as usize] = self.set.csv_rows.len() as u32;
+            self.set.csv_rows.push(fields);
+        }
+    }
+
+    /// Finishes: NS target sets, CSV index, owner names.
+    pub(crate) fn finish(mut self) -> LabelSet {
+        let n = self.set.records.len();
+        if !self.ns_pairs.is_empty() {
+            let mut pairs = std::mem::take(&mut self.ns_pairs);
+            pairs.sort_unstable();
+            pairs.dedup();
+            let mut index = Vec::with_capacity(n + 1);
+            let mut targets = Vec::with_capacity(pairs.len());
+            let mut it = pairs.into_iter().peekable();
+            for label in 0..n as u32 {
+                index.push(targets.len() as u32);
+                while let Some(&(l, t)) = it.peek() {
+                    if l != label {
+                        break;
+                    }
+                    // Sort targets of a label by name, not by id.
+                    targets.push(t);
+                    it.next();
+                }
+                let start = *index.last().unwrap_or(&0) as usize;
+                let names = &self.set.ns_names;
+                targets[start..]
+                    .sort_unstable_by(|a, b| names[*a as usize].cmp(&names[*b as usize]));
+            }
+            index.push(targets.len() as u32);
+            self.set.ns_index = index;
+            self.set.ns_targets = targets;
+        }
+        if !self.set.csv_index.is_empty() {
+            self.set.csv_index.resize(n, NONE);
+        }
+        let acc = &mut self.set.accounting;
+        acc.owner_names = u64::from(acc.apex_records > 0)
+            + acc.registered_labels
+            + acc.deeper_names
+            + acc.outside_names;
+        self.set
+    }
+}

@@ -1,0 +1,191 @@
+//! Deduplication of registered labels.
+//!
+//! Zone dumps are sorted by owner, so while keys arrive in increasing byte
+//! order a new key only needs comparing with the last one. The first key
+//! out of order switches to an open-addressing hash table of label indexes
+//! (8 bytes a slot), whose keys are read back from the label store, so no
+//! key is copied.
+
+use std::cmp::Ordering;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small, fast, non-cryptographic hash (FxHash's multiply-rotate over
+/// 8-byte words). Inputs come from zone files, which an attacker could
+/// shape to collide; the cost is only slower probing.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+        }
+        h = (h.rotate_left(5) ^ bytes.len() as u64).wrapping_mul(SEED);
+        self.0 = h;
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(SEED);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        // Final avalanche so the low bits are usable as a table index.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h
+    }
+}
+
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
+
+pub(crate) fn hash_bytes(b: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(b);
+    h.finish()
+}
+
+/// The deduplicator. `key_of(i)` must return the key of label `i`.
+#[derive(Default)]
+pub(crate) struct Dedup {
+    hashed: bool,
+    last: Vec<u8>,
+    len: u32,
+    /// (label index + 1, high 32 bits of the hash); 0 = empty slot.
+    table: Vec<(u32, u32)>,
+}
+
+/// Outcome of [`Dedup::insert`].
+pub(crate) enum Seen {
+    New,
+    Existing(u32),
+}
+
+impl Dedup {
+    /// Looks `key` up; when new, records it as label number `self.len`.
+    pub(crate) fn insert<'k>(&mut self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> Seen {
+        if !self.hashed {
+            if self.len == 0 {
+                self.last.clear();
+                self.last.extend_from_slice(key);
+                self.len = 1;
+                return Seen::New;
+            }
+            match key.cmp(&self.last) {
+                Ordering::Greater => {
+                    self.last.clear();
+                    self.last.extend_from_slice(key);
+                    self.len += 1;
+                    return Seen::New;
+                }
+                Ordering::Equal => return Seen::Existing(self.len - 1),
+                Ordering::Less => {
+                    self.hashed = true;
+                    self.rebuild(self.len as usize * 2, &key_of);
+                }
+            }
+        }
+        let h = hash_bytes(key);
+        if let Some(i) = self.find(key, h, &key_of) {
+            return Seen::Existing(i);
+        }
+        if (self.len as usize + 1) * 4 > self.table.len() * 3 {
+            self.rebuild(self.table.len() * 2, &key_of);
+        }
+        self.put(self.len, h);
+        self.len += 1;
+        Seen::New
+    }
+
+    fn find<'k>(&self, key: &[u8], h: u64, key_of: &impl Fn(u32) -> &'k [u8]) -> Option<u32> {
+        let mask = self.table.len() - 1;
+        let tag = (h >> 32) as u32;
+        let mut i = h as usize & mask;
+        loop {
+            let (slot, t) = self.table[i];
+            if slot == 0 {
+                return None;
+            }
+            if t == tag && key_of(slot - 1) == key {
+                return Some(slot - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn put(&mut self, idx: u32, h: u64) {
+        let mask = self.table.len() - 1;
+        let mut i = h as usize & mask;
+        while self.table[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.table[i] = (idx + 1, (h >> 32) as u32);
+    }
+
+    fn rebuild<'k>(&mut self, want: usize, key_of: &impl Fn(u32) -> &'k [u8]) {
+        let size = want.max(16).next_power_of_two();
+        self.table = vec![(0, 0); size];
+        for i in 0..self.len {
+            self.put(i, hash_bytes(key_of(i)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_then_unsorted() {
+        let keys: Vec<&[u8]> = vec![b"a", b"b", b"b", b"c", b"a", b"d", b"c", b"e"];
+        let mut store: Vec<&[u8]> = Vec::new();
+        let mut d = Dedup::default();
+        let mut out = Vec::new();
+        for k in keys {
+            let snapshot = store.clone();
+            match d.insert(k, |i| snapshot[i as usize]) {
+                Seen::New => {
+                    out.push(None);
+                    store.push(k);
+                }
+                Seen::Existing(i) => out.push(Some(i)),
+            }
+        }
+        assert_eq!(out, vec![None, None, Some(1), None, Some(0), None, Some(2), None]);
+        assert_eq!(store, vec![&b"a"[..], b"b", b"c", b"d", b"e"]);
+    }
+
+    #[test]
+    fn many_unsorted() {
+        let mut store: Vec<Vec<u8>> = Vec::new();
+        let mut d = Dedup::default();
+        for round in 0..2 {
+            for i in (0..5000u32).rev() {
+                let k = format!("k{i}").into_bytes();
+                let s = &store;
+                let r = d.insert(&k, |j| s[j as usize].as_slice());
+                match (round, r) {
+                    (0, Seen::New) => store.push(k),
+                    (1, Seen::Existing(j)) => assert_eq!(store[j as usize], k),
+                    _ => panic!("round {round} key {i}"),
+                }
+            }
+        }
+    }
+}

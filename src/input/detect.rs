@@ -1,0 +1,111 @@
+//! Input format detection from the first bytes of a file.
+
+use super::InputFormat;
+
+/// Record types and classes whose presence marks a line as a zone record.
+const ZONE_WORDS: &[&str] = &[
+    "IN",
+    "CH",
+    "HS",
+    "A",
+    "AAAA",
+    "NS",
+    "SOA",
+    "CNAME",
+    "MX",
+    "TXT",
+    "DS",
+    "DNSKEY",
+    "RRSIG",
+    "NSEC",
+    "NSEC3",
+    "NSEC3PARAM",
+    "PTR",
+    "SRV",
+    "CAA",
+    "HINFO",
+    "TLSA",
+    "SVCB",
+    "HTTPS",
+    "CDS",
+    "CDNSKEY",
+    "ZONEMD",
+    "SPF",
+    "NAPTR",
+    "DNAME",
+    "LOC",
+    "SSHFP",
+    "URI",
+    "OPENPGPKEY",
+    "SMIMEA",
+];
+
+/// Detects the format of an input from its first lines.
+///
+/// * CSV: the first non-blank line has a comma and a field named `label`
+///   or `domain`.
+/// * Zone: a line starts with `$ORIGIN`, `$TTL` or `$INCLUDE`, or a line
+///   has three or more fields of which one after the first is a class or a
+///   record type ([RFC 1035 §5.1]), or a line starts with `;`.
+/// * List: anything else (including empty and binary input).
+///
+/// [RFC 1035 §5.1]: https://www.rfc-editor.org/rfc/rfc1035#section-5.1
+pub(crate) fn detect(head: &[u8]) -> InputFormat {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let mut lines = head
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
+        .take(50)
+        .peekable();
+    if let Some(first) = lines.peek()
+        && first.contains(&b',')
+    {
+        {
+            let is_header = first.split(|&b| b == b',').any(|f| {
+                let f = String::from_utf8_lossy(f);
+                let f = f.trim().trim_matches('"').to_ascii_lowercase();
+                f == "label" || f == "domain"
+            });
+            if is_header {
+                return InputFormat::Csv;
+            }
+        }
+    }
+    for line in lines {
+        if line.first() == Some(&b';') {
+            return InputFormat::Zone;
+        }
+        let text = String::from_utf8_lossy(line);
+        let upper = text.to_ascii_uppercase();
+        if ["$ORIGIN", "$TTL", "$INCLUDE"].iter().any(|d| upper.starts_with(d)) {
+            return InputFormat::Zone;
+        }
+        let fields: Vec<&str> = upper.split_ascii_whitespace().collect();
+        if fields.len() >= 3
+            && fields[1..].iter().take(4).any(|f| ZONE_WORDS.contains(f) || f.starts_with("TYPE"))
+        {
+            return InputFormat::Zone;
+        }
+    }
+    InputFormat::List
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(detect(b"label,registered\nfoo,2019-01-01\n"), InputFormat::Csv);
+        assert_eq!(detect(b"\"Domain\",x\n"), InputFormat::Csv);
+        assert_eq!(detect(b"$ORIGIN com.\n"), InputFormat::Zone);
+        assert_eq!(detect(b"example.com.\t172800\tin\tns\tns1.example.com.\n"), InputFormat::Zone);
+        assert_eq!(detect(b"EXAMPLE NS NS1.EXAMPLE\n"), InputFormat::Zone);
+        assert_eq!(detect(b"example two\n"), InputFormat::List);
+        assert_eq!(detect(b"EXAMPLE 3600 NS NS1.EXAMPLE\n"), InputFormat::Zone);
+        assert_eq!(detect(b"# labels\nexample\nxn--bcher-kva\n"), InputFormat::List);
+        assert_eq!(detect(b""), InputFormat::List);
+        assert_eq!(detect(b"\x00\xff\xfe"), InputFormat::List);
+    }
+}

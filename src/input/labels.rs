@@ -1,0 +1,330 @@
+//! The registered labels of a run and their per-label data.
+//!
+//! Memory layout: one 24-byte [`LabelRecord`] per label. A label whose text
+//! in a mapped file is already a lower-case LDH label ("plain", the vast
+//! majority in a real zone) has nothing else: its A-label, U-label and
+//! original text are the same bytes of the map. Other labels have a forms
+//! entry: an ASCII label that only needed case folding keeps its folded
+//! text in a shared arena; the rest (IDNs, findings, escapes, streams)
+//! have their forms boxed.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::source::Data;
+use super::{Accounting, InputFormat, Timestamp};
+use crate::idna2008::Finding;
+
+/// Sentinel: no entry.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Where one registered label was first seen, and how to find its forms.
+///
+/// Kept small (24 bytes) because a zone may have 10^8 labels; use
+/// [`LabelSet::get`] for a [`Label`] view with the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelRecord {
+    pub(crate) offset: u64,
+    pub(crate) line: u32,
+    pub(crate) source: u16,
+    pub(crate) len: u16,
+    pub(crate) forms: u32,
+}
+
+impl LabelRecord {
+    /// Index of the source in [`LabelSet::sources`].
+    pub fn source(&self) -> usize {
+        usize::from(self.source)
+    }
+
+    /// Line (1-based) of the first record of the label (saturates at
+    /// `u32::MAX`).
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// Byte offset of the label's text in its (decompressed) source.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+/// The full forms of a label that is not plain.
+#[derive(Debug)]
+pub(crate) struct Full {
+    pub(crate) alabel: Box<str>,
+    pub(crate) ulabel: Option<Box<str>>,
+    pub(crate) finding: Option<Finding>,
+    /// The original text when it is not in a mapped source at
+    /// `offset..offset+len` (streams, labels from `$ORIGIN`, CSV…).
+    pub(crate) original: Option<Box<[u8]>>,
+    /// The deduplication key when it is not the A-label.
+    pub(crate) key: Option<Box<[u8]>>,
+}
+
+/// Sentinel for [`FormsEntry::Arena`]: the original is in the mapped
+/// source.
+pub(crate) const IN_SOURCE: u64 = u64::MAX;
+
+#[derive(Debug)]
+pub(crate) enum FormsEntry {
+    /// A valid LDH label whose lower-case text (A-label = U-label) is
+    /// `arena[lower..lower+len]` (`len` from the record). The original is
+    /// `arena[original..original+len]`, or in the mapped source when
+    /// `original` is [`IN_SOURCE`].
+    Arena {
+        original: u64,
+        lower: u64,
+    },
+    Full(Box<Full>),
+}
+
+/// The columns of a CSV row beyond the label.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CsvFields {
+    /// `registered`: when the label was registered ("who was first").
+    pub registered: Option<Timestamp>,
+    /// `registrant`: an opaque registrant id.
+    pub registrant: Option<Box<str>>,
+    /// `lgr`: the LGR file or language tag pinned for this row.
+    pub lgr: Option<Box<str>>,
+    /// Unknown columns, as (index into [`LabelSet::csv_columns`], value).
+    pub extra: Vec<(u32, Box<str>)>,
+}
+
+/// Facts about one source read in the run (a file given, an `$INCLUDE`
+/// file, or standard input).
+#[derive(Debug)]
+pub struct SourceInfo {
+    /// The path as given, or resolved for an include; `-` for stdin.
+    pub path: PathBuf,
+    /// The format it was read as.
+    pub format: InputFormat,
+    /// Whether the CZDS fast path was used.
+    pub czds_profile: bool,
+    /// Whether it was memory-mapped (labels borrow from it).
+    pub mapped: bool,
+    /// Whether it was gzip-compressed.
+    pub gzip: bool,
+    /// The source that included it, if it was read by `$INCLUDE`.
+    pub included_by: Option<u32>,
+    pub(crate) data: Option<Arc<Data>>,
+}
+
+/// The registered labels of a run, in the order first seen, with the
+/// accounting, the NS target sets and the CSV columns.
+///
+/// It owns the memory maps its labels borrow from. It is `Send + Sync`: a
+/// scan can index it from several threads (`(0..set.len())` with rayon).
+#[derive(Debug)]
+pub struct LabelSet {
+    pub(crate) records: Vec<LabelRecord>,
+    pub(crate) forms: Vec<FormsEntry>,
+    pub(crate) arena: Vec<u8>,
+    pub(crate) sources: Vec<SourceInfo>,
+    /// CSR offsets into `ns_targets`, `records.len() + 1` long, or empty.
+    pub(crate) ns_index: Vec<u32>,
+    pub(crate) ns_targets: Vec<u32>,
+    pub(crate) ns_names: Vec<Box<str>>,
+    /// Per label index into `csv_rows`, or empty when no CSV was read.
+    pub(crate) csv_index: Vec<u32>,
+    pub(crate) csv_rows: Vec<CsvFields>,
+    pub(crate) csv_columns: Vec<String>,
+    pub(crate) apex: Option<String>,
+    pub(crate) accounting: Accounting,
+}
+
+impl LabelSet {
+    /// Number of registered labels.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether there is no label.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The compact records, in order first seen.
+    pub fn records(&self) -> &[LabelRecord] {
+        &self.records
+    }
+
+    /// A view of label `i`.
+    pub fn get(&self, i: usize) -> Option<Label<'_>> {
+        let rec = self.records.get(i)?;
+        Some(Label { set: self, index: i, rec })
+    }
+
+    /// All labels in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Label<'_>> + '_ {
+        self.records.iter().enumerate().map(move |(index, rec)| Label { set: self, index, rec })
+    }
+
+    /// The sources read, including `$INCLUDE` files, indexed by
+    /// [`LabelRecord::source`].
+    pub fn sources(&self) -> &[SourceInfo] {
+        &self.sources
+    }
+
+    /// The apex, in lower-case presentation format with a trailing dot
+    /// (`.` for the root), when one was given or found.
+    pub fn apex(&self) -> Option<&str> {
+        self.apex.as_deref()
+    }
+
+    /// The counts of the run.
+    pub fn accounting(&self) -> &Accounting {
+        &self.accounting
+    }
+
+    /// Names of the unknown CSV columns carried through, in order first
+    /// seen.
+    pub fn csv_columns(&self) -> &[String] {
+        &self.csv_columns
+    }
+
+    /// Consumes the set, returning the accounting.
+    pub fn into_accounting(self) -> Accounting {
+        self.accounting
+    }
+
+    fn source_bytes(&self, rec: &LabelRecord) -> &[u8] {
+        let Some(data) = self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) else {
+            return b"";
+        };
+        let start = usize::try_from(rec.offset).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::from(rec.len));
+        data.bytes().get(start..end).unwrap_or(b"")
+    }
+
+    /// The deduplication key of label `i`.
+    pub(crate) fn key_of(&self, rec: &LabelRecord) -> &[u8] {
+        match self.forms.get(rec.forms as usize) {
+            None => self.source_bytes(rec),
+            Some(FormsEntry::Arena { lower, .. }) => self.arena_slice(*lower, rec.len),
+            Some(FormsEntry::Full(f)) => f.key.as_deref().unwrap_or(f.alabel.as_bytes()),
+        }
+    }
+
+    fn arena_slice(&self, start: u64, len: u16) -> &[u8] {
+        let s = start as usize;
+        self.arena.get(s..s + usize::from(len)).unwrap_or(b"")
+    }
+}
+
+/// One registered label: where it was seen, its original text, both IDNA
+/// forms and its finding, its NS targets and its CSV fields.
+#[derive(Clone, Copy, Debug)]
+pub struct Label<'a> {
+    set: &'a LabelSet,
+    index: usize,
+    rec: &'a LabelRecord,
+}
+
+impl<'a> Label<'a> {
+    /// Index in the set.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The compact record.
+    pub fn record(&self) -> &'a LabelRecord {
+        self.rec
+    }
+
+    /// Index of the source file.
+    pub fn source(&self) -> usize {
+        self.rec.source()
+    }
+
+    /// Path of the source file.
+    pub fn source_path(&self) -> &'a Path {
+        self.set.sources.get(self.rec.source()).map_or(Path::new(""), |s| s.path.as_path())
+    }
+
+    /// Line (1-based) of the first record of the label.
+    pub fn line(&self) -> u32 {
+        self.rec.line
+    }
+
+    /// Byte offset of the label text in the source.
+    pub fn offset(&self) -> u64 {
+        self.rec.offset
+    }
+
+    fn full(&self) -> Option<&'a Full> {
+        match self.set.forms.get(self.rec.forms as usize) {
+            Some(FormsEntry::Full(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The label as written in the input (escapes and case kept; it may be
+    /// any bytes).
+    pub fn original(&self) -> &'a [u8] {
+        match self.set.forms.get(self.rec.forms as usize) {
+            Some(FormsEntry::Full(f)) if f.original.is_some() => {
+                f.original.as_deref().unwrap_or(b"")
+            }
+            Some(FormsEntry::Arena { original, .. }) if *original != IN_SOURCE => {
+                self.set.arena_slice(*original, self.rec.len)
+            }
+            _ => self.set.source_bytes(self.rec),
+        }
+    }
+
+    /// The original text for a report (invalid UTF-8 replaced).
+    pub fn original_text(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.original())
+    }
+
+    /// The A-label (or LDH label), lower case. Best effort when there is a
+    /// [`finding`](Self::finding).
+    pub fn alabel(&self) -> &'a str {
+        let bytes = match self.set.forms.get(self.rec.forms as usize) {
+            None => self.set.source_bytes(self.rec),
+            Some(FormsEntry::Arena { lower, .. }) => self.set.arena_slice(*lower, self.rec.len),
+            Some(FormsEntry::Full(f)) => return &f.alabel,
+        };
+        // Plain and folded labels are ASCII by construction.
+        std::str::from_utf8(bytes).unwrap_or("")
+    }
+
+    /// The U-label (equal to the A-label for an LDH label).
+    pub fn ulabel(&self) -> &'a str {
+        match self.full() {
+            Some(f) => f.ulabel.as_deref().unwrap_or(&f.alabel),
+            None => self.alabel(),
+        }
+    }
+
+    /// Whether the label is an IDN (its A-label starts with `xn--`).
+    pub fn is_idn(&self) -> bool {
+        self.alabel().starts_with(crate::idna2008::ACE_PREFIX)
+    }
+
+    /// Why the label is not a valid IDNA2008 / LDH label, if it is not.
+    pub fn finding(&self) -> Option<&'a Finding> {
+        self.full().and_then(|f| f.finding.as_ref())
+    }
+
+    /// The NS targets of the label in the zone (lower case, absolute, with
+    /// a trailing dot), sorted and without duplicates. Empty for lists and
+    /// CSV, and when NS targets were not collected.
+    pub fn ns_targets(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
+        let set = self.set;
+        let range = match (set.ns_index.get(self.index), set.ns_index.get(self.index + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        };
+        set.ns_targets[range].iter().map(move |&t| set.ns_names[t as usize].as_ref())
+    }
+
+    /// The CSV fields of the row, for a label read from CSV.
+    pub fn csv(&self) -> Option<&'a CsvFields> {
+        let i = *self.set.csv_index.get(self.index)?;
+        self.set.csv_rows.get(i as usize)
+    }
+}

@@ -1,0 +1,121 @@
+//! Label lists: one label per line.
+//!
+//! A line holds a U-label or an A-label, optionally followed by the zone
+//! suffix (stripped when it matches the apex); `#` starts a comment (at the
+//! start of a line, or after white space); blank lines are skipped.
+//! Without an apex, the suffix of the first name with dots becomes the
+//! apex.
+
+use memchr::memchr;
+
+use super::collect::{Apex, Class, KeyMode, Loc, Orig, Relation};
+use super::reader::Reader;
+use super::{Error, name};
+
+pub(crate) struct ListState {
+    source: u32,
+    line: u64,
+    mapped: bool,
+}
+
+impl ListState {
+    pub(crate) fn new(source: u32, mapped: bool) -> ListState {
+        ListState { source, line: 1, mapped }
+    }
+}
+
+/// Parses the complete lines of `buf`; returns the bytes consumed.
+pub(crate) fn parse(
+    r: &mut Reader<'_>,
+    st: &mut ListState,
+    buf: &[u8],
+    base: u64,
+    eof: bool,
+) -> Result<usize, Error> {
+    let mut pos = 0;
+    while pos < buf.len() {
+        let (end, next) = match memchr(b'\n', &buf[pos..]) {
+            Some(k) => (pos + k, pos + k + 1),
+            None if eof => (buf.len(), buf.len()),
+            None => return Ok(pos),
+        };
+        let line = &buf[pos..end];
+        let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
+        r.c.set.accounting.lines += 1;
+        st.line += 1;
+        pos = next;
+        // Trim white space (and a CR) around the label.
+        let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c');
+        let Some(s) = line.iter().position(|b| !is_ws(b)) else {
+            r.c.set.accounting.blank_lines += 1;
+            continue;
+        };
+        if line[s] == b'#' {
+            r.c.set.accounting.comment_lines += 1;
+            continue;
+        }
+        let mut e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
+        // A comment after white space.
+        if let Some(h) = line[s..e].windows(2).position(|w| is_ws(&w[0]) && w[1] == b'#') {
+            e = s + h;
+            while e > s && is_ws(&line[e - 1]) {
+                e -= 1;
+            }
+        }
+        let token = &line[s..e];
+        if token.iter().any(is_ws) {
+            r.c.malformed(loc, "more than one field on a label line")?;
+            continue;
+        }
+        let loc = Loc { offset: loc.offset + s as u64, ..loc };
+        name_label(r, loc, token, st.mapped, KeyMode::ALabel)?;
+    }
+    Ok(pos)
+}
+
+/// Handles one name given in a list or CSV row: counts the record and
+/// registers the label. Returns the label index when it is a registered
+/// label. `mapped`: the token is in a mapped source at `loc.offset`.
+pub(crate) fn name_label(
+    r: &mut Reader<'_>,
+    loc: Loc,
+    token: &[u8],
+    mapped: bool,
+    mode: KeyMode,
+) -> Result<Option<u32>, Error> {
+    let body = token.strip_suffix(b".").unwrap_or(token);
+    let Some(dot) = memchr(b'.', body) else {
+        if body.is_empty() {
+            // "." alone: the root, or an empty field.
+            return r.c.malformed(loc, "empty label").map(|()| None);
+        }
+        count_record(r);
+        let orig = if mapped { Orig::Mapped } else { Orig::Text(body) };
+        return r.c.register(loc, body, orig, mode).map(Some);
+    };
+    let labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
+    if labels.iter().any(Vec::is_empty) {
+        return r.c.malformed(loc, "empty label in name").map(|()| None);
+    }
+    if r.c.apex.is_none() {
+        r.c.set_apex(labels[1..].to_vec());
+    }
+    let mut lower = labels.clone();
+    name::lower(&mut lower);
+    let rel = r.c.apex.as_ref().map_or(Relation::Outside, |a: &Apex| a.relation(&lower));
+    count_record(r);
+    if rel == Relation::Registered {
+        let label = &body[..dot];
+        let orig = if mapped { Orig::Mapped } else { Orig::Text(label) };
+        return r.c.register(loc, label, orig, mode).map(Some);
+    }
+    let class = r.c.other_owner(rel, &body.to_ascii_lowercase());
+    debug_assert!(!matches!(class, Class::Registered(_)));
+    Ok(None)
+}
+
+fn count_record(r: &mut Reader<'_>) {
+    let acc = &mut r.c.set.accounting;
+    acc.record_lines += 1;
+    acc.records += 1;
+}

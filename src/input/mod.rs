@@ -1,0 +1,223 @@
+//! Reading real inputs into registered labels.
+//!
+//! # Brief overview
+//!
+//! [`read`] takes one or more [`Input`]s (files, `-` for standard input,
+//! or bytes) and a [`Config`], and returns a [`LabelSet`]: the registered
+//! labels, each with its source, line, byte offset, original text, A-label,
+//! U-label and IDNA2008 [`Finding`](crate::idna2008::Finding), its NS
+//! targets (zones) or CSV fields, plus the [`Accounting`] of the run.
+//!
+//! * **Sources.** A regular file is memory-mapped when the [`MmapChoice`]
+//!   allows it; `-`, pipes and gzip files (multi-member too) are read as
+//!   streams, a few MiB at a time. Labels of a mapped file borrow from the
+//!   map; labels of a stream keep a copy of their text only.
+//! * **Formats** ([`InputFormat`]) are detected from the content of each
+//!   file, or forced: zone files in the master format of [RFC 1035 §5]
+//!   (with a fast path for CZDS dumps), plain label lists, and CSV with a
+//!   header.
+//! * **Registered labels** are the leftmost labels of the owner names
+//!   exactly one label below the apex. The apex is [`Config::origin`], else
+//!   the first `$ORIGIN`, else the owner of the first SOA record. Deeper
+//!   names (glue) and names outside the apex are counted, not kept.
+//! * **Problems** with a line are [`Malformed`] entries in the accounting;
+//!   problems with a label are findings on the label. Only what makes the
+//!   run meaningless is an [`Error`]: an unreadable file, an `$INCLUDE` loop
+//!   or missing include, and, under [`Strictness::Strict`], a malformed line
+//!   or a truncated gzip stream.
+//!
+//! The module never prints, never exits and never creates threads.
+//!
+//! # Example
+//!
+//! ```
+//! use lgrscan::input::{read, Config, Input};
+//!
+//! let zone = b"$ORIGIN example.\n@ SOA ns. host. 1 2 3 4 5\n\
+//!              shop NS ns1.shop\nns1.shop A 192.0.2.1\nXN--BCHER-KVA NS ns1.shop\n";
+//! let set = read([Input::Bytes { name: "z".into(), data: zone.to_vec() }], &Config::new())?;
+//! assert_eq!(set.apex(), Some("example."));
+//! let labels: Vec<&str> = set.iter().map(|l| l.ulabel()).collect();
+//! assert_eq!(labels, ["shop", "bücher"]);
+//! assert_eq!(set.get(0).unwrap().ns_targets().collect::<Vec<_>>(), ["ns1.shop.example."]);
+//! assert_eq!(set.accounting().deeper_records, 1);
+//! set.accounting().check().unwrap();
+//! # Ok::<(), lgrscan::input::Error>(())
+//! ```
+//!
+//! [RFC 1035 §5]: https://www.rfc-editor.org/rfc/rfc1035#section-5
+
+mod accounting;
+mod collect;
+mod csv;
+mod dedup;
+mod detect;
+mod error;
+mod labels;
+mod list;
+mod name;
+mod reader;
+mod source;
+mod time;
+mod zone;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
+pub use error::{Error, ErrorKind};
+pub use labels::{CsvFields, Label, LabelRecord, LabelSet, SourceInfo};
+pub use source::{Input, MmapChoice};
+pub use time::Timestamp;
+
+/// The format of an input file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InputFormat {
+    /// A zone file in master file format ([RFC 1035 §5]), or a CZDS dump.
+    ///
+    /// [RFC 1035 §5]: https://www.rfc-editor.org/rfc/rfc1035#section-5
+    Zone,
+    /// One label per line (U-label or A-label, optionally with the zone
+    /// suffix); `#` comments and blank lines are skipped.
+    List,
+    /// CSV with a header that has a `label` or `domain` column, and
+    /// optionally `registered`, `registrant` and `lgr`.
+    Csv,
+}
+
+impl FromStr for InputFormat {
+    type Err = String;
+
+    /// Parses `zone`, `list` or `csv` (the values of `--input-format`).
+    fn from_str(s: &str) -> Result<InputFormat, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "zone" => Ok(InputFormat::Zone),
+            "list" => Ok(InputFormat::List),
+            "csv" => Ok(InputFormat::Csv),
+            _ => Err(format!("unknown input format {s:?}: expected zone, list or csv")),
+        }
+    }
+}
+
+impl fmt::Display for InputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InputFormat::Zone => "zone",
+            InputFormat::List => "list",
+            InputFormat::Csv => "csv",
+        })
+    }
+}
+
+/// Whether a malformed line stops the run (`--strict`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Strictness {
+    /// Malformed lines are counted and reported; the run goes on.
+    #[default]
+    Lenient,
+    /// The first malformed line, or a truncated gzip stream, is an error.
+    Strict,
+}
+
+/// Whether the NS targets of registered labels are collected from zones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NsTargets {
+    /// Collect them (needed to check that variants share NS records).
+    #[default]
+    Collect,
+    /// Skip them: labels only (slightly faster).
+    Skip,
+}
+
+/// Configuration of a read.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub(crate) format: Option<InputFormat>,
+    pub(crate) origin: Option<String>,
+    pub(crate) strictness: Strictness,
+    pub(crate) mmap: MmapChoice,
+    pub(crate) include_depth: usize,
+    pub(crate) ns: NsTargets,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new()
+    }
+}
+
+/// The default limit of nested `$INCLUDE`s.
+pub const DEFAULT_INCLUDE_DEPTH: usize = 16;
+
+impl Config {
+    /// Defaults: detect the format, apex from the input, lenient, no mmap,
+    /// include depth [`DEFAULT_INCLUDE_DEPTH`], NS targets collected.
+    pub fn new() -> Config {
+        Config {
+            format: None,
+            origin: None,
+            strictness: Strictness::Lenient,
+            mmap: MmapChoice::never(),
+            include_depth: DEFAULT_INCLUDE_DEPTH,
+            ns: NsTargets::Collect,
+        }
+    }
+
+    /// Forces the format of every input (`--input-format`); `None`
+    /// detects it per file.
+    pub fn format(mut self, format: Option<InputFormat>) -> Config {
+        self.format = format;
+        self
+    }
+
+    /// Sets the apex (`--origin`), in presentation format; a missing
+    /// trailing dot is implied.
+    pub fn origin(mut self, origin: Option<&str>) -> Config {
+        self.origin = origin.map(str::to_string);
+        self
+    }
+
+    /// Sets the strictness (`--strict`).
+    pub fn strictness(mut self, s: Strictness) -> Config {
+        self.strictness = s;
+        self
+    }
+
+    /// Sets the memory-map policy.
+    pub fn mmap(mut self, m: MmapChoice) -> Config {
+        self.mmap = m;
+        self
+    }
+
+    /// Sets how deep `$INCLUDE`s may nest.
+    pub fn include_depth(mut self, depth: usize) -> Config {
+        self.include_depth = depth;
+        self
+    }
+
+    /// Sets whether NS targets are collected.
+    pub fn ns_targets(mut self, ns: NsTargets) -> Config {
+        self.ns = ns;
+        self
+    }
+}
+
+/// Reads the inputs into registered labels.
+///
+/// Labels are deduplicated across all inputs, which share one apex.
+///
+/// # Errors
+///
+/// See [`Error`]: an unreadable file, an `$INCLUDE` problem, a CSV header
+/// without a label column, a bad `--origin`, or, under
+/// [`Strictness::Strict`], the first malformed line.
+pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<LabelSet, Error> {
+    let mut r = reader::Reader::new(config)?;
+    for input in inputs {
+        r.read_input(input)?;
+    }
+    Ok(r.finish())
+}

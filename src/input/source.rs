@@ -1,0 +1,188 @@
+//! Opening inputs: memory maps, streams and gzip.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use flate2::read::MultiGzDecoder;
+use memmap2::Mmap;
+
+/// Whether regular files are memory-mapped.
+///
+/// `never()` is the default: files are read as streams. `auto()` maps
+/// regular files and reads everything else (pipes, `-`, gzip) as a stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MmapChoice(bool);
+
+impl MmapChoice {
+    /// Never map: read every input as a stream.
+    pub const fn never() -> MmapChoice {
+        MmapChoice(false)
+    }
+
+    /// Map regular files when possible, falling back to reading.
+    ///
+    /// # Safety
+    ///
+    /// A memory map is only sound while no other process truncates or
+    /// changes the file: if one does, reading it may give torn data or kill
+    /// the process with SIGBUS. The caller accepts this contract, as with
+    /// ripgrep's `--mmap`.
+    pub const unsafe fn auto() -> MmapChoice {
+        MmapChoice(true)
+    }
+
+    /// Whether mapping is enabled.
+    pub const fn is_enabled(self) -> bool {
+        self.0
+    }
+}
+
+/// One input to read: a file path, standard input, or bytes in memory.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Input {
+    /// A file. A name ending in `.gz` is decompressed (multi-member gzip).
+    Path(PathBuf),
+    /// Standard input, read as a stream (decompressed when it starts with
+    /// the gzip magic bytes).
+    Stdin,
+    /// Bytes already in memory, with a name for messages. Used for tests
+    /// and for callers that have the data already.
+    Bytes {
+        /// Name used in messages and reports.
+        name: PathBuf,
+        /// The content (gzip is detected by its magic bytes).
+        data: Vec<u8>,
+    },
+}
+
+impl Input {
+    /// The input for a command-line argument: `-` is standard input,
+    /// anything else a path.
+    pub fn from_arg(arg: &str) -> Input {
+        if arg == "-" { Input::Stdin } else { Input::Path(PathBuf::from(arg)) }
+    }
+
+    /// The name used in messages.
+    pub fn name(&self) -> PathBuf {
+        match self {
+            Input::Path(p) => p.clone(),
+            Input::Stdin => PathBuf::from("-"),
+            Input::Bytes { name, .. } => name.clone(),
+        }
+    }
+}
+
+impl From<&Path> for Input {
+    fn from(p: &Path) -> Input {
+        Input::Path(p.to_path_buf())
+    }
+}
+
+impl From<PathBuf> for Input {
+    fn from(p: PathBuf) -> Input {
+        Input::Path(p)
+    }
+}
+
+/// Bytes that labels may borrow from: a map or an owned buffer.
+#[derive(Debug)]
+pub(crate) enum Data {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Data {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Data::Mapped(m) => m,
+            Data::Owned(v) => v,
+        }
+    }
+}
+
+/// An opened input: all of it in memory (mapped or given), or a stream.
+pub(crate) enum Opened {
+    Whole(Arc<Data>),
+    Stream { reader: Box<dyn Read>, gzip: bool },
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Opens an input.
+pub(crate) fn open(input: Input, mmap: MmapChoice) -> io::Result<Opened> {
+    match input {
+        Input::Stdin => sniff_stream(Box::new(io::stdin())),
+        Input::Bytes { data, .. } => {
+            if data.starts_with(&GZIP_MAGIC) {
+                Ok(Opened::Stream {
+                    reader: Box::new(MultiGzDecoder::new(io::Cursor::new(data))),
+                    gzip: true,
+                })
+            } else {
+                Ok(Opened::Whole(Arc::new(Data::Owned(data))))
+            }
+        }
+        Input::Path(p) => open_path(&p, mmap),
+    }
+}
+
+pub(crate) fn open_path(path: &Path, mmap: MmapChoice) -> io::Result<Opened> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+    }
+    let gz = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    if gz {
+        return Ok(Opened::Stream {
+            reader: Box::new(MultiGzDecoder::new(io::BufReader::new(file))),
+            gzip: true,
+        });
+    }
+    if mmap.is_enabled() && meta.is_file() && meta.len() > 0 {
+        // SAFETY: the caller chose `MmapChoice::auto()`, whose contract is
+        // that the file is not changed while it is mapped.
+        if let Ok(map) = unsafe { Mmap::map(&file) } {
+            #[cfg(unix)]
+            let _ = map.advise(memmap2::Advice::Sequential);
+            if map.starts_with(&GZIP_MAGIC) {
+                return Ok(Opened::Stream {
+                    reader: Box::new(MultiGzDecoder::new(io::Cursor::new(map))),
+                    gzip: true,
+                });
+            }
+            return Ok(Opened::Whole(Arc::new(Data::Mapped(map))));
+        }
+    }
+    sniff_stream(Box::new(file))
+}
+
+/// Wraps a stream, decompressing it when it starts with the gzip magic.
+fn sniff_stream(mut reader: Box<dyn Read>) -> io::Result<Opened> {
+    let mut head = [0u8; 2];
+    let mut n = 0;
+    while n < 2 {
+        match reader.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let chained: Box<dyn Read> = Box::new(io::Cursor::new(head[..n].to_vec()).chain(reader));
+    if n == 2 && head == GZIP_MAGIC {
+        Ok(Opened::Stream { reader: Box::new(MultiGzDecoder::new(chained)), gzip: true })
+    } else {
+        Ok(Opened::Stream { reader: chained, gzip: false })
+    }
+}
+
+impl std::ops::Deref for Data {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.bytes()
+    }
+}

@@ -1,0 +1,789 @@
+//! Zone files in the master file format of [RFC 1035 §5], with a fast path
+//! for dumps in the CZDS profile.
+//!
+//! The general parser reads one entry at a time: a directive (`$ORIGIN`,
+//! `$TTL`, `$INCLUDE`) or a resource record, possibly spanning lines inside
+//! parentheses, with comments, quoted strings and `\X` / `\DDD` escapes.
+//! Only the owner name, the TTL/class/type fields and, for NS records, the
+//! first RDATA field are interpreted; the rest of the RDATA is skipped.
+//!
+//! The CZDS profile (ICANN Registry Agreement, Specification 4 §2.1: one
+//! record per line, absolute names, tab-separated fields, no directives) is
+//! recognised from the first lines. Lines that fit it are read without
+//! tokenising: the owner is the bytes up to the first tab, compared with the
+//! previous owner, and only a new owner is classified. A line that does not
+//! fit (a parenthesis or a quote, leading white space, an escape in the
+//! owner…) goes through the general parser, so the result is the same.
+//!
+//! Recovery: a `(` that is never closed swallows the rest of the file into
+//! one malformed entry, unless a line starting with `$` ends it earlier.
+//!
+//! [RFC 1035 §5]: https://www.rfc-editor.org/rfc/rfc1035#section-5
+
+use std::path::{Path, PathBuf};
+
+use memchr::memchr;
+
+use super::collect::{Class, KeyMode, Loc, Orig, Relation};
+use super::name::{self, Parsed};
+use super::reader::Reader;
+use super::{Error, ErrorKind};
+use crate::idna2008::MAX_NAME_OCTETS;
+
+/// Per-file state of the zone parser.
+pub(crate) struct ZoneState {
+    pub(crate) source: u32,
+    pub(crate) path: PathBuf,
+    /// Include chain, outermost first, ending with this file.
+    pub(crate) chain: Vec<PathBuf>,
+    /// Canonical paths of the chain, for loop detection.
+    pub(crate) canon_chain: Vec<PathBuf>,
+    /// Current origin: labels as written (case kept).
+    pub(crate) origin: Option<Vec<Vec<u8>>>,
+    /// Line number of the next line (1-based).
+    pub(crate) line: u64,
+    /// Whether the CZDS fast path may be used.
+    pub(crate) fast: bool,
+    fast_checked: bool,
+    apex_plain: Option<Vec<u8>>,
+    prev_raw: Vec<u8>,
+    prev_class: Option<Class>,
+    toks: Vec<Tok>,
+    mapped: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Tok {
+    start: usize,
+    end: usize,
+}
+
+impl ZoneState {
+    pub(crate) fn new(
+        source: u32,
+        path: PathBuf,
+        chain: Vec<PathBuf>,
+        canon_chain: Vec<PathBuf>,
+        origin: Option<Vec<Vec<u8>>>,
+        mapped: bool,
+    ) -> ZoneState {
+        ZoneState {
+            source,
+            path,
+            chain,
+            canon_chain,
+            origin,
+            line: 1,
+            fast: false,
+            fast_checked: false,
+            apex_plain: None,
+            prev_raw: Vec::new(),
+            prev_class: None,
+            toks: Vec::new(),
+            mapped,
+        }
+    }
+}
+
+/// Whether the first lines of `head` fit the CZDS profile.
+pub(crate) fn looks_czds(head: &[u8]) -> bool {
+    let mut n = 0;
+    for line in head.split(|&b| b == b'\n').take(100) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            continue;
+        }
+        if matches!(line[0], b' ' | b'\t' | b';' | b'$') {
+            return false;
+        }
+        let Some(tab) = memchr(b'\t', line) else { return false };
+        let owner = &line[..tab];
+        if !owner.ends_with(b".") || owner.iter().any(|&b| b == b'\\' || b == b' ') {
+            return false;
+        }
+        if line.iter().any(|&b| b == b'(' || b == b'"') {
+            return false;
+        }
+        n += 1;
+    }
+    n > 0
+}
+
+const CLASSES: [&[u8]; 4] = [b"IN", b"CH", b"HS", b"CS"];
+
+fn is_class(t: &[u8]) -> bool {
+    CLASSES.iter().any(|c| t.eq_ignore_ascii_case(c))
+        || (t.len() > 5
+            && t[..5].eq_ignore_ascii_case(b"CLASS")
+            && t[5..].iter().all(u8::is_ascii_digit))
+}
+
+fn is_ttl(t: &[u8]) -> bool {
+    t.first().is_some_and(u8::is_ascii_digit)
+}
+
+/// Result of scanning one entry.
+enum Scan {
+    /// Need more data.
+    Incomplete,
+    Entry {
+        end: usize,
+        lines: u64,
+        error: Option<String>,
+        leading_ws: bool,
+        comment: bool,
+    },
+}
+
+/// Splits one entry starting at `pos` into tokens.
+fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>) -> Scan {
+    toks.clear();
+    let leading_ws = matches!(buf.get(pos), Some(b' ' | b'\t'));
+    let mut i = pos;
+    let mut depth = 0u32;
+    let mut lines = 0u64;
+    let mut error: Option<String> = None;
+    let mut comment = false;
+    let mut line_start = pos;
+    loop {
+        if i >= buf.len() {
+            if !eof {
+                return Scan::Incomplete;
+            }
+            if i > line_start {
+                lines += 1;
+            }
+            if depth > 0 && error.is_none() {
+                error = Some("unbalanced parentheses: '(' not closed".to_string());
+            }
+            return Scan::Entry { end: buf.len(), lines, error, leading_ws, comment };
+        }
+        match buf[i] {
+            b'\n' => {
+                lines += 1;
+                i += 1;
+                line_start = i;
+                if depth == 0 {
+                    return Scan::Entry { end: i, lines, error, leading_ws, comment };
+                }
+                if buf.get(i) == Some(&b'$') {
+                    // Recovery: a directive cannot be inside parentheses.
+                    let e =
+                        error.unwrap_or_else(|| "unbalanced parentheses: '(' not closed".into());
+                    return Scan::Entry { end: i, lines, error: Some(e), leading_ws, comment };
+                }
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b';' => {
+                comment = true;
+                i = memchr(b'\n', &buf[i..]).map_or(buf.len(), |k| i + k);
+            }
+            b'(' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' => {
+                if depth == 0 {
+                    error.get_or_insert_with(|| "unbalanced parentheses: ')' without '('".into());
+                } else {
+                    depth -= 1;
+                }
+                i += 1;
+            }
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                loop {
+                    match buf.get(j) {
+                        None => {
+                            if !eof {
+                                return Scan::Incomplete;
+                            }
+                            error.get_or_insert_with(|| "unterminated quoted string".into());
+                            break;
+                        }
+                        Some(b'\\') => j += 2,
+                        Some(b'"') => break,
+                        Some(b'\n') => {
+                            error.get_or_insert_with(|| "unterminated quoted string".into());
+                            break;
+                        }
+                        Some(_) => j += 1,
+                    }
+                }
+                let end = j.min(buf.len());
+                toks.push(Tok { start, end });
+                i = if buf.get(j) == Some(&b'"') { j + 1 } else { end };
+            }
+            _ => {
+                let start = i;
+                let mut j = i;
+                while let Some(&c) = buf.get(j) {
+                    match c {
+                        b' ' | b'\t' | b'\r' | b'\n' | b';' | b'(' | b')' | b'"' => break,
+                        b'\\' if buf.get(j + 1).is_some_and(|&n| n != b'\n') => j += 2,
+                        _ => j += 1,
+                    }
+                }
+                let end = j.min(buf.len());
+                if end == buf.len() && !eof {
+                    return Scan::Incomplete;
+                }
+                toks.push(Tok { start, end });
+                i = end;
+            }
+        }
+    }
+}
+
+/// Parses as many complete entries of `buf` as possible; returns the
+/// number of bytes consumed. `base` is the offset of `buf[0]` in the
+/// source.
+pub(crate) fn parse(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    buf: &[u8],
+    base: u64,
+    eof: bool,
+) -> Result<usize, Error> {
+    if !st.fast_checked {
+        st.fast_checked = true;
+        let head = &buf[..buf.len().min(64 * 1024)];
+        st.fast = looks_czds(head);
+    }
+    let mut pos = 0;
+    while pos < buf.len() {
+        if st.fast {
+            if st.apex_plain.is_none() {
+                st.apex_plain = r.c.apex.as_ref().and_then(|a| a.plain.clone());
+            }
+            if st.apex_plain.is_some() {
+                let Fast::Stop(next, more) = fast_run(r, st, buf, pos, base, eof)?;
+                if more {
+                    return Ok(next);
+                }
+                pos = next;
+                if pos >= buf.len() {
+                    break;
+                }
+            }
+        }
+        match general_entry(r, st, buf, pos, base, eof)? {
+            Some(next) => pos = next,
+            None => return Ok(pos),
+        }
+    }
+    Ok(pos)
+}
+
+/// Where the fast path stopped, and whether it needs more data there
+/// (otherwise the general parser reads the entry at that position).
+enum Fast {
+    Stop(usize, bool),
+}
+
+/// Equality of two short byte strings without a call to `memcmp`.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i + 8 <= a.len() {
+        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
+        x.copy_from_slice(&a[i..i + 8]);
+        y.copy_from_slice(&b[i..i + 8]);
+        if x != y {
+            return false;
+        }
+        i += 8;
+    }
+    a[i..] == b[i..]
+}
+
+/// Byte classes for the single pass over an owner in the fast path.
+const OWNER_PLAIN: u8 = 0;
+const OWNER_DOT: u8 = 1;
+const OWNER_UPPER: u8 = 2;
+const OWNER_SPECIAL: u8 = 4;
+
+static OWNER_CLASS: [u8; 256] = {
+    let mut t = [OWNER_PLAIN; 256];
+    t[b'.' as usize] = OWNER_DOT;
+    t[b'\\' as usize] = OWNER_SPECIAL;
+    t[b' ' as usize] = OWNER_SPECIAL;
+    t[b'\r' as usize] = OWNER_SPECIAL;
+    let mut c = b'A';
+    while c <= b'Z' {
+        t[c as usize] = OWNER_UPPER;
+        c += 1;
+    }
+    t
+};
+
+/// The CZDS fast path: reads lines from `pos` for as long as they fit the
+/// profile. Lines are found with one `memchr` iterator over the buffer;
+/// a line whose owner is the previous owner costs one comparison.
+///
+/// Only a line's first byte and its owner are checked: the profile has
+/// one record per line, so a `(` or a quote in the RDATA is not looked for
+/// (a record continued on indented lines would still be read, its extra
+/// lines as records of the same owner).
+fn fast_run(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    buf: &[u8],
+    pos: usize,
+    base: u64,
+    eof: bool,
+) -> Result<Fast, Error> {
+    let mut start = pos;
+    let mut newlines = memchr::memchr_iter(b'\n', &buf[pos..]);
+    let apex: Vec<u8> = st.apex_plain.clone().unwrap_or_else(|| b".".to_vec());
+    let root = apex == b".";
+    let apex_dots = if root { 0 } else { apex.iter().filter(|&&b| b == b'.').count() };
+    let collect_ns = r.c.collect_ns;
+    loop {
+        let (line_end, next) = match newlines.next() {
+            Some(k) => (pos + k, pos + k + 1),
+            None if !eof => return Ok(Fast::Stop(start, true)),
+            None if start < buf.len() => (buf.len(), buf.len()),
+            None => return Ok(Fast::Stop(start, false)),
+        };
+        let mut line = &buf[start..line_end];
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        let Some(&first) = line.first() else { return Ok(Fast::Stop(start, false)) };
+        if matches!(first, b' ' | b'\t' | b';' | b'$') {
+            return Ok(Fast::Stop(start, false));
+        }
+        let p = st.prev_raw.len();
+        let class = if line.len() > p && line[p] == b'\t' && same_bytes(&line[..p], &st.prev_raw) {
+            match st.prev_class {
+                Some(class) if p > 0 => {
+                    r.c.same_owner(class);
+                    class
+                }
+                _ => return Ok(Fast::Stop(start, false)),
+            }
+        } else {
+            // One pass over the owner: its end (tab), dots, case, specials.
+            let mut flags = 0u8;
+            let mut last_dot = None;
+            let mut dots = 0usize;
+            let mut first_dot = usize::MAX;
+            let mut tab = None;
+            for (i, &b) in line.iter().enumerate() {
+                if b == b'\t' {
+                    tab = Some(i);
+                    break;
+                }
+                let c = OWNER_CLASS[b as usize];
+                flags |= c;
+                if c == OWNER_DOT {
+                    if first_dot == usize::MAX {
+                        first_dot = i;
+                    }
+                    last_dot = Some(i);
+                    dots += 1;
+                }
+            }
+            let Some(tab) = tab else { return Ok(Fast::Stop(start, false)) };
+            let owner = &line[..tab];
+            if flags & OWNER_SPECIAL != 0 || last_dot != Some(tab.wrapping_sub(1)) {
+                return Ok(Fast::Stop(start, false));
+            }
+            let (n, a) = (owner.len(), apex.len());
+            let under_apex = n > a
+                && owner[n - a..].eq_ignore_ascii_case(&apex)
+                && (root || owner[n - a - 1] == b'.');
+            let rel = if n == a && owner.eq_ignore_ascii_case(&apex) {
+                Relation::Apex
+            } else if under_apex {
+                // Dots in the owner beyond the apex's: exactly one means
+                // one label below it.
+                if dots == apex_dots + 1 { Relation::Registered } else { Relation::Deeper }
+            } else {
+                Relation::Outside
+            };
+            let class = match rel {
+                Relation::Registered => {
+                    let label = &owner[..first_dot];
+                    if label.is_empty() {
+                        return Ok(Fast::Stop(start, false));
+                    }
+                    let loc = Loc { source: st.source, line: st.line, offset: base + start as u64 };
+                    let orig = if st.mapped { Orig::Mapped } else { Orig::Text(label) };
+                    Class::Registered(r.c.register(loc, label, orig, KeyMode::Octets)?)
+                }
+                other if flags & OWNER_UPPER != 0 => {
+                    r.c.other_owner(other, &owner.to_ascii_lowercase())
+                }
+                other => r.c.other_owner(other, owner),
+            };
+            st.prev_raw.clear();
+            st.prev_raw.extend_from_slice(owner);
+            st.prev_class = Some(class);
+            class
+        };
+        let acc = &mut r.c.set.accounting;
+        acc.lines += 1;
+        acc.record_lines += 1;
+        acc.records += 1;
+        if collect_ns && let Class::Registered(i) = class {
+            fast_ns(r, st, i, &line[st.prev_raw.len()..]);
+        }
+        st.line += 1;
+        start = next;
+        if start >= buf.len() {
+            return Ok(Fast::Stop(start, false));
+        }
+    }
+}
+
+/// Reads the NS target of a CZDS-profile line, if it is an NS record.
+fn fast_ns(r: &mut Reader<'_>, st: &ZoneState, label: u32, rest: &[u8]) {
+    let mut fields = rest.split(|&b| b == b'\t' || b == b' ').filter(|f| !f.is_empty());
+    let ty = loop {
+        match fields.next() {
+            Some(f) if is_ttl(f) || is_class(f) => continue,
+            Some(f) => break f,
+            None => return,
+        }
+    };
+    if !ty.eq_ignore_ascii_case(b"NS") {
+        return;
+    }
+    let Some(target) = fields.next() else { return };
+    if target.last() == Some(&b'.')
+        && !target.iter().any(|&b| b == b'\\' || b.is_ascii_uppercase() || b == b';')
+    {
+        r.c.add_ns(label, target);
+    } else if let Some(t) = ns_target(st, target) {
+        r.c.add_ns(label, t.as_bytes());
+    }
+}
+
+/// Resolves an NS target token to lower-case absolute presentation.
+fn ns_target(st: &ZoneState, tok: &[u8]) -> Option<String> {
+    let labels = resolve(st, tok).ok()?;
+    Some(name::present(&labels))
+}
+
+/// Resolves a name token against the origin: absolute labels, case kept.
+fn resolve(st: &ZoneState, tok: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    if tok == b"@" {
+        return st.origin.clone().ok_or_else(|| "'@' without $ORIGIN".to_string());
+    }
+    let p = name::parse(tok)?;
+    resolve_parsed(st, p)
+}
+
+fn resolve_parsed(st: &ZoneState, p: Parsed) -> Result<Vec<Vec<u8>>, String> {
+    let mut labels = p.labels;
+    if !p.absolute {
+        let Some(origin) = &st.origin else {
+            return Err("relative name without $ORIGIN".to_string());
+        };
+        labels.extend(origin.iter().cloned());
+    }
+    if name::wire_len(&labels) > MAX_NAME_OCTETS {
+        return Err(format!("name longer than {MAX_NAME_OCTETS} octets"));
+    }
+    Ok(labels)
+}
+
+/// Parses one entry with the general parser. `None`: need more data.
+fn general_entry(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    buf: &[u8],
+    pos: usize,
+    base: u64,
+    eof: bool,
+) -> Result<Option<usize>, Error> {
+    let mut toks = std::mem::take(&mut st.toks);
+    let scan = scan_entry(buf, pos, eof, &mut toks);
+    let res = match scan {
+        Scan::Incomplete => Ok(None),
+        Scan::Entry { end, lines, error, leading_ws, comment } => {
+            let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
+            let r2 = entry(r, st, buf, base, &toks, loc, lines, error, leading_ws, comment);
+            st.line += lines;
+            r2.map(|()| Some(end))
+        }
+    };
+    st.toks = toks;
+    res
+}
+
+#[allow(clippy::too_many_arguments)]
+fn entry(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    buf: &[u8],
+    base: u64,
+    toks: &[Tok],
+    loc: Loc,
+    lines: u64,
+    error: Option<String>,
+    leading_ws: bool,
+    comment: bool,
+) -> Result<(), Error> {
+    let acc = &mut r.c.set.accounting;
+    acc.lines += lines;
+    acc.continuation_lines += lines.saturating_sub(1);
+    if lines == 0 {
+        // An empty tail at end of file: nothing was read.
+        return Ok(());
+    }
+    if let Some(e) = error {
+        return r.c.malformed(loc, e);
+    }
+    if toks.is_empty() {
+        if comment {
+            acc.comment_lines += 1;
+        } else {
+            acc.blank_lines += 1;
+        }
+        return Ok(());
+    }
+    let text = |t: &Tok| &buf[t.start..t.end];
+    let first = text(&toks[0]);
+    if !leading_ws && first.first() == Some(&b'$') {
+        return directive(r, st, toks.iter().map(text).collect(), loc);
+    }
+    // Owner.
+    let (owner_tok, mut k) = if leading_ws { (None, 0) } else { (Some(toks[0]), 1) };
+    while k < toks.len() && (is_ttl(text(&toks[k])) || is_class(text(&toks[k]))) {
+        k += 1;
+    }
+    let Some(ty) = toks.get(k).map(text) else {
+        return r.c.malformed(loc, "missing record type");
+    };
+    let is_ns = ty.eq_ignore_ascii_case(b"NS");
+    let is_soa = ty.eq_ignore_ascii_case(b"SOA");
+    let ns_target = if is_ns {
+        let Some(t) = toks.get(k + 1) else {
+            return r.c.malformed(loc, "NS record without target");
+        };
+        match resolve(st, text(t)) {
+            Ok(labels) => Some(name::present(&labels)),
+            Err(e) => return r.c.malformed(loc, format!("NS target: {e}")),
+        }
+    } else {
+        None
+    };
+    let class = match owner_tok {
+        None => {
+            let Some(class) = st.prev_class else {
+                return r.c.malformed(loc, "blank owner with no previous owner");
+            };
+            r.c.same_owner(class);
+            class
+        }
+        Some(t) => {
+            let raw = text(&t);
+            let (labels, first_label): (Vec<Vec<u8>>, Option<(usize, usize)>) = if raw == b"@" {
+                match &st.origin {
+                    Some(o) => (o.clone(), None),
+                    None => return r.c.malformed(loc, "'@' without $ORIGIN"),
+                }
+            } else {
+                let p = match name::parse(raw) {
+                    Ok(p) => p,
+                    Err(e) => return r.c.malformed(loc, format!("owner: {e}")),
+                };
+                let span = p.spans.first().copied();
+                match resolve_parsed(st, p) {
+                    Ok(l) => (l, span),
+                    Err(e) => return r.c.malformed(loc, format!("owner: {e}")),
+                }
+            };
+            if r.c.apex.is_none() {
+                if is_soa {
+                    r.c.set_apex(labels.clone());
+                    st.apex_plain = None;
+                } else {
+                    return r.c.malformed(
+                        loc,
+                        "record before the apex is known (no --origin, $ORIGIN or SOA yet)",
+                    );
+                }
+            }
+            let class = classify(r, st, buf, base, t, &labels, first_label, loc)?;
+            st.prev_raw.clear();
+            st.prev_raw.extend_from_slice(raw);
+            st.prev_class = Some(class);
+            class
+        }
+    };
+    let acc = &mut r.c.set.accounting;
+    acc.record_lines += 1;
+    acc.records += 1;
+    if let (Class::Registered(i), Some(t)) = (class, ns_target) {
+        r.c.add_ns(i, t.as_bytes());
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn classify(
+    r: &mut Reader<'_>,
+    st: &ZoneState,
+    buf: &[u8],
+    base: u64,
+    tok: Tok,
+    labels: &[Vec<u8>],
+    first_label: Option<(usize, usize)>,
+    loc: Loc,
+) -> Result<Class, Error> {
+    let mut lower = labels.to_vec();
+    name::lower(&mut lower);
+    let Some(apex) = r.c.apex.as_ref() else { return Ok(Class::Outside) };
+    let rel = apex.relation(&lower);
+    if rel != Relation::Registered {
+        let text = name::present(&lower);
+        return Ok(r.c.other_owner(rel, text.as_bytes()));
+    }
+    let octets = &labels[0];
+    // The label's original text is the first label of the owner token,
+    // or, for `@` or a name that is the origin itself, the origin.
+    let (offset, orig_text): (u64, &[u8]) = match first_label {
+        Some((s, e)) => (base + (tok.start + s) as u64, &buf[tok.start + s..tok.start + e]),
+        None => (loc.offset, octets.as_slice()),
+    };
+    let loc = Loc { offset, ..loc };
+    let orig = if st.mapped && first_label.is_some() && orig_text == octets.as_slice() {
+        Orig::Mapped
+    } else {
+        Orig::Text(orig_text)
+    };
+    Ok(Class::Registered(r.c.register(loc, octets, orig, KeyMode::Octets)?))
+}
+
+fn directive(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    args: Vec<&[u8]>,
+    loc: Loc,
+) -> Result<(), Error> {
+    let name = args[0];
+    if name.eq_ignore_ascii_case(b"$ORIGIN") {
+        let Some(arg) = args.get(1) else {
+            return r.c.malformed(loc, "$ORIGIN without a name");
+        };
+        let labels = match resolve(st, arg) {
+            Ok(l) => l,
+            Err(e) => return r.c.malformed(loc, format!("$ORIGIN: {e}")),
+        };
+        if r.c.apex.is_none() {
+            r.c.set_apex(labels.clone());
+        }
+        st.origin = Some(labels);
+        st.prev_raw.clear();
+        r.c.set.accounting.directive_lines += 1;
+        Ok(())
+    } else if name.eq_ignore_ascii_case(b"$TTL") {
+        if args.len() < 2 {
+            return r.c.malformed(loc, "$TTL without a value");
+        }
+        r.c.set.accounting.directive_lines += 1;
+        Ok(())
+    } else if name.eq_ignore_ascii_case(b"$INCLUDE") {
+        let Some(file) = args.get(1) else {
+            return r.c.malformed(loc, "$INCLUDE without a file name");
+        };
+        let origin = match args.get(2) {
+            Some(o) => match resolve(st, o) {
+                Ok(l) => Some(l),
+                Err(e) => return r.c.malformed(loc, format!("$INCLUDE origin: {e}")),
+            },
+            None => st.origin.clone(),
+        };
+        r.c.set.accounting.directive_lines += 1;
+        let file = PathBuf::from(String::from_utf8_lossy(file).into_owned());
+        let path = if file.is_absolute() {
+            file
+        } else {
+            st.path.parent().unwrap_or(Path::new("")).join(file)
+        };
+        include(r, st, path, origin, loc)
+    } else {
+        r.c.malformed(loc, format!("unknown directive {}", String::from_utf8_lossy(name)))
+    }
+}
+
+fn include(
+    r: &mut Reader<'_>,
+    st: &ZoneState,
+    path: PathBuf,
+    origin: Option<Vec<Vec<u8>>>,
+    loc: Loc,
+) -> Result<(), Error> {
+    let mut chain = st.chain.clone();
+    chain.push(path.clone());
+    let here = st.path.clone();
+    let err =
+        |kind| Error::new(kind).at(&here, loc.line, Some(loc.offset)).with_chain(chain.clone());
+    let canon = match std::fs::canonicalize(&path) {
+        Ok(c) => c,
+        Err(e) => return Err(err(ErrorKind::IncludeMissing(e))),
+    };
+    if st.canon_chain.contains(&canon) {
+        return Err(err(ErrorKind::IncludeLoop));
+    }
+    let limit = r.config.include_depth;
+    if st.chain.len() > limit {
+        return Err(err(ErrorKind::IncludeDepth(limit)));
+    }
+    let mut canon_chain = st.canon_chain.clone();
+    canon_chain.push(canon);
+    r.c.set.accounting.includes += 1;
+    let chain2 = chain.clone();
+    r.read_include(path, st.source, chain, canon_chain, origin).map_err(|e| {
+        if e.path().is_some() {
+            e
+        } else {
+            e.at(&here, loc.line, Some(loc.offset)).with_chain(chain2)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn czds_profile_detection() {
+        assert!(looks_czds(
+            b"com.\t900\tin\tsoa\ta. b. 1 2 3 4 5\nx.com.\t172800\tin\tns\tns1.x.net.\n"
+        ));
+        assert!(!looks_czds(b"$ORIGIN com.\nx NS ns1\n"));
+        assert!(!looks_czds(b"x.com. 172800 in ns ns1.x.net.\n"));
+        assert!(!looks_czds(b""));
+    }
+
+    #[test]
+    fn short_compare() {
+        assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
+        assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
+        assert!(!same_bytes(b"abc", b"abcd"));
+    }
+
+    #[test]
+    fn scanning() {
+        let mut toks = Vec::new();
+        let buf = b"a ( b ; c\n \"d;(\" )\nnext\n";
+        match scan_entry(buf, 0, true, &mut toks) {
+            Scan::Entry { end, lines, error, .. } => {
+                assert_eq!((end, lines, error), (19, 2, None));
+            }
+            Scan::Incomplete => panic!(),
+        }
+        let t: Vec<&[u8]> = toks.iter().map(|t| &buf[t.start..t.end]).collect();
+        assert_eq!(t, vec![&b"a"[..], b"b", b"d;("]);
+        assert!(matches!(scan_entry(b"a ( b\n", 0, false, &mut toks), Scan::Incomplete));
+    }
+}

@@ -1,0 +1,240 @@
+//! The audit of a whole zone: judge every registered label against a set of
+//! LGRs, group labels by index label (RFC 7940 §8.5) under the variant LGR,
+//! decide who holds each variant set and what the others are (RFC 7940
+//! §8.3), and produce findings.
+//!
+//! [`scan`] takes a [`LabelSet`](crate::input::LabelSet) from
+//! [`crate::input`], an [`LgrSet`] and a [`ScanConfig`], and returns a
+//! [`Report`]: plain data, sorted, identical whatever the number of threads.
+//! It uses rayon's current thread pool (the caller decides its size) and
+//! reports progress through the [`Progress`] trait; it never prints.
+//!
+//! Memory: per label only a few bytes of counters are kept; index labels
+//! are stored for IDN labels only when the variant LGR maps every ASCII
+//! label to itself (checked when the set is built), since an ASCII label
+//! can then only collide with an IDN label whose index label is that ASCII
+//! text. Findings keep their own copies.
+
+mod group;
+mod judge;
+
+use crate::lgr::Lgr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use group::Role;
+
+/// The LGRs of a zone: the ones that judge labels, in order, and the one
+/// whose variant relation defines collisions.
+#[derive(Clone, Debug)]
+pub struct LgrSet {
+    judges: Vec<Arc<Lgr>>,
+    variants: Arc<Lgr>,
+    ascii_identity: bool,
+    /// ASCII byte → class common to every judging LGR (see
+    /// [`Lgr::ascii_classes`]): the judgement of an all-ASCII label is a
+    /// function of its class string, so it is memoised on it.
+    ascii_class: [u8; 128],
+}
+
+impl LgrSet {
+    /// A set. With `variants` `None`, the single LGR is its own variant
+    /// LGR; several LGRs need an explicit variant LGR (see
+    /// [`crate::lgr::merge`] for the merged one).
+    ///
+    /// # Errors
+    /// An empty set, or several LGRs and no variant LGR.
+    pub fn new(judges: Vec<Arc<Lgr>>, variants: Option<Arc<Lgr>>) -> Result<LgrSet, String> {
+        if judges.is_empty() {
+            return Err("the LGR set is empty".into());
+        }
+        let variants = match variants {
+            Some(v) => v,
+            None if judges.len() == 1 => judges[0].clone(),
+            None => return Err("several LGRs need a variant LGR".into()),
+        };
+        let ascii_identity = variants.ascii_is_own_index();
+        let mut seen: Vec<Vec<u16>> = Vec::new();
+        let mut ascii_class = [0u8; 128];
+        for (b, slot) in ascii_class.iter_mut().enumerate() {
+            let key: Vec<u16> = judges.iter().map(|l| l.ascii_classes()[b]).collect();
+            let id = seen.iter().position(|k| *k == key).unwrap_or_else(|| {
+                seen.push(key);
+                seen.len() - 1
+            });
+            *slot = id as u8;
+        }
+        Ok(LgrSet { judges, variants, ascii_identity, ascii_class })
+    }
+
+    /// The judging LGRs, in order.
+    pub fn judges(&self) -> &[Arc<Lgr>] {
+        &self.judges
+    }
+
+    /// The variant LGR.
+    pub fn variants(&self) -> &Lgr {
+        &self.variants
+    }
+
+    /// Finds a judging LGR for a CSV `lgr` value: its name, its name without
+    /// `builtin:` or without the `.xml` ending, or one of its language tags.
+    pub fn find(&self, pin: &str) -> Option<usize> {
+        let pin = pin.trim();
+        self.judges.iter().position(|l| {
+            let name = l.name();
+            name == pin
+                || name.strip_prefix("builtin:") == Some(pin)
+                || name.strip_suffix(".xml") == Some(pin)
+                || l.doc().meta.languages.iter().any(|t| t.eq_ignore_ascii_case(pin))
+        })
+    }
+}
+
+/// Who holds a variant set (`--holder`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HolderPolicy {
+    /// The first member in input order.
+    #[default]
+    Input,
+    /// The member with the earliest `registered` date (CSV column); members
+    /// without a date come after those with one, then input order.
+    Registered,
+}
+
+/// Options of a scan.
+#[derive(Clone, Debug, Default)]
+pub struct ScanConfig {
+    /// Who holds a variant set.
+    pub holder: HolderPolicy,
+}
+
+/// Progress reports from a scan, called per chunk of labels, never per
+/// label. Implementations must be cheap and thread-safe.
+pub trait Progress: Sync {
+    /// A phase starts, with the number of items it will process.
+    fn phase(&self, _name: &str, _total: u64) {}
+    /// `n` more items of the current phase are done.
+    fn advance(&self, _n: u64) {}
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// What a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FindingKind {
+    /// A member of a variant set with at least one conflict.
+    Collision,
+    /// A label invalid under its LGR or under IDNA2008.
+    Invalid,
+}
+
+impl FindingKind {
+    /// `collision` or `invalid`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::Collision => "collision",
+            FindingKind::Invalid => "invalid",
+        }
+    }
+}
+
+/// One row of the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Its kind.
+    pub kind: FindingKind,
+    /// The label's index in the [`LabelSet`](crate::input::LabelSet).
+    pub label: usize,
+    /// The LGR that gave the disposition (or `IDNA2008`).
+    pub lgr: String,
+    /// The disposition.
+    pub disposition: String,
+    /// Why.
+    pub reason: String,
+    /// The index label under the variant LGR, as text (empty if none).
+    pub index: String,
+    /// The group number (1-based, by the holder's input position).
+    pub group: Option<u32>,
+    /// The role in the group.
+    pub role: Option<Role>,
+    /// The holder's label index.
+    pub holder: Option<usize>,
+}
+
+/// Counts for the summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Labels judged.
+    pub labels: u64,
+    /// IDN labels among them.
+    pub idn_labels: u64,
+    /// Labels judged per LGR (eligible under it), in set order; the last
+    /// entry counts labels eligible under none.
+    pub per_lgr: Vec<(String, u64)>,
+    /// Labels per Unicode script (`Latn`, `Deva`, …, `Zyyy` for digits
+    /// and hyphens only, `Mixed`).
+    pub per_script: Vec<(String, u64)>,
+    /// Invalid labels by reason family.
+    pub invalid_by_family: Vec<(String, u64)>,
+    /// Labels invalid under their LGR or IDNA2008.
+    pub invalid: u64,
+    /// Labels with an index label under the variant LGR.
+    pub indexed: u64,
+    /// Groups of two or more labels sharing an index label.
+    pub groups: u64,
+    /// Groups with at least one conflict.
+    pub conflict_groups: u64,
+    /// Members of groups that conflict with their holder.
+    pub conflicts: u64,
+    /// Members allocated to the holder's registrant (no conflict).
+    pub allocated: u64,
+    /// Time the scan took.
+    pub elapsed: Duration,
+}
+
+/// The result of a scan.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Collision rows (by group, then input position), then invalid rows
+    /// (by input position).
+    pub findings: Vec<Finding>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+impl Report {
+    /// True when there is any finding.
+    pub fn has_findings(&self) -> bool {
+        !self.findings.is_empty()
+    }
+}
+
+/// Scans a label set (see the module documentation).
+pub fn scan(
+    labels: &crate::input::LabelSet,
+    lgrs: &LgrSet,
+    config: &ScanConfig,
+    progress: &dyn Progress,
+) -> Report {
+    let start = std::time::Instant::now();
+    let judged = judge::judge_all(labels, lgrs, progress);
+    let (mut findings, mut summary) = group::collide(labels, lgrs, config, &judged, progress);
+    let mut invalid = judged.invalid;
+    invalid.sort_by_key(|f| f.label);
+    findings.extend(invalid);
+    summary.labels = labels.len() as u64;
+    summary.idn_labels = judged.idn;
+    summary.invalid = judged.invalid_count;
+    summary.indexed = judged.indexed;
+    summary.per_lgr = judged.per_lgr;
+    summary.per_script = judged.per_script;
+    summary.invalid_by_family = judged.families;
+    summary.elapsed = start.elapsed();
+    Report { findings, summary }
+}

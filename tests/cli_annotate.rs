@@ -1,0 +1,92 @@
+//! `lgrscan annotate` through the binary: the golden rows with `--literal`,
+//! and every input kind (list, zone file, CSV, gzip, stdin) without it.
+
+mod cli_util;
+mod util;
+
+use cli_util::{assert_exit, lgrscan, stdout, temp_dir};
+use std::io::Write;
+
+/// The binary agrees with the reference on every row of a golden file.
+#[test]
+fn literal_matches_golden_rows() {
+    let Some(dir) = util::reference_dir() else { return };
+    let name = "lgr-second-level-khmer-script-31may22-en";
+    let golden = std::fs::read_to_string(dir.join(format!("golden/{name}.tsv"))).unwrap();
+    let rows: Vec<Vec<&str>> = golden.lines().skip(1).map(|l| l.split('\t').collect()).collect();
+    let tmp = temp_dir("annotate-golden");
+    let list = tmp.join("labels.txt");
+    let labels: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    std::fs::write(&list, labels.join("\n")).unwrap();
+    let lgr = dir.join(format!("lgr/{name}.xml"));
+    let o =
+        lgrscan(&["annotate", "--literal", "--lgr", lgr.to_str().unwrap(), list.to_str().unwrap()]);
+    assert_exit(&o, 0, "annotate --literal");
+    let out = stdout(&o);
+    let got: Vec<Vec<&str>> = out.lines().skip(1).map(|l| l.split('\t').collect()).collect();
+    assert_eq!(got.len(), rows.len());
+    for (g, w) in got.iter().zip(&rows) {
+        // line, input, ulabel, alabel, lgr, disposition, reason, index
+        assert_eq!((g[1], g[5], g[6]), (w[0], w[4], w[5]), "{}", w[0]);
+        let index: String = w
+            .get(6)
+            .unwrap_or(&"")
+            .split_whitespace()
+            .map(|h| char::from_u32(u32::from_str_radix(h, 16).unwrap()).unwrap())
+            .collect();
+        assert_eq!(g[7], index, "{}", w[0]);
+    }
+}
+
+#[test]
+fn reads_every_input_kind() {
+    let tmp = temp_dir("annotate-inputs");
+    let zone = tmp.join("z.zone");
+    std::fs::write(
+        &zone,
+        "$ORIGIN example.\n@ SOA ns host 1 2 3 4 5\nXN--E4BCD NS ns1.shop\n123 NS ns1.shop\nns1.shop A 192.0.2.1\n",
+    )
+    .unwrap();
+    let csv = tmp.join("l.csv");
+    std::fs::write(&csv, "label,registrant\nxn--e4bcd,r1\nkaa,r2\n").unwrap();
+    let gz = tmp.join("l.txt.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all("१२३\nxn--zz\n".as_bytes()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+
+    let o = lgrscan(&[
+        "annotate",
+        "--lgr",
+        "builtin:devanagari",
+        "--format",
+        "csv",
+        zone.to_str().unwrap(),
+    ]);
+    assert_exit(&o, 0, "zone");
+    let out = stdout(&o);
+    assert!(out.contains("3,XN--E4BCD,१२३,xn--e4bcd,builtin:devanagari,valid"), "{out}");
+    assert!(out.contains("4,123,123,123,builtin:devanagari,valid"), "{out}");
+    assert!(!out.contains("ns1"), "glue is not a registered label: {out}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+
+    let o = lgrscan(&[
+        "annotate",
+        "--lgr",
+        "builtin:devanagari",
+        "--format",
+        "jsonl",
+        csv.to_str().unwrap(),
+    ]);
+    assert_exit(&o, 0, "csv");
+    assert!(stdout(&o).contains(r#""ulabel":"१२३""#), "{}", stdout(&o));
+
+    let o = lgrscan(&["annotate", "--lgr", "builtin:devanagari", gz.to_str().unwrap()]);
+    assert_exit(&o, 0, "gzip");
+    let out = stdout(&o);
+    assert!(out.contains("1\t१२३\t१२३\txn--e4bcd\tbuiltin:devanagari\tvalid"), "{out}");
+    assert!(out.contains("2\txn--zz\t"), "{out}");
+    assert!(out.contains("invalid\tpunycode does not decode"), "{out}");
+
+    let o = lgrscan(&["annotate", "--lgr", "nope.xml", zone.to_str().unwrap()]);
+    assert_exit(&o, 2, "bad LGR");
+}

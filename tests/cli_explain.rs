@@ -1,0 +1,232 @@
+//! The commands that explain (issue #5, part 5): `builtins`, `lgr info`
+//! and `explain`, run as the built binary.
+#![cfg(feature = "cli")]
+
+mod util;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn lgrscan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lgrscan")).args(args).output().expect("run lgrscan")
+}
+
+/// Runs lgrscan, asserts exit 0, returns stdout.
+fn ok(args: &[&str]) -> String {
+    let out = lgrscan(args);
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "lgrscan {args:?} failed\nstdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/lgr")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn builtins_lists_six_with_sizes() {
+    let out = ok(&["builtins"]);
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 6, "{out}");
+    let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        names,
+        [
+            "builtin:ascii",
+            "builtin:devanagari",
+            "builtin:hindi",
+            "builtin:khmer",
+            "builtin:kashmiri",
+            "builtin:common"
+        ]
+    );
+    for r in &rows {
+        let repertoire: usize = r[1].parse().expect("repertoire size");
+        assert!(repertoire > 0, "{r:?}");
+        assert!(!r[4].is_empty(), "no seed: {r:?}");
+    }
+    // Every built-in but ascii has variants.
+    for r in &rows[1..] {
+        assert!(r[3].parse::<usize>().unwrap() > 0, "{r:?}");
+    }
+    assert!(out.contains("default set: builtin:ascii, builtin:devanagari"), "{out}");
+}
+
+#[test]
+fn lgr_info_on_a_builtin() {
+    let out = ok(&["lgr", "info", "builtin:devanagari"]);
+    assert!(out.contains("LGR: builtin:devanagari"), "{out}");
+    assert!(out.contains("repertoire: 133 elements"), "{out}");
+    assert!(out.contains("sequences: 29"), "{out}");
+    assert!(out.contains("unicode version: 11.0.0"), "{out}");
+    assert!(out.contains("blocked: "), "{out}");
+    assert!(out.contains("rules: "), "{out}");
+    assert!(out.contains("actions: 6"), "{out}");
+    assert!(out.contains("variant relation is symmetric and transitive"), "{out}");
+}
+
+#[test]
+fn lgr_info_runs_on_every_published_lgr() {
+    let Some(dir) = util::reference_dir() else { return };
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("lgr"))
+        .expect("lgr dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "expected ICANN's LGRs, found {files:?}");
+    for f in &files {
+        let out = ok(&["lgr", "info", &f.to_string_lossy()]);
+        assert!(out.contains("repertoire: "), "{}:\n{out}", f.display());
+        assert!(out.contains("RFC 8228 checks: "), "{}:\n{out}", f.display());
+    }
+}
+
+#[test]
+fn lgr_info_warns_about_an_asymmetric_relation() {
+    let out = ok(&["lgr", "info", &data("asymmetric.xml")]);
+    assert!(out.contains("RFC 8228 checks: 2 warning(s)"), "{out}");
+    let warnings: Vec<&str> = out.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(warnings.len(), 2, "{out}");
+    assert!(
+        warnings[0].contains("asymmetric variant")
+            && warnings[0].contains("U+0061 -> U+0062, but U+0062 does not list U+0061"),
+        "{out}"
+    );
+    assert!(
+        warnings[1].contains("asymmetric context")
+            && warnings[1].contains("U+0063 -> U+0064 has when=\"at-start\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn lgr_info_warns_about_a_non_transitive_relation() {
+    let out = ok(&["lgr", "info", &data("non-transitive.xml")]);
+    let warnings: Vec<&str> = out.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: non-transitive variants: U+0031 ~ U+0661 and U+0661 ~ U+06F1, \
+             but U+0031 does not list U+06F1",
+            "warning: non-transitive variants: U+06F1 ~ U+0661 and U+0661 ~ U+0031, \
+             but U+06F1 does not list U+0031",
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn lgr_info_reports_a_bad_file() {
+    let out = lgrscan(&["lgr", "info", "no/such/file.xml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.xml"));
+}
+
+/// The variant lines of `explain` output: (disposition, label).
+fn variant_lines(out: &str) -> Vec<(String, String)> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("variant labels"))
+        .skip(1)
+        .filter(|l| l.starts_with("  ") && !l.trim_start().starts_with("..."))
+        .map(|l| {
+            let mut f = l.split_whitespace();
+            (f.next().unwrap().to_string(), f.next().unwrap().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn explain_cross_script_digits() {
+    let out = ok(&["explain", "123"]);
+    assert!(out.contains("U+0031  1  DIGIT ONE"), "{out}");
+    assert!(out.contains("judged by: builtin:ascii"), "{out}");
+    assert!(out.contains("index label (builtin:common): 123  [0031 0032 0033]"), "{out}");
+    let vars = variant_lines(&out);
+    // Three digit scripts, three positions: 27 labels, the original aside.
+    assert!(out.contains("variant labels (builtin:common): 26 (2 blocked, 24 invalid)"), "{out}");
+    // Blocked labels are listed before invalid ones.
+    assert_eq!(vars[0].0, "blocked", "{out}");
+    assert_eq!(vars.len(), 26, "{out}");
+    let find = |s: &str| vars.iter().find(|(_, l)| l == s).map(|(d, _)| d.as_str());
+    assert_eq!(find("१२३"), Some("blocked"), "{out}");
+    assert_eq!(find("១២៣"), Some("blocked"), "{out}");
+    // Mixed digit sets are invalid (digit-mixing).
+    assert_eq!(find("1२៣"), Some("invalid"), "{out}");
+}
+
+#[test]
+fn explain_a_label_from_another_script_and_as_a_label() {
+    let a = ok(&["explain", "१२३"]);
+    assert!(a.contains("U+0967  १  DEVANAGARI DIGIT ONE"), "{a}");
+    assert!(a.contains("judged by: builtin:devanagari"), "{a}");
+    let vars = variant_lines(&a);
+    assert!(vars.iter().any(|(_, l)| l == "123"), "{a}");
+    assert!(vars.iter().any(|(_, l)| l == "១២៣"), "{a}");
+    // The same label as an A-label, upper case.
+    let alabel = format!("XN--{}", idna::punycode::encode_str("१२३").unwrap().to_uppercase());
+    let b = ok(&["explain", &alabel]);
+    assert_eq!(a.lines().skip(1).collect::<Vec<_>>(), b.lines().skip(1).collect::<Vec<_>>());
+}
+
+#[test]
+fn explain_names_the_failing_rule_and_cuts_the_list() {
+    // A leading combining mark: invalid under every LGR of the set; the
+    // judging LGR is the one covering most code points.
+    let out = ok(&["explain", "\u{093e}क"]);
+    assert!(out.contains("judged by: builtin:devanagari"), "{out}");
+    assert!(out.contains("not eligible"), "{out}");
+    let out = ok(&["explain", "--limit", "3", "123"]);
+    assert_eq!(variant_lines(&out).len(), 3, "{out}");
+    assert!(out.contains("... 23 more (--limit 3; 26 in all)"), "{out}");
+}
+
+#[test]
+fn explain_with_one_lgr() {
+    let out = ok(&["explain", "--lgr", &data("non-transitive.xml"), "1"]);
+    let vars = variant_lines(&out);
+    assert_eq!(vars.len(), 1, "{out}");
+    assert_eq!(vars[0].1, "\u{0661}");
+    let bad = lgrscan(&["explain", "xn--zz!"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn explain_a_huge_variant_space_gives_the_estimate() {
+    // 22 digits, three digit scripts: 3^22 variant labels, the original
+    // included; too many to enumerate, so the first --limit are listed.
+    let out = ok(&["explain", "--limit", "5", &"1".repeat(22)]);
+    assert!(
+        out.contains(
+            "variant labels (builtin:common): about 31381059609 (estimated variant space); \
+             the first 5 shown"
+        ),
+        "{out}"
+    );
+    assert_eq!(variant_lines(&out).len(), 5, "{out}");
+}
+
+#[test]
+fn explain_with_another_variant_lgr() {
+    let out = ok(&["explain", "--variants", "builtin:devanagari", "123"]);
+    // Devanagari knows only the European/Devanagari digit pairs.
+    assert!(out.contains("variant labels (builtin:devanagari): 7 (1 blocked, 6 invalid)"), "{out}");
+    let vars = variant_lines(&out);
+    assert!(vars.iter().any(|(d, l)| d == "blocked" && l == "१२३"), "{out}");
+    assert!(!vars.iter().any(|(_, l)| l == "១២៣"), "{out}");
+}

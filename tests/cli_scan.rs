@@ -1,0 +1,218 @@
+//! `lgrscan scan` as a program (issue #4): thread-count independence, the
+//! roles, `--holder registered`, allocatable variants with registrants,
+//! multi-LGR sets, exit codes and atomic output. Every run that prints a
+//! summary has its accounting checked.
+#![cfg(feature = "cli")]
+
+mod cli_util;
+
+use cli_util::{Row, assert_exit, check_against_rows, lgrscan, rows, stderr, stdout, summary};
+
+const SAMPLES: &[&str] = &["samples/zone.txt", "samples/czds.txt", "samples/labels.csv"];
+const ALLOC_LGR: &str = "tests/data/lgr/allocatable.xml";
+const ALLOC_CSV: &str = "tests/data/scan/allocatable.csv";
+
+/// Runs a scan expected to exit with `code`, checks its summary against
+/// its rows, returns the rows.
+fn scan_rows(args: &[&str], code: i32) -> Vec<Row> {
+    let mut a = vec!["scan", "--format", "csv"];
+    a.extend_from_slice(args);
+    let out = lgrscan(&a);
+    assert_exit(&out, code, &format!("{a:?}"));
+    let (text, err) = (stdout(&out), stderr(&out));
+    let r = rows(&text);
+    check_against_rows(&summary(&err), &r, &err);
+    r
+}
+
+/// The role of the collision row of `ulabel`, and its holder's A-label.
+fn role(rows: &[Row], ulabel: &str) -> (String, String) {
+    let r = rows
+        .iter()
+        .find(|r| r["kind"] == "collision" && r["ulabel"] == ulabel)
+        .unwrap_or_else(|| panic!("no collision row for {ulabel}"));
+    (r["role"].clone(), r["holder"].clone())
+}
+
+#[test]
+fn one_and_four_threads_give_identical_bytes() {
+    for path in SAMPLES {
+        for format in ["csv", "jsonl"] {
+            let run = |threads: &str| {
+                let out = lgrscan(&["scan", path, "--format", format, "--threads", threads]);
+                assert_exit(&out, 1, path);
+                summary(&stderr(&out));
+                out.stdout
+            };
+            let one = run("1");
+            assert!(!one.is_empty());
+            assert!(one == run("4"), "{path} --format {format}: 1 and 4 threads differ");
+        }
+    }
+}
+
+#[test]
+fn every_role_appears_with_its_label() {
+    let csv = scan_rows(&["samples/labels.csv"], 1);
+    assert_eq!(role(&csv, "آئینہ").0, "holder");
+    assert_eq!(role(&csv, "آیٔینہ"), ("allocated".into(), "xn--hgbi0h4vvb".into()));
+    assert_eq!(role(&csv, "آئینۃ").0, "blocked");
+    assert_eq!(role(&csv, "قایٔم").0, "allocatable");
+    let czds = scan_rows(&["samples/czds.txt"], 1);
+    // Not NFC: an allocatable variant of آزاد, but invalid on its own.
+    assert_eq!(role(&czds, "\u{0627}\u{0653}زاد"), ("invalid".into(), "xn--hgbkyk".into()));
+    assert_eq!(role(&czds, "२०२4").0, "invalid");
+    let invalid: Vec<&str> =
+        czds.iter().filter(|r| r["kind"] == "invalid").map(|r| r["ulabel"].as_str()).collect();
+    assert!(invalid.contains(&"\u{0627}\u{0653}زاد") && invalid.contains(&"२०२4"), "{invalid:?}");
+}
+
+#[test]
+fn idna_reason_families_have_no_positions() {
+    let out = lgrscan(&["scan", "samples/czds.txt"]);
+    let s = summary(&stderr(&out));
+    let fams: Vec<&str> = s.families.iter().map(|f| f.1.as_str()).collect();
+    for want in ["IDNA2008: Bidi rule fails (RFC 5893)", "IDNA2008: non-LDH ASCII"] {
+        assert!(fams.contains(&want), "{want} not in {fams:?}");
+    }
+}
+
+#[test]
+fn holder_registered_picks_the_earliest_date() {
+    // ខេត្ដ (COENG DA, 2024) comes first in the file, ខេត្ត (2016) later.
+    let (da, ta) = ("ខេត\u{17D2}\u{178A}", "ខេត\u{17D2}\u{178F}");
+    let by_input = scan_rows(&["samples/labels.csv"], 1);
+    assert_eq!(role(&by_input, da).0, "holder");
+    assert_eq!(role(&by_input, ta).0, "blocked");
+    let by_date = scan_rows(&["samples/labels.csv", "--holder", "registered"], 1);
+    assert_eq!(role(&by_date, ta).0, "holder");
+    assert_eq!(role(&by_date, da).0, "blocked");
+}
+
+#[test]
+fn allocatable_variants_and_registrants() {
+    // aa (r1, 2020), ab (r1, 2021), ba (r2, 2019); tab / tbb both r3.
+    let r = scan_rows(&["--lgr", ALLOC_LGR, ALLOC_CSV], 1);
+    let got: Vec<(&str, &str)> =
+        r.iter().map(|r| (r["ulabel"].as_str(), r["role"].as_str())).collect();
+    assert_eq!(got, [("aa", "holder"), ("ab", "allocated"), ("ba", "allocatable")]);
+    let out = lgrscan(&["scan", "--lgr", ALLOC_LGR, ALLOC_CSV]);
+    let s = summary(&stderr(&out));
+    assert_eq!((s.groups, s.conflict_groups, s.conflicts, s.allocated), (2, 1, 1, 2));
+
+    // By date ba (r2) holds: both r1 labels are allocatable to someone else.
+    let r = scan_rows(&["--lgr", ALLOC_LGR, "--holder", "registered", ALLOC_CSV], 1);
+    let got: Vec<(&str, &str, &str)> = r
+        .iter()
+        .map(|r| (r["ulabel"].as_str(), r["role"].as_str(), r["holder"].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [("aa", "allocatable", "ba"), ("ab", "allocatable", "ba"), ("ba", "holder", "ba")]
+    );
+}
+
+#[test]
+fn multi_lgr_set_with_variants() {
+    let r = scan_rows(
+        &[
+            "--lgr",
+            "builtin:ascii",
+            "--lgr",
+            "builtin:devanagari",
+            "--lgr",
+            "builtin:khmer",
+            "--variants",
+            "builtin:common",
+            "samples/zone.txt",
+        ],
+        1,
+    );
+    assert_eq!(role(&r, "123").0, "holder");
+    assert_eq!(role(&r, "१२३").0, "blocked");
+    assert_eq!(role(&r, "១២៣").0, "blocked");
+    // Kashmiri is not in this set: شکارہ is invalid, judged by the LGR
+    // covering most of it.
+    assert!(r.iter().any(|r| r["kind"] == "invalid" && r["ulabel"] == "شکارہ"));
+}
+
+#[test]
+fn multi_lgr_set_without_variants() {
+    // Without --variants, the LGRs of the set are merged (`lgr::merge`,
+    // lgr-core's merge_set semantics) to find collisions across them.
+    let r = scan_rows(
+        &["--lgr", "builtin:ascii", "--lgr", "builtin:devanagari", "samples/zone.txt"],
+        1,
+    );
+    assert_eq!(role(&r, "123").0, "holder");
+    assert_eq!(role(&r, "१२३").0, "blocked");
+    assert!(r.iter().any(|r| r["lgr"] == "merged(builtin:devanagari+builtin:ascii)"));
+}
+
+#[test]
+fn exit_codes() {
+    let clean = scan_rows(&["tests/data/scan/clean.txt"], 0);
+    assert!(clean.is_empty());
+    scan_rows(&["samples/zone.txt"], 1);
+    for (args, what) in [
+        (&["scan", "--lgr", "tests/data/lgr/missing.xml", "samples/zone.txt"][..], "bad LGR path"),
+        (&["scan", "samples/missing.txt"][..], "bad input path"),
+        (&["scan", "--no-such-flag", "samples/zone.txt"][..], "bad flag"),
+        (&["scan", "--holder", "whoever", "samples/zone.txt"][..], "bad flag value"),
+    ] {
+        let out = lgrscan(args);
+        assert_exit(&out, 2, what);
+        assert!(out.stdout.is_empty(), "{what}: no output on stdout");
+    }
+}
+
+fn dir_entries(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn output_is_atomic() {
+    let dir = cli_util::temp_dir("atomic");
+    let target = dir.join("findings.csv");
+    let t = target.to_str().expect("UTF-8 path");
+
+    // A run that fails after --output was given leaves nothing.
+    let out = lgrscan(&["scan", "--output", t, "samples/missing.txt"]);
+    assert_exit(&out, 2, "missing input");
+    assert!(dir_entries(&dir).is_empty(), "{:?}", dir_entries(&dir));
+
+    // An output path in a missing directory: an error, nothing created.
+    let nested = dir.join("no/such/dir/findings.csv");
+    let out = lgrscan(&["scan", "-o", nested.to_str().unwrap(), "samples/zone.txt"]);
+    assert_exit(&out, 2, "missing output directory");
+    assert!(dir_entries(&dir).is_empty(), "{:?}", dir_entries(&dir));
+
+    // A successful run writes the file, and only it; same bytes as stdout.
+    let out = lgrscan(&["scan", "--output", t, "--format", "csv", "samples/zone.txt"]);
+    assert_exit(&out, 1, "scan to a file");
+    assert!(out.stdout.is_empty());
+    summary(&stderr(&out));
+    assert_eq!(dir_entries(&dir), ["findings.csv"]);
+    let piped = lgrscan(&["scan", "--format", "csv", "samples/zone.txt"]);
+    assert_eq!(std::fs::read(&target).expect("output file"), piped.stdout);
+
+    // A failing run keeps the previous file as it was.
+    let before = std::fs::read(&target).unwrap();
+    let out = lgrscan(&[
+        "scan",
+        "--output",
+        t,
+        "--lgr",
+        "tests/data/lgr/missing.xml",
+        "samples/zone.txt",
+    ]);
+    assert_exit(&out, 2, "bad LGR with an existing output");
+    assert_eq!(std::fs::read(&target).unwrap(), before);
+    assert_eq!(dir_entries(&dir), ["findings.csv"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,557 @@
+//! Tests of `lgrscan::input` (issue #3): zone files, CZDS dumps, gzip,
+//! label lists and CSV, with IDNA2008 findings and accounting.
+
+#[path = "input/util.rs"]
+mod util;
+
+use std::path::Path;
+
+use lgrscan::idna2008::{self, Finding};
+use lgrscan::input::{
+    Accounting, Config, ErrorKind, Input, InputFormat, MmapChoice, NsTargets, Strictness,
+    Timestamp, read,
+};
+use util::*;
+
+fn data_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/input"))
+}
+
+fn mmap() -> MmapChoice {
+    // SAFETY: test files are not modified while mapped.
+    unsafe { MmapChoice::auto() }
+}
+
+//------------ Zone constructs -------------------------------------------
+
+const CONSTRUCTS: &[&str] = &[
+    "; a comment line",
+    "$ORIGIN Example.",
+    "$TTL 1h",
+    "@   IN  SOA ns1 hostmaster (",
+    "        2024010101 ; serial",
+    "        3600 900 604800 300 )",
+    "\tIN NS ns1",
+    "",
+    "ALPHA  3600 IN NS ns1.alpha",
+    "       IN  TXT \"semi; colon ( paren\"",
+    "alpha.example. NS ns2.alpha.EXAMPLE.",
+    "b\\097r NS ns1.bar",
+    "bar  TXT \"x\"",
+    "\\066\\065Z A 192.0.2.3",
+    "xn--bcher-kva NS ns.example.",
+    "ns1 A 192.0.2.1",
+    "www.alpha A 192.0.2.2",
+    "other.test. A 192.0.2.9",
+    "a\\.b NS x.",
+    "under_score TXT \"x\"",
+    "sp\\032ace TXT \"x\"",
+    "XN--ABC- NS x.",
+];
+
+#[test]
+fn zone_constructs() {
+    for crlf in [false, true] {
+        let text = CONSTRUCTS.join(if crlf { "\r\n" } else { "\n" }) + "\n";
+        let set = read_bytes("constructs.zone", text.as_bytes(), &Config::new());
+        assert_eq!(set.apex(), Some("example."));
+        assert_eq!(
+            alabels(&set),
+            [
+                "alpha",
+                "bar",
+                "baz",
+                "xn--bcher-kva",
+                "ns1",
+                "a.b",
+                "under_score",
+                "sp ace",
+                "xn--abc-"
+            ]
+        );
+        assert_eq!(ulabels(&set)[3], "bücher");
+        let originals: Vec<String> = set.iter().map(|l| l.original_text().into_owned()).collect();
+        assert_eq!(originals[0], "ALPHA");
+        assert_eq!(originals[1], "b\\097r");
+        assert_eq!(originals[2], "\\066\\065Z");
+        assert_eq!(originals[8], "XN--ABC-");
+        assert_eq!(
+            findings(&set),
+            [
+                "",
+                "",
+                "",
+                "",
+                "",
+                "escaped dot inside label at byte offset 1",
+                "non-LDH ASCII '_' at byte offset 5",
+                "non-LDH ASCII \\032 at byte offset 2",
+                "fake A-label: decodes to ASCII",
+            ]
+        );
+        let alpha = set.get(0).unwrap();
+        assert_eq!(alpha.line(), 9);
+        assert_eq!(
+            alpha.ns_targets().collect::<Vec<_>>(),
+            ["ns1.alpha.example.", "ns2.alpha.example."]
+        );
+        let acc = set.accounting();
+        assert_eq!(acc.lines, 22);
+        assert_eq!(acc.comment_lines, 1);
+        assert_eq!(acc.blank_lines, 1);
+        assert_eq!(acc.directive_lines, 2);
+        assert_eq!(acc.continuation_lines, 2);
+        assert_eq!(acc.records, 16);
+        assert_eq!(acc.apex_records, 2);
+        assert_eq!(acc.registered_labels, 9);
+        assert_eq!(acc.duplicate_records, 3);
+        assert_eq!(acc.deeper_records, 1);
+        assert_eq!(acc.outside_records, 1);
+        assert_eq!(acc.owner_names, 1 + 9 + 1 + 1);
+        assert_eq!(acc.malformed, 0);
+        // Offsets point at the original text.
+        for l in set.iter() {
+            let start = l.offset() as usize;
+            assert!(text.as_bytes()[start..].starts_with(l.original()), "{}", l.original_text());
+        }
+    }
+}
+
+#[test]
+fn verisign_upper_case_relative_names() {
+    let zone = b"$ORIGIN COM.\n\
+COM. 900 IN SOA A.GTLD-SERVERS.NET. NSTLD.VERISIGN-GRS.COM. 1 2 3 4 5\n\
+EXAMPLE NS NS1.EXAMPLE\n\
+EXAMPLE NS NS2.EXAMPLE\n\
+NS1.EXAMPLE A 192.0.2.1\n\
+XN--BCHER-KVA NS NS1.EXAMPLE\n\
+OTHER NS NS1.EXAMPLE.NET.\n";
+    let set = read_bytes("com.zone", zone, &Config::new());
+    assert_eq!(set.apex(), Some("com."));
+    assert_eq!(alabels(&set), ["example", "xn--bcher-kva", "other"]);
+    assert_eq!(ulabels(&set), ["example", "bücher", "other"]);
+    let l = set.get(0).unwrap();
+    assert_eq!(l.original(), b"EXAMPLE");
+    assert_eq!(l.ns_targets().collect::<Vec<_>>(), ["ns1.example.com.", "ns2.example.com."]);
+    assert_eq!(set.get(2).unwrap().ns_targets().collect::<Vec<_>>(), ["ns1.example.net."]);
+    let acc = set.accounting();
+    assert_eq!((acc.registered_labels, acc.duplicate_records, acc.deeper_records), (3, 1, 1));
+}
+
+#[test]
+fn include_with_own_origin_does_not_leak() {
+    let path = data_dir().join("parent.zone");
+    for mm in [MmapChoice::never(), mmap()] {
+        let set = read([Input::Path(path.clone())], &Config::new().mmap(mm)).unwrap();
+        set.accounting().check().unwrap();
+        assert_eq!(set.apex(), Some("tld."));
+        assert_eq!(alabels(&set), ["alpha", "delta", "beta", "sub", "gamma"]);
+        let acc = set.accounting();
+        assert_eq!(acc.includes, 2);
+        assert_eq!(acc.lines, 18);
+        assert_eq!(acc.directive_lines, 7);
+        assert_eq!(acc.comment_lines, 1);
+        assert_eq!(acc.records, 10);
+        assert_eq!(acc.apex_records, 1);
+        assert_eq!(acc.deeper_records, 3);
+        assert_eq!(acc.outside_records, 1);
+        assert_eq!(set.sources().len(), 3);
+        let delta = set.get(1).unwrap();
+        assert!(delta.source_path().ends_with("inc/child.zone"));
+        assert_eq!(delta.line(), 5);
+        assert_eq!(set.sources()[delta.source()].included_by, Some(0));
+        // "sub" comes from the include's origin argument.
+        let sub = set.get(3).unwrap();
+        assert_eq!(sub.ns_targets().collect::<Vec<_>>(), ["ns.sub.tld."]);
+        assert_eq!(set.get(2).unwrap().ns_targets().collect::<Vec<_>>(), ["ns1.beta.tld."]);
+    }
+}
+
+#[test]
+fn include_loop_and_missing_are_errors_with_chain() {
+    let e = read([Input::Path(data_dir().join("loop-a.zone"))], &Config::new()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::IncludeLoop), "{e}");
+    let d = data_dir().display().to_string();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{d}/loop-b.zone:2: $INCLUDE loop: {d}/loop-a.zone -> {d}/loop-b.zone -> {d}/loop-a.zone"
+        )
+    );
+    assert_eq!(e.include_chain().len(), 3);
+    assert_eq!(e.line(), 2);
+
+    let e = read([Input::Path(data_dir().join("self.zone"))], &Config::new()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::IncludeLoop), "{e}");
+
+    let e = read([Input::Path(data_dir().join("missing.zone"))], &Config::new()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::IncludeMissing(_)), "{e}");
+    assert!(e.to_string().contains("missing.zone:3: $INCLUDE file cannot be read"), "{e}");
+    assert!(e.to_string().contains("does-not-exist.zone"), "{e}");
+
+    // Depth limit.
+    let e = read([Input::Path(data_dir().join("parent.zone"))], &Config::new().include_depth(0))
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::IncludeDepth(0)), "{e}");
+}
+
+//------------ CZDS profile ----------------------------------------------
+
+fn czds_sample() -> String {
+    let mut s = String::from("tld.\t900\tin\tsoa\ta.nic.tld. hostmaster.nic.tld. 1 2 3 4 5\n");
+    s.push_str("tld.\t172800\tin\tns\ta.nic.tld.\n");
+    for name in ["aaa", "abc", "xn--bcher-kva", "zeta"] {
+        s.push_str(&format!("{name}.tld.\t172800\tin\tns\tns1.{name}.tld.\n"));
+        s.push_str(&format!("{name}.tld.\t172800\tin\tns\tns2.example.net.\n"));
+        s.push_str(&format!("{name}.tld.\t86400\tin\tds\t1 8 2 ABCD\n"));
+        s.push_str(&format!("ns1.{name}.tld.\t172800\tin\ta\t192.0.2.1\n"));
+    }
+    // Out of order and repeated: must still be deduplicated.
+    s.push_str("abc.tld.\t172800\tin\tns\tns3.example.net.\n");
+    s.push_str("bbb.tld.\t172800\tin\tns\tns1.example.net.\n");
+    s.push_str("ns.other.\t172800\tin\ta\t192.0.2.1\n");
+    s
+}
+
+#[test]
+fn czds_fast_path_matches_general_parser() {
+    let fast_text = czds_sample();
+    // A leading comment line makes the file leave the CZDS profile.
+    let slow_text = format!("; not CZDS\n{fast_text}");
+    let fast = read_bytes("fast.zone", fast_text.as_bytes(), &Config::new());
+    let slow = read_bytes("slow.zone", slow_text.as_bytes(), &Config::new());
+    assert!(fast.sources()[0].czds_profile);
+    assert!(!slow.sources()[0].czds_profile);
+    assert_eq!(alabels(&fast), ["aaa", "abc", "xn--bcher-kva", "zeta", "bbb"]);
+    assert_eq!(alabels(&fast), alabels(&slow));
+    let ns = |s: &lgrscan::input::LabelSet| {
+        s.iter().map(|l| l.ns_targets().collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
+    };
+    assert_eq!(ns(&fast), ns(&slow));
+    assert_eq!(ns(&fast)[1], "ns1.abc.tld.,ns2.example.net.,ns3.example.net.");
+    let (a, b) = (fast.accounting(), slow.accounting());
+    assert_eq!(a.records, b.records);
+    assert_eq!(a.duplicate_records, b.duplicate_records);
+    assert_eq!(a.deeper_records, 4);
+    assert_eq!(a.outside_records, 1);
+    assert_eq!(a.apex_records, 2);
+    assert_eq!(a.registered_labels, 5);
+    assert_eq!(a.duplicate_records, 4 * 2 + 1);
+    // NS collection can be skipped.
+    let skip =
+        read_bytes("fast.zone", fast_text.as_bytes(), &Config::new().ns_targets(NsTargets::Skip));
+    assert_eq!(alabels(&skip), alabels(&fast));
+    assert_eq!(skip.get(0).unwrap().ns_targets().count(), 0);
+}
+
+#[test]
+fn mapped_stream_and_gzip_agree() {
+    let text = czds_sample();
+    let dir = TempDir::new();
+    let plain = dir.write("z.zone", text.as_bytes());
+    let mut multi = gzip(&text.as_bytes()[..100]);
+    multi.extend(gzip(&text.as_bytes()[100..]));
+    let gz = dir.write("z.zone.gz", &multi);
+    let base = summary(&read_bytes("z", text.as_bytes(), &Config::new()));
+    for (path, mm) in [(&plain, mmap()), (&plain, MmapChoice::never()), (&gz, mmap())] {
+        let set = read([Input::Path(path.clone())], &Config::new().mmap(mm)).unwrap();
+        set.accounting().check().unwrap();
+        assert_eq!(summary(&set), base, "{}", path.display());
+        assert_eq!(set.accounting().bytes, text.len() as u64);
+    }
+    let set = read([Input::Path(plain.clone())], &Config::new().mmap(mmap())).unwrap();
+    assert!(set.sources()[0].mapped);
+    let set = read([Input::Path(gz)], &Config::new().mmap(mmap())).unwrap();
+    assert!(set.sources()[0].gzip && !set.sources()[0].mapped);
+    // Gzip given as bytes (like stdin) is detected by its magic.
+    let set = read_bytes("stdin", &multi, &Config::new());
+    assert_eq!(summary(&set), base);
+}
+
+#[test]
+fn several_inputs_share_apex_and_dedupe() {
+    let dir = TempDir::new();
+    let a = dir.write("a.zone", czds_sample().as_bytes());
+    let b =
+        dir.write("b.txt", "# more labels\nzeta\nnew.tld\nxn--bcher-kva.tld.\nBücher\n".as_bytes());
+    let set = read([Input::Path(a), Input::Path(b)], &Config::new()).unwrap();
+    set.accounting().check().unwrap();
+    assert_eq!(alabels(&set), ["aaa", "abc", "xn--bcher-kva", "zeta", "bbb", "new"]);
+    assert_eq!(set.sources()[1].format, InputFormat::List);
+    assert_eq!(set.get(5).unwrap().source(), 1);
+    assert_eq!(set.accounting().duplicate_records, 9 + 3);
+}
+
+//------------ Lists and CSV ---------------------------------------------
+
+#[test]
+fn label_lists() {
+    let list = "# registry labels\n\
+\n\
+example\n\
+Example.TLD.\n\
+xn--bcher-kva\n\
+bücher\n\
+  spaced   # trailing comment\n\
+www.example.tld\n\
+foo.other\n\
+xn--99999999999\n\
+two words\n\
+a..b\n";
+    let set = read_bytes("labels.txt", list.as_bytes(), &Config::new().origin(Some("tld")));
+    assert_eq!(set.apex(), Some("tld."));
+    assert_eq!(alabels(&set), ["example", "xn--bcher-kva", "spaced", "xn--99999999999"]);
+    assert_eq!(findings(&set)[3], "punycode does not decode");
+    let acc = set.accounting();
+    assert_eq!(acc.lines, 12);
+    assert_eq!((acc.comment_lines, acc.blank_lines), (1, 1));
+    assert_eq!(acc.records, 8);
+    assert_eq!(acc.duplicate_records, 2);
+    assert_eq!((acc.deeper_records, acc.outside_records), (1, 1));
+    assert_eq!(acc.malformed, 2);
+    assert_eq!(acc.malformed_details[0].line, 11);
+    assert_eq!(acc.malformed_details[0].reason, "more than one field on a label line");
+    // Without --origin the suffix of the first dotted name is the apex.
+    let set =
+        read_bytes("l.txt", b"a.tld\nb\nc.tld.\n", &Config::new().format(Some(InputFormat::List)));
+    assert_eq!(set.apex(), Some("tld."));
+    assert_eq!(alabels(&set), ["a", "b", "c"]);
+}
+
+#[test]
+fn csv_columns() {
+    let csv = "label,registered,registrant,lgr,status\n\
+bücher,2019-03-01,R1,und-Latn,ok\n\
+\"xn--bcher-kva\",2020-01-01T00:00:00Z,R2,,dup\n\
+example,2018-05-06T10:00:00+02:00,R3,,\n\
+bad,yesterday,R4,,\n\
+\"multi\n\
+line\",,,,\n";
+    let set = read_bytes("labels.csv", csv.as_bytes(), &Config::new());
+    assert_eq!(set.sources()[0].format, InputFormat::Csv);
+    assert_eq!(alabels(&set), ["xn--bcher-kva", "example", "multi\nline"]);
+    assert_eq!(findings(&set)[2], "non-LDH ASCII \\010 at byte offset 5");
+    assert_eq!(set.csv_columns(), ["status"]);
+    let b = set.get(0).unwrap();
+    let f = b.csv().unwrap();
+    assert_eq!(f.registered, Some(Timestamp::parse_rfc3339("2019-03-01").unwrap()));
+    assert_eq!(f.registrant.as_deref(), Some("R1"));
+    assert_eq!(f.lgr.as_deref(), Some("und-Latn"));
+    assert_eq!(f.extra, vec![(0, "ok".into())]);
+    assert_eq!(b.original(), "bücher".as_bytes());
+    let e = set.get(1).unwrap().csv().unwrap().registered.unwrap();
+    assert_eq!(e.to_string(), "2018-05-06T08:00:00Z");
+    let acc = set.accounting();
+    assert_eq!(acc.directive_lines, 1);
+    assert_eq!(acc.records, 4);
+    assert_eq!(acc.duplicate_records, 1);
+    assert_eq!(acc.malformed, 1);
+    assert_eq!(acc.continuation_lines, 1);
+    assert_eq!(acc.lines, 7);
+    assert!(acc.malformed_details[0].reason.starts_with("registered: "));
+    assert_eq!(acc.malformed_details[0].line, 5);
+
+    let e = read(
+        [Input::Bytes { name: "x.csv".into(), data: b"name,date\nfoo,bar\n".to_vec() }],
+        &Config::new().format(Some(InputFormat::Csv)),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::CsvHeader(_)), "{e}");
+    assert_eq!(e.to_string(), "x.csv:1: CSV header: no `label` or `domain` column");
+}
+
+//------------ Strictness and hostile input ------------------------------
+
+#[test]
+fn strict_stops_at_first_malformed_line() {
+    let zone = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nok NS x.\nbad\\999 NS x.\n";
+    let set = read_bytes("z", zone, &Config::new());
+    assert_eq!(set.accounting().malformed, 1);
+    assert_eq!(set.accounting().malformed_details[0].reason, "owner: bad escape \\999");
+    let e = read(
+        [Input::Bytes { name: "z".into(), data: zone.to_vec() }],
+        &Config::new().strictness(Strictness::Strict),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "z:4: malformed: owner: bad escape \\999");
+}
+
+#[test]
+fn truncated_gzip() {
+    let text = czds_sample();
+    let gz = gzip(text.as_bytes());
+    let cut = &gz[..gz.len() / 2];
+    let set = read_bytes("t.gz", cut, &Config::new());
+    assert_eq!(set.accounting().stream_errors.len(), 1);
+    assert!(set.accounting().bytes < text.len() as u64);
+    let e = read(
+        [Input::Bytes { name: "t.gz".into(), data: cut.to_vec() }],
+        &Config::new().strictness(Strictness::Strict),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Gzip(_)), "{e}");
+}
+
+fn all_formats() -> [Config; 4] {
+    [
+        Config::new(),
+        Config::new().format(Some(InputFormat::Zone)).origin(Some("tld.")),
+        Config::new().format(Some(InputFormat::List)),
+        Config::new().format(Some(InputFormat::Csv)),
+    ]
+}
+
+/// Reads hostile bytes in every format: no panic, and either a clear error
+/// or an accounting that adds up.
+fn hostile(name: &str, data: &[u8]) -> Vec<Accounting> {
+    let mut out = Vec::new();
+    for config in all_formats() {
+        match read([Input::Bytes { name: name.into(), data: data.to_vec() }], &config) {
+            Ok(set) => {
+                set.accounting().check().unwrap_or_else(|e| panic!("{name}: {e}"));
+                for l in set.iter() {
+                    let _ = (l.alabel(), l.ulabel(), l.original_text(), l.finding());
+                }
+                out.push(set.accounting().clone());
+            }
+            Err(e) => assert!(!e.to_string().is_empty()),
+        }
+    }
+    out
+}
+
+#[test]
+fn hostile_inputs_never_panic() {
+    hostile("empty", b"");
+    hostile("nul", b"\0\0\0\nabc\0def\n\0");
+    hostile("invalid-utf8", b"\xff\xfe\xfd\nok\n\xc3\x28\n");
+    hostile("unbalanced-open", b"$ORIGIN tld.\n@ SOA a. b. ( 1 2 3\nx NS y.\n");
+    hostile("unbalanced-close", b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5 )\nx NS y.\n");
+    hostile("quote", b"$ORIGIN tld.\nx TXT \"unterminated\ny NS z.\n");
+    hostile("escapes", b"$ORIGIN tld.\n\\\n\\1 NS x.\na\\ NS x.\n@ SOA a. b. 1 2 3 4 5\n");
+    hostile("dots", b"$ORIGIN tld.\n. NS x.\n.. NS x.\n@ NS\n$INCLUDE\n$ORIGIN\n$BOGUS x\n");
+    hostile("gzip-junk", b"\x1f\x8b\x08\x00garbage");
+    let mut rng = Rng(0x5eed);
+    for i in 0..20 {
+        let n = (rng.next() % 4096) as usize;
+        hostile(&format!("random-{i}"), &rng.bytes(n));
+    }
+    // A 10 MB line.
+    let mut big = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\n".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 10 << 20));
+    big.extend_from_slice(b" NS x.\nok NS x.\n");
+    for acc in hostile("long-line", &big) {
+        assert!(acc.lines >= 3);
+    }
+    // In a zone the owner name is too long: a malformed line.
+    let set = read_bytes("long", &big, &Config::new());
+    assert_eq!(alabels(&set), ["ok"]);
+    assert_eq!(set.accounting().malformed_details[0].reason, "owner: name longer than 255 octets");
+    // In a list it is a label with a finding.
+    let mut list = vec![b'a'; 10 << 20];
+    list.extend_from_slice(
+        b"
+ok
+",
+    );
+    let set = read_bytes("long.txt", &list, &Config::new());
+    assert_eq!(set.len(), 2);
+    assert_eq!(findings(&set)[0], "label too long: 10485760 octets (max 63)");
+    assert_eq!(set.get(0).unwrap().original().len(), 10 << 20);
+}
+
+#[test]
+fn unbalanced_parentheses_recover_at_directive() {
+    let zone = b"$ORIGIN tld.\n@ SOA a. b. ( 1 2 3\nx NS y.\n$ORIGIN tld.\nz NS y.\n";
+    let set = read_bytes("z", zone, &Config::new());
+    assert_eq!(alabels(&set), ["z"]);
+    let acc = set.accounting();
+    assert_eq!(acc.malformed, 1);
+    assert_eq!(acc.malformed_details[0].line, 2);
+    assert!(acc.malformed_details[0].reason.contains("unbalanced parentheses"));
+    // Before the apex is known, records are malformed, not lost silently.
+    let set =
+        read_bytes("z", b"a.tld. NS x.\ntld. SOA a. b. 1 2 3 4 5\nb.tld. NS x.\n", &Config::new());
+    assert_eq!(alabels(&set), ["b"]);
+    assert_eq!(set.accounting().malformed, 1);
+}
+
+//------------ IDNA2008 --------------------------------------------------
+
+#[test]
+fn idna2008_reasons() {
+    let cases: &[(&str, Option<Finding>)] = &[
+        ("xn--bcher-kva", None),
+        ("xn--99999999999", Some(Finding::PunycodeDecode)),
+        ("xn--abc-", Some(Finding::FakeALabel)),
+        ("e\u{0301}", Some(Finding::NotNfc)),
+        ("a\u{200D}b", Some(Finding::ContextJ { cp: '\u{200D}' })),
+        ("a\u{00B7}b", Some(Finding::ContextO { cp: '\u{00B7}' })),
+        ("a\u{0640}", Some(Finding::Disallowed { cp: '\u{0640}' })),
+        ("a\u{0378}", Some(Finding::Unassigned { cp: '\u{0378}' })),
+        ("\u{05D0}a", Some(Finding::Bidi { rule: 2 })),
+        ("ab--cd", Some(Finding::HyphenPositions34)),
+        ("-ab", Some(Finding::LeadingHyphen)),
+        ("ab-", Some(Finding::TrailingHyphen)),
+        ("_x", Some(Finding::NonLdh { byte: b'_', offset: 0 })),
+    ];
+    for (label, want) in cases {
+        assert_eq!(&idna2008::to_labels(label).finding, want, "{label}");
+    }
+    assert_eq!(
+        idna2008::to_labels("a\u{200D}b").finding.unwrap().to_string(),
+        "U+200D CONTEXTJ fails"
+    );
+    let long = format!("xn--{}", "a".repeat(60));
+    assert!(matches!(idna2008::to_labels(&long).finding, Some(Finding::TooLong { .. })));
+    let u: String = (0..30u32).filter_map(|i| char::from_u32(0x4E00 + i * 97)).collect();
+    assert!(matches!(idna2008::to_labels(&u).finding, Some(Finding::TooLong { .. })));
+    // Not UTF-8, from a zone escape.
+    let set =
+        read_bytes("z", b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nab\\255 NS x.\n", &Config::new());
+    assert_eq!(findings(&set), ["not UTF-8 at byte offset 2"]);
+}
+
+#[test]
+fn corpus_round_trip() {
+    let Some(path) = reference_file("golden/corpus.tsv") else { return };
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut valid, mut invalid) = (0, 0);
+    for line in text.lines().skip(1) {
+        let Some(label) = line.split('\t').next() else { continue };
+        if label.is_empty() || label.starts_with('#') {
+            continue;
+        }
+        let forms = idna2008::to_labels(label);
+        if forms.finding.is_some() {
+            invalid += 1;
+            continue;
+        }
+        valid += 1;
+        // U-label -> A-label -> U-label, and A-label -> U-label -> A-label.
+        let back = idna2008::to_labels(&forms.alabel);
+        assert_eq!((&back.ulabel, &back.finding), (&forms.ulabel, &None), "{label}");
+        let again = idna2008::to_labels(&forms.ulabel);
+        assert_eq!((&again.alabel, &again.finding), (&forms.alabel, &None), "{label}");
+        let upper = idna2008::to_labels(&forms.alabel.to_ascii_uppercase());
+        assert_eq!(upper.alabel, forms.alabel);
+    }
+    assert!(valid > 10_000, "{valid} valid, {invalid} invalid");
+}
+
+#[test]
+fn root_zone() {
+    let Some(path) = reference_file("zones/root-2018-03-12.zone") else { return };
+    for mm in [mmap(), MmapChoice::never()] {
+        let set = read([Input::Path(path.clone())], &Config::new().mmap(mm)).unwrap();
+        set.accounting().check().unwrap();
+        assert_eq!(set.apex(), Some("."));
+        assert_eq!(set.len(), 1544);
+        assert_eq!(set.iter().filter(|l| l.alabel().starts_with("xn--")).count(), 151);
+        assert!(set.iter().all(|l| l.finding().is_none()), "all TLDs are valid");
+        assert_eq!(set.accounting().records, 19_598);
+        let com = set.iter().find(|l| l.alabel() == "com").unwrap();
+        assert_eq!(com.ns_targets().count(), 13);
+        assert!(set.iter().any(|l| l.ulabel() == "中国"));
+    }
+}
