@@ -138,15 +138,31 @@ fn multi_lgr_set_with_variants() {
 
 #[test]
 fn multi_lgr_set_without_variants() {
-    // Without --variants, the LGRs of the set are merged (`lgr::merge`,
-    // lgr-core's merge_set semantics) to find collisions across them.
-    let r = scan_rows(
-        &["--lgr", "builtin:ascii", "--lgr", "builtin:devanagari", "samples/zone.txt"],
-        1,
-    );
-    assert_eq!(role(&r, "123").0, "holder");
-    assert_eq!(role(&r, "१२३").0, "blocked");
-    assert!(r.iter().any(|r| r["lgr"] == "merged(builtin:devanagari+builtin:ascii)"));
+    // Without --variants, several LGRs are merged as lgr-core's merge_set
+    // does, so variants of both members (here ASCII / Devanagari / Khmer
+    // digits) collide across the set.
+    let out = lgrscan(&[
+        "scan",
+        "--lgr",
+        "builtin:devanagari",
+        "--lgr",
+        "builtin:khmer",
+        "--format",
+        "csv",
+        "samples/zone.txt",
+    ]);
+    assert_exit(&out, 1, "merged set");
+    let text = stdout(&out);
+    let rows = cli_util::rows(&text);
+    let group_of = |u: &str| {
+        rows.iter()
+            .find(|r| r["ulabel"] == u && r["kind"] == "collision")
+            .map(|r| r["group"].clone())
+    };
+    let g = group_of("१२३").expect("१२३ collides");
+    assert_eq!(group_of("១២៣"), Some(g.clone()), "{text}");
+    assert_eq!(group_of("123"), Some(g), "{text}");
+    assert!(text.contains("merged(builtin:devanagari+builtin:khmer)"), "{text}");
 }
 
 #[test]
