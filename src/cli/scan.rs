@@ -37,6 +37,15 @@ pub enum Format {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mmap {
+    /// Memory-map regular uncompressed files (labels borrow from the map).
+    Auto,
+    /// Read every input as a stream (labels are copied; the file's pages do
+    /// not stay resident).
+    Never,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Holder {
     /// The first member in input order holds a variant set.
     Input,
@@ -89,6 +98,9 @@ pub struct Args {
     /// finds collisions the reference misses).
     #[arg(long, value_enum, default_value = "reference")]
     index_mode: super::IndexModeArg,
+    /// Memory-map input files (`auto`) or read them as streams (`never`).
+    #[arg(long, value_enum, default_value = "auto")]
+    mmap: Mmap,
 }
 
 fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
@@ -140,10 +152,13 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         .strictness(if args.strict { Strictness::Strict } else { Strictness::Lenient })
         // The scan reports no NS findings yet, so it does not collect them.
         .ns_targets(input::NsTargets::Skip)
-        // SAFETY: the contract of `MmapChoice::auto` is that mapped files
-        // are not changed while lgrscan runs; zone files being audited are
-        // snapshots, and the README documents this.
-        .mmap(unsafe { MmapChoice::auto() });
+        .mmap(match args.mmap {
+            // SAFETY: the contract of `MmapChoice::auto` is that mapped
+            // files are not changed while lgrscan runs; zone files being
+            // audited are snapshots, and the README documents this.
+            Mmap::Auto => unsafe { MmapChoice::auto() },
+            Mmap::Never => MmapChoice::never(),
+        });
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let bar = Bar::new(!args.quiet && stderr_tty);
     bar.reading(&args.inputs);
