@@ -7,6 +7,8 @@ use crate::input::LabelSet;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpHasher>>;
+
 /// A label's role in its variant set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -68,7 +70,7 @@ fn groups(
     if set.ascii_identity && by_key.keys().any(|k| k.iter().all(|&c| c < 0x80)) {
         let n = labels.len();
         progress.phase("matching ASCII labels", n as u64);
-        let ascii_keys: HashMap<Vec<u8>, &[u32]> = by_key
+        let ascii_keys: FastMap<Vec<u8>, &[u32]> = by_key
             .keys()
             .filter(|k| k.iter().all(|&c| c < 0x80))
             .map(|k| (k.iter().map(|&c| c as u8).collect(), *k))

@@ -75,18 +75,24 @@ pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]
             },
         };
     }
-    let mut best: Option<(usize, usize, Verdict<'a>)> = None;
+    // A label with a code point that starts no element of an LGR cannot be
+    // eligible under it (RFC 7940 §8.1): count the coverage first and judge
+    // only when it is complete, or at the end for the best-covering LGR.
+    let mut best: Option<(usize, usize)> = None;
     for (i, lgr) in set.judges.iter().enumerate() {
-        let v = lgr.judge(cps);
-        if v.eligible {
-            return Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None };
-        }
         let cover = cps.iter().filter(|&&c| lgr.starts_element(c)).count();
-        if best.as_ref().is_none_or(|b| cover > b.1) {
-            best = Some((i, cover, v));
+        if cover == cps.len() {
+            let v = lgr.judge(cps);
+            if v.eligible {
+                return Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None };
+            }
+        }
+        if best.is_none_or(|b| cover > b.1) {
+            best = Some((i, cover));
         }
     }
-    let (i, _, v) = best.expect("the set is not empty");
+    let (i, _) = best.expect("the set is not empty");
+    let v = set.judges[i].judge(cps);
     Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None }
 }
 
