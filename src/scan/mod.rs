@@ -238,3 +238,16 @@ pub fn scan(
     summary.elapsed = start.elapsed();
     Report { findings, summary }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Threads share LGRs, sets and label sets (issue #2: `Send + Sync`).
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<crate::lgr::Lgr>();
+        check::<super::LgrSet>();
+        check::<crate::input::LabelSet>();
+        check::<super::Report>();
+    }
+}
