@@ -101,6 +101,20 @@ pub(crate) struct Collector {
     deeper_seen: HashSet<u64, FxBuild>,
     outside_seen: HashSet<u64, FxBuild>,
     csv_columns: HashMap<String, u32>,
+    /// Forms entries whose IDNA forms are computed when the read finishes.
+    pending: Vec<u32>,
+}
+
+/// The A-label, U-label and finding of computed forms (`lower` is the
+/// lower-case text of a plain label).
+fn split_forms(
+    f: Forms,
+    lower: &[u8],
+) -> (String, Option<String>, Option<crate::idna2008::Finding>) {
+    match f {
+        Forms::Ldh => (String::from_utf8_lossy(lower).into_owned(), None, None),
+        Forms::Owned { alabel, ulabel, finding } => (alabel, ulabel, finding),
+    }
 }
 
 impl Collector {
@@ -130,6 +144,7 @@ impl Collector {
             deeper_seen: HashSet::default(),
             outside_seen: HashSet::default(),
             csv_columns: HashMap::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -253,30 +268,80 @@ impl Collector {
                 rec.forms = self.push_forms(FormsEntry::Arena { original, lower: lower_at })?;
             }
         } else {
-            let (alabel, ulabel, finding) =
-                match forms.unwrap_or_else(|| idna2008::forms_bytes(octets)) {
-                    Forms::Ldh => (String::from_utf8_lossy(&lower).into_owned(), None, None),
-                    Forms::Owned { alabel, ulabel, finding } => (alabel, ulabel, finding),
-                };
             let original = match orig {
                 Orig::Mapped if in_source => None,
                 Orig::Mapped => Some(octets.to_vec().into_boxed_slice()),
                 Orig::Text(t) => Some(t.to_vec().into_boxed_slice()),
             };
-            let key = (mode == KeyMode::Octets && *key != *alabel.as_bytes())
-                .then(|| key.to_vec().into_boxed_slice());
-            let full = Full {
-                alabel: alabel.into_boxed_str(),
-                ulabel: ulabel.map(String::into_boxed_str),
-                finding,
-                original,
-                key,
+            let full = match forms {
+                Some(f) => {
+                    let (alabel, ulabel, finding) = split_forms(f, &lower);
+                    let key = (mode == KeyMode::Octets && *key != *alabel.as_bytes())
+                        .then(|| key.to_vec().into_boxed_slice());
+                    Full {
+                        alabel: alabel.into_boxed_str(),
+                        ulabel: ulabel.map(String::into_boxed_str),
+                        finding,
+                        original,
+                        key,
+                        pending: None,
+                    }
+                }
+                // The key is the octets (zones): the forms are not needed
+                // to deduplicate, so they are computed in parallel when
+                // the read finishes (see `finish`).
+                None => Full {
+                    alabel: String::from_utf8_lossy(&lower).into(),
+                    ulabel: None,
+                    finding: None,
+                    original,
+                    key: Some(key.to_vec().into_boxed_slice()),
+                    pending: Some(octets.to_vec().into_boxed_slice()),
+                },
             };
+            let pending = full.pending.is_some();
             rec.forms = self.push_forms(FormsEntry::Full(Box::new(full)))?;
+            if pending {
+                self.pending.push(rec.forms);
+            }
         }
         self.set.records.push(rec);
         self.set.accounting.registered_labels += 1;
         Ok(index)
+    }
+
+    /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels
+    /// registered without them, on the current rayon pool: each label's
+    /// conversion is independent of the others.
+    fn compute_pending_forms(&mut self) {
+        use rayon::prelude::*;
+        let pending = std::mem::take(&mut self.pending);
+        let forms = &self.set.forms;
+        let computed: Vec<Option<(String, Option<String>, Option<crate::idna2008::Finding>)>> =
+            pending
+                .par_iter()
+                .with_min_len(256)
+                .map(|&i| match forms.get(i as usize) {
+                    Some(FormsEntry::Full(f)) => f.pending.as_deref().map(|octets| {
+                        let lower = octets.to_ascii_lowercase();
+                        split_forms(idna2008::forms_bytes(octets), &lower)
+                    }),
+                    _ => None,
+                })
+                .collect();
+        for (&i, c) in pending.iter().zip(computed) {
+            if let (Some(FormsEntry::Full(f)), Some((alabel, ulabel, finding))) =
+                (self.set.forms.get_mut(i as usize), c)
+            {
+                if f.key.as_deref() == Some(alabel.as_bytes()) {
+                    f.key = None;
+                }
+                f.alabel = alabel.into_boxed_str();
+                f.ulabel = ulabel.map(String::into_boxed_str);
+                f.finding = finding;
+                f.pending = None;
+            }
+        }
     }
 
     fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
@@ -380,6 +445,7 @@ impl Collector {
 
     /// Finishes: NS target sets, CSV index, owner names.
     pub(crate) fn finish(mut self) -> LabelSet {
+        self.compute_pending_forms();
         let n = self.set.records.len();
         if !self.ns_pairs.is_empty() {
             let mut pairs = std::mem::take(&mut self.ns_pairs);

@@ -61,6 +61,9 @@ pub(crate) struct Full {
     pub(crate) original: Option<Box<[u8]>>,
     /// The deduplication key when it is not the A-label.
     pub(crate) key: Option<Box<[u8]>>,
+    /// The label's octets while its forms wait to be computed (in
+    /// parallel, when the read finishes); `None` once they are.
+    pub(crate) pending: Option<Box<[u8]>>,
 }
 
 /// Sentinel for [`FormsEntry::Arena`]: the original is in the mapped

@@ -84,7 +84,12 @@ pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]
         if cover == cps.len() {
             let v = lgr.judge(cps);
             if v.eligible {
-                return Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None };
+                return Judgement {
+                    lgr: Some(i),
+                    verdict: Some(v),
+                    other: None,
+                    idna_family: None,
+                };
             }
         }
         if best.is_none_or(|b| cover > b.1) {
