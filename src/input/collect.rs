@@ -105,6 +105,9 @@ pub(crate) struct Collector {
     pending: Vec<u32>,
 }
 
+/// A-label, U-label and finding.
+type SplitForms = (String, Option<String>, Option<crate::idna2008::Finding>);
+
 /// The A-label, U-label and finding of computed forms (`lower` is the
 /// lower-case text of a plain label).
 fn split_forms(
@@ -317,18 +320,17 @@ impl Collector {
         use rayon::prelude::*;
         let pending = std::mem::take(&mut self.pending);
         let forms = &self.set.forms;
-        let computed: Vec<Option<(String, Option<String>, Option<crate::idna2008::Finding>)>> =
-            pending
-                .par_iter()
-                .with_min_len(256)
-                .map(|&i| match forms.get(i as usize) {
-                    Some(FormsEntry::Full(f)) => f.pending.as_deref().map(|octets| {
-                        let lower = octets.to_ascii_lowercase();
-                        split_forms(idna2008::forms_bytes(octets), &lower)
-                    }),
-                    _ => None,
-                })
-                .collect();
+        let computed: Vec<Option<SplitForms>> = pending
+            .par_iter()
+            .with_min_len(256)
+            .map(|&i| match forms.get(i as usize) {
+                Some(FormsEntry::Full(f)) => f.pending.as_deref().map(|octets| {
+                    let lower = octets.to_ascii_lowercase();
+                    split_forms(idna2008::forms_bytes(octets), &lower)
+                }),
+                _ => None,
+            })
+            .collect();
         for (&i, c) in pending.iter().zip(computed) {
             if let (Some(FormsEntry::Full(f)), Some((alabel, ulabel, finding))) =
                 (self.set.forms.get_mut(i as usize), c)
