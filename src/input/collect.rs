@@ -103,6 +103,9 @@ pub(crate) struct Collector {
     csv_columns: HashMap<String, u32>,
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
+    /// IDNA forms of list labels computed ahead, in parallel and in line
+    /// order (see [`Collector::precompute_forms`]), taken by `register`.
+    forms_ahead: std::collections::VecDeque<(Box<[u8]>, Forms)>,
 }
 
 /// A-label, U-label and finding.
@@ -148,6 +151,7 @@ impl Collector {
             outside_seen: HashSet::default(),
             csv_columns: HashMap::new(),
             pending: Vec::new(),
+            forms_ahead: std::collections::VecDeque::new(),
         }
     }
 
@@ -206,7 +210,13 @@ impl Collector {
         // unless the label is plain (A-label = lower-case text).
         let mut forms = None;
         let key: Cow<'_, [u8]> = if mode == KeyMode::ALabel && !plain {
-            let f = idna2008::forms_bytes(octets);
+            // Labels computed ahead arrive in the same order; entries for
+            // lines that were not registered (malformed) are skipped.
+            let ahead = self.forms_ahead.iter().take(8).position(|(k, _)| **k == *octets);
+            let f = match ahead.and_then(|p| self.forms_ahead.drain(..=p).next_back()) {
+                Some((_, f)) => f,
+                None => idna2008::forms_bytes(octets),
+            };
             let k = match &f {
                 Forms::Ldh => lower.clone(),
                 Forms::Owned { alabel, .. } => Cow::Owned(alabel.as_bytes().to_vec()),
@@ -311,6 +321,20 @@ impl Collector {
         self.set.records.push(rec);
         self.set.accounting.registered_labels += 1;
         Ok(index)
+    }
+
+    /// Computes, on the current rayon pool, the IDNA forms of labels about
+    /// to be registered in A-label key mode (lists), so that `register`
+    /// finds them ready; each conversion is independent of the others.
+    pub(crate) fn precompute_forms(&mut self, labels: Vec<&[u8]>) {
+        use rayon::prelude::*;
+        let computed: Vec<(Box<[u8]>, Forms)> = labels
+            .into_par_iter()
+            .with_min_len(256)
+            .map(|l| (Box::<[u8]>::from(l), idna2008::forms_bytes(l)))
+            .collect();
+        self.forms_ahead.clear();
+        self.forms_ahead.extend(computed);
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels

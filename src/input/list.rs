@@ -32,6 +32,24 @@ pub(crate) fn parse(
     base: u64,
     eof: bool,
 ) -> Result<usize, Error> {
+    // The labels that need IDNA conversion (U-labels, A-labels) are
+    // converted ahead, in parallel; the loop below then only registers.
+    let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c');
+    let complete = if eof { buf } else { &buf[..memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1)] };
+    let ahead: Vec<&[u8]> = complete
+        .split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let s = line.iter().position(|b| !is_ws(b))?;
+            let e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
+            let t = &line[s..e];
+            let t = t.strip_suffix(b".").unwrap_or(t);
+            let idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
+            (idn && t[0] != b'#' && !t.iter().any(|b| is_ws(b) || *b == b'.')).then_some(t)
+        })
+        .collect();
+    if ahead.len() > 1024 {
+        r.c.precompute_forms(ahead);
+    }
     let mut pos = 0;
     while pos < buf.len() {
         let (end, next) = match memchr(b'\n', &buf[pos..]) {
@@ -45,7 +63,6 @@ pub(crate) fn parse(
         st.line += 1;
         pos = next;
         // Trim white space (and a CR) around the label.
-        let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c');
         let Some(s) = line.iter().position(|b| !is_ws(b)) else {
             r.c.set.accounting.blank_lines += 1;
             continue;
