@@ -146,7 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         } else {
             args.inputs.iter().map(|a| Input::from_arg(a)).collect()
         };
-        let labels = input::read(inputs, &config).context("reading input")?;
+        let labels = pool.install(|| input::read(inputs, &config)).context("reading input")?;
         pool.install(|| {
             (0..labels.len())
                 .into_par_iter()

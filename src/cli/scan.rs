@@ -163,7 +163,10 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let bar = Bar::new(!args.quiet && stderr_tty);
     bar.reading(&args.inputs);
     let read_start = std::time::Instant::now();
-    let labels = input::read(args.inputs.iter().map(|a| Input::from_arg(a)), &config)
+    // Inside the pool: the reader converts IDN labels on rayon's current
+    // pool, so --threads bounds the whole run.
+    let labels = pool
+        .install(|| input::read(args.inputs.iter().map(|a| Input::from_arg(a)), &config))
         .context("reading input")?;
     let read_time = read_start.elapsed();
     let scan_config = ScanConfig {
