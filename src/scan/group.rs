@@ -75,10 +75,20 @@ fn groups(
             .filter(|k| k.iter().all(|&c| c < 0x80))
             .map(|k| (k.iter().map(|&c| c as u8).collect(), *k))
             .collect();
+        let mut key_lens = [false; 256];
+        for k in ascii_keys.keys() {
+            key_lens[k.len().min(255)] = true;
+        }
         let found: Vec<(&[u32], u32)> = (0..n)
             .into_par_iter()
             .with_min_len(4096)
             .filter_map(|i| {
+                // Cheap first test on the record: a label stored as plain
+                // LDH text has the length of its text.
+                let rec = labels.records().get(i)?;
+                if rec.forms == crate::input::NO_FORMS && !key_lens[usize::from(rec.len).min(255)] {
+                    return None;
+                }
                 let l = labels.get(i)?;
                 let u = l.ulabel();
                 if !u.is_ascii() {

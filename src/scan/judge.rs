@@ -262,10 +262,11 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
                 for i in chunk * CHUNK..end {
                     let Some(label) = labels.get(i) else { continue };
                     let u = label.ulabel();
+                    let finding = label.finding();
                     let fast = set.ascii_identity
                         && u.is_ascii()
                         && u.len() <= MEMO_MAX_LEN
-                        && label.finding().is_none()
+                        && finding.is_none()
                         && label
                             .csv()
                             .is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
