@@ -3,7 +3,7 @@
 use super::{RecordFormat, RecordWriter};
 use anyhow::Context;
 use lgrscan::builtin;
-use lgrscan::input::{self, Input, InputFormat, MmapChoice, Strictness};
+use lgrscan::input::{self, Input};
 use lgrscan::lgr::{Label, Lgr};
 use rayon::prelude::*;
 use std::io::Read;
@@ -34,15 +34,8 @@ pub struct Args {
     /// lgr-core, the default) or `rfc7940`.
     #[arg(long, value_enum, default_value = "reference")]
     index_mode: super::IndexModeArg,
-    /// Input format (default: detected from the content of each file).
-    #[arg(long, value_parser = ["zone", "list", "csv"])]
-    input_format: Option<String>,
-    /// The zone apex (default: the first $ORIGIN, else the SOA owner).
-    #[arg(long)]
-    origin: Option<String>,
-    /// Stop at the first malformed input line.
-    #[arg(long)]
-    strict: bool,
+    #[command(flatten)]
+    input: super::InputArgs,
     /// Label lists (U-labels or A-labels, one per line), zone files, CSV
     /// files, `.gz`; `-` or none reads standard input. Blank lines and `#`
     /// comments give no record.
@@ -127,20 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let records = if args.literal {
         pool.install(|| literal(&args, &lgr))?
     } else {
-        let format = args
-            .input_format
-            .as_deref()
-            .map(|f| f.parse::<InputFormat>())
-            .transpose()
-            .map_err(anyhow::Error::msg)?;
-        let config = input::Config::new()
-            .format(format)
-            .origin(args.origin.as_deref())
-            .strictness(if args.strict { Strictness::Strict } else { Strictness::Lenient })
-            .ns_targets(input::NsTargets::Skip)
-            // SAFETY: mapped inputs must not change while lgrscan runs
-            // (documented in the README, as for `scan`).
-            .mmap(unsafe { MmapChoice::auto() });
+        let config = args.input.config()?;
         let inputs: Vec<Input> = if args.inputs.is_empty() {
             vec![Input::Stdin]
         } else {

@@ -31,6 +31,7 @@ enum Command {
     /// Judge each label of a list against one LGR: disposition, reason and index label.
     Annotate(annotate::Args),
     /// Audit a zone or label list: invalid labels and variant collisions.
+    #[command(after_help = AFTER_HELP)]
     Scan(scan::Args),
     /// List the LGRs embedded in the binary.
     Builtins(builtins::Args),
@@ -57,6 +58,59 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Builtins(a) => builtins::run(a),
         Command::Lgr(c) => lgr_info::run(c),
         Command::Explain(a) => explain::run(a),
+    }
+}
+
+/// How inputs are read (shared by `scan` and `annotate`).
+#[derive(clap::Args, Debug)]
+pub struct InputArgs {
+    /// Input format (default: detected from the content of each file).
+    #[arg(long, value_parser = ["zone", "list", "csv"])]
+    input_format: Option<String>,
+    /// The zone apex (default: the first $ORIGIN, else the SOA owner).
+    #[arg(long)]
+    origin: Option<String>,
+    /// Stop at the first malformed input line.
+    #[arg(long)]
+    strict: bool,
+    /// Memory-map input files (`auto`) or read them as streams (`never`).
+    #[arg(long, value_enum, default_value = "auto")]
+    mmap: Mmap,
+}
+
+/// `--mmap`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mmap {
+    /// Memory-map regular uncompressed files (labels borrow from the map).
+    Auto,
+    /// Read every input as a stream (labels are copied; the file's pages do
+    /// not stay resident).
+    Never,
+}
+
+impl InputArgs {
+    /// The input configuration (NS targets are not collected: no command
+    /// reports them yet).
+    pub fn config(&self) -> anyhow::Result<lgrscan::input::Config> {
+        use lgrscan::input::{Config, InputFormat, MmapChoice, NsTargets, Strictness};
+        let format = self
+            .input_format
+            .as_deref()
+            .map(|f| f.parse::<InputFormat>())
+            .transpose()
+            .map_err(anyhow::Error::msg)?;
+        Ok(Config::new()
+            .format(format)
+            .origin(self.origin.as_deref())
+            .strictness(if self.strict { Strictness::Strict } else { Strictness::Lenient })
+            .ns_targets(NsTargets::Skip)
+            .mmap(match self.mmap {
+                // SAFETY: the contract of `MmapChoice::auto` is that mapped
+                // files are not changed while lgrscan runs; audited zone
+                // files are snapshots, and the README documents this.
+                Mmap::Auto => unsafe { MmapChoice::auto() },
+                Mmap::Never => MmapChoice::never(),
+            }))
     }
 }
 

@@ -3,7 +3,7 @@
 use super::progress::Bar;
 use anyhow::Context;
 use lgrscan::builtin;
-use lgrscan::input::{self, Input, InputFormat, LabelSet, MmapChoice, Strictness};
+use lgrscan::input::{self, Input, LabelSet};
 use lgrscan::lgr::{IndexMode, Lgr};
 use lgrscan::scan::{self, Finding, HolderPolicy, LgrSet, Report, ScanConfig};
 use std::io::{IsTerminal, Write};
@@ -34,15 +34,6 @@ pub enum Format {
     Csv,
     /// One JSON object per finding.
     Jsonl,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mmap {
-    /// Memory-map regular uncompressed files (labels borrow from the map).
-    Auto,
-    /// Read every input as a stream (labels are copied; the file's pages do
-    /// not stay resident).
-    Never,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,23 +75,13 @@ pub struct Args {
     /// Who holds a variant set.
     #[arg(long, value_enum, default_value = "input")]
     holder: Holder,
-    /// Input format (default: detected from the content of each file).
-    #[arg(long, value_parser = ["zone", "list", "csv"])]
-    input_format: Option<String>,
-    /// The zone apex (default: the first $ORIGIN, else the SOA owner).
-    #[arg(long)]
-    origin: Option<String>,
-    /// Stop at the first malformed input line.
-    #[arg(long)]
-    strict: bool,
+    #[command(flatten)]
+    input: super::InputArgs,
     /// How index labels test variant context rules: `reference` (as ICANN's
     /// lgr-core, the default) or `rfc7940` (at the variant's own position;
     /// finds collisions the reference misses).
     #[arg(long, value_enum, default_value = "reference")]
     index_mode: super::IndexModeArg,
-    /// Memory-map input files (`auto`) or read them as streams (`never`).
-    #[arg(long, value_enum, default_value = "auto")]
-    mmap: Mmap,
 }
 
 fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
@@ -140,25 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             Format::Csv
         });
     let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
-    let config = input::Config::new()
-        .format(
-            args.input_format
-                .as_deref()
-                .map(|f| f.parse::<InputFormat>())
-                .transpose()
-                .map_err(anyhow::Error::msg)?,
-        )
-        .origin(args.origin.as_deref())
-        .strictness(if args.strict { Strictness::Strict } else { Strictness::Lenient })
-        // The scan reports no NS findings yet, so it does not collect them.
-        .ns_targets(input::NsTargets::Skip)
-        .mmap(match args.mmap {
-            // SAFETY: the contract of `MmapChoice::auto` is that mapped
-            // files are not changed while lgrscan runs; zone files being
-            // audited are snapshots, and the README documents this.
-            Mmap::Auto => unsafe { MmapChoice::auto() },
-            Mmap::Never => MmapChoice::never(),
-        });
+    let config = args.input.config()?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let bar = Bar::new(!args.quiet && stderr_tty);
     bar.reading(&args.inputs);

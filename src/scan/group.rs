@@ -1,7 +1,7 @@
 //! Phases 2 and 3 of a scan: group labels by index label, pick each group's
 //! holder, and judge the other members as its variants (RFC 7940 §8.3).
 
-use super::judge::{Judged, index_text, judge_one};
+use super::judge::{Judged, index_text, judge_one, verdict_fields};
 use super::{Finding, FindingKind, HolderPolicy, LgrSet, Progress, ScanConfig, Summary};
 use crate::input::LabelSet;
 use rayon::prelude::*;
@@ -144,13 +144,7 @@ fn resolve(
     let index = set.variants.index_label(&hcps).map(|x| index_text(&x)).unwrap_or_default();
     let hreg = h.csv().and_then(|c| c.registrant.as_deref());
     let hj = judge_one(set, &h, &hcps);
-    let (hlgr, hdisp, hreason) = match (&hj.verdict, hj.lgr) {
-        (Some(v), Some(l)) => {
-            let lgr = &set.judges[l];
-            (lgr.name().to_string(), v.disposition.to_string(), lgr.reason_text(&v.reason))
-        }
-        _ => ("IDNA2008".into(), "invalid".into(), hj.other.clone().unwrap_or_default()),
-    };
+    let [hlgr, hdisp, hreason, _] = verdict_fields(set, &hj);
     let mut rows = vec![Finding {
         kind: FindingKind::Collision,
         label: holder as usize,

@@ -202,6 +202,29 @@ struct Acc {
 }
 
 impl Acc {
+    /// Records a label that is not eligible, with its index label if any.
+    fn push_invalid(
+        &mut self,
+        set: &LgrSet,
+        label: usize,
+        j: &Judgement<'_>,
+        index: Option<&[u32]>,
+    ) {
+        let [lgr, disposition, reason, fam] = verdict_fields(set, j);
+        *self.families.entry(fam).or_default() += 1;
+        self.invalid.push(Finding {
+            kind: FindingKind::Invalid,
+            label,
+            lgr,
+            disposition,
+            reason,
+            index: index.map(index_text).unwrap_or_default(),
+            group: None,
+            role: None,
+            holder: None,
+        });
+    }
+
     fn merge(mut self, o: Acc) -> Acc {
         self.invalid.extend(o.invalid);
         self.idn += o.idn;
@@ -223,9 +246,9 @@ impl Acc {
     }
 }
 
-/// LGR name, disposition, reason text and reason family of a label that is
-/// not eligible.
-fn invalid_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
+/// LGR name (or `IDNA2008`), disposition, reason text and reason family
+/// of a judgement.
+pub(crate) fn verdict_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
     let lgr = j.lgr.map(|l| &*set.judges[l]);
     let fam = lgr.map_or_else(|| family(set.variants(), j), |l| family(l, j));
     match (&j.verdict, lgr) {
@@ -299,24 +322,8 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
                             cps.clear();
                             cps.extend(u.bytes().map(u32::from));
                             let j = judge_one(set, &label, &cps);
-                            let [lgr, disposition, reason, fam] = invalid_fields(set, &j);
-                            *acc.families.entry(fam).or_default() += 1;
-                            let index = set
-                                .variants
-                                .index_label(&cps)
-                                .map(|x| index_text(&x))
-                                .unwrap_or_default();
-                            acc.invalid.push(Finding {
-                                kind: FindingKind::Invalid,
-                                label: i,
-                                lgr,
-                                disposition,
-                                reason,
-                                index,
-                                group: None,
-                                role: None,
-                                holder: None,
-                            });
+                            let index = set.variants.index_label(&cps);
+                            acc.push_invalid(set, i, &j, index.as_deref());
                         }
                         continue;
                     }
@@ -336,41 +343,12 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
                         set.variants.index_label(&cps)
                     };
                     if !eligible {
-                        let lgr = j.lgr.map(|l| &*set.judges[l]);
-                        let fam = lgr.map_or_else(|| family(set.variants(), &j), |l| family(l, &j));
-                        *acc.families.entry(fam).or_default() += 1;
-                        let (lgr_name, disposition, reason) = match (&j.verdict, lgr) {
-                            (Some(v), Some(l)) => (
-                                l.name().to_string(),
-                                v.disposition.to_string(),
-                                l.reason_text(&v.reason),
-                            ),
-                            _ => (
-                                "IDNA2008".to_string(),
-                                "invalid".to_string(),
-                                j.other.clone().unwrap_or_default(),
-                            ),
-                        };
                         let index = match &index {
-                            Some(x) => index_text(x),
-                            None if ascii && set.ascii_identity => set
-                                .variants
-                                .index_label(&cps)
-                                .map(|x| index_text(&x))
-                                .unwrap_or_default(),
-                            None => String::new(),
+                            Some(x) => Some(x.clone()),
+                            None if ascii && set.ascii_identity => set.variants.index_label(&cps),
+                            None => None,
                         };
-                        acc.invalid.push(Finding {
-                            kind: FindingKind::Invalid,
-                            label: i,
-                            lgr: lgr_name,
-                            disposition,
-                            reason,
-                            index,
-                            group: None,
-                            role: None,
-                            holder: None,
-                        });
+                        acc.push_invalid(set, i, &j, index.as_deref());
                     }
                     if let Some(x) = index {
                         acc.indexed += 1;
