@@ -25,13 +25,24 @@ impl Bar {
         Bar { bar, phase: Mutex::new(String::new()) }
     }
 
-    pub fn reading(&self, inputs: &[String]) {
-        if let Some(b) = &self.bar {
-            let total: u64 =
-                inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
-            b.set_message(format!("reading {} input(s), {} bytes", inputs.len(), total));
-            b.enable_steady_tick(std::time::Duration::from_millis(120));
-        }
+    /// Starts the reading phase: a bar of bytes read of the inputs' total
+    /// size (compressed inputs count their uncompressed bytes, so the bar
+    /// may run past the total), and the callback that moves it.
+    pub fn reading(&self, inputs: &[String]) -> Option<lgrscan::input::ProgressFn> {
+        let b = self.bar.as_ref()?;
+        let total: u64 =
+            inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {msg}: {binary_bytes}/{binary_total_bytes} ({binary_bytes_per_sec}, ETA {eta}) {wide_bar}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b.set_message(format!("reading {} input(s)", inputs.len()));
+        b.set_length(total);
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
+        let bar = b.clone();
+        Some(lgrscan::input::ProgressFn(std::sync::Arc::new(move |n| bar.inc(n))))
     }
 
     pub fn finish(&self) {
@@ -47,9 +58,15 @@ impl lgrscan::scan::Progress for Bar {
             if let Ok(mut p) = self.phase.lock() {
                 *p = name.to_string();
             }
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {msg}: {human_pos}/{human_len} ({per_sec}, ETA {eta}) {wide_bar}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b.reset();
             b.set_message(name.to_string());
             b.set_length(total);
-            b.set_position(0);
         }
     }
 

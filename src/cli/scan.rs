@@ -121,10 +121,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             Format::Csv
         });
     let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
-    let config = args.input.config()?;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let bar = Bar::new(!args.quiet && stderr_tty);
-    bar.reading(&args.inputs);
+    let config = args.input.config()?.progress(bar.reading(&args.inputs));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let read_start = std::time::Instant::now();
     // Inside the pool: the reader converts IDN labels on rayon's current
     // pool, so --threads bounds the whole run.

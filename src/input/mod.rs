@@ -133,6 +133,17 @@ pub enum NsTargets {
     Skip,
 }
 
+/// A callback told how many more input bytes were parsed (for a progress
+/// display). It is called from the reading thread, a few times per 16 MiB.
+#[derive(Clone)]
+pub struct ProgressFn(pub std::sync::Arc<dyn Fn(u64) + Send + Sync>);
+
+impl fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressFn")
+    }
+}
+
 /// Configuration of a read.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -142,6 +153,7 @@ pub struct Config {
     pub(crate) mmap: MmapChoice,
     pub(crate) include_depth: usize,
     pub(crate) ns: NsTargets,
+    pub(crate) progress: Option<ProgressFn>,
 }
 
 impl Default for Config {
@@ -164,6 +176,7 @@ impl Config {
             mmap: MmapChoice::never(),
             include_depth: DEFAULT_INCLUDE_DEPTH,
             ns: NsTargets::Collect,
+            progress: None,
         }
     }
 
@@ -191,6 +204,18 @@ impl Config {
     pub fn mmap(mut self, m: MmapChoice) -> Config {
         self.mmap = m;
         self
+    }
+
+    /// Sets a callback told how many more bytes were parsed (progress).
+    pub fn progress(mut self, f: Option<ProgressFn>) -> Config {
+        self.progress = f;
+        self
+    }
+
+    pub(crate) fn report(&self, bytes: usize) {
+        if let Some(p) = &self.progress {
+            (p.0)(bytes as u64);
+        }
     }
 
     /// Sets how deep `$INCLUDE`s may nest.

@@ -20,6 +20,9 @@ pub(crate) struct Reader<'c> {
     pub(crate) config: &'c Config,
 }
 
+/// Bytes of mapped data fed to a parser at a time (progress granularity).
+const WINDOW: usize = 16 << 20;
+
 /// A parser of one source fed with buffers of complete lines.
 enum Parser {
     Zone(Box<ZoneState>),
@@ -139,7 +142,26 @@ impl<'c> Reader<'c> {
                     self.make_parser(idx, head, forced, chain, canon_chain, origin);
                 match parser {
                     Some(mut p) => {
-                        self.feed(&mut p, bytes, 0, true)?;
+                        // Windows of the mapped data, as a stream is fed,
+                        // so progress can be reported between them.
+                        let (mut pos, mut window) = (0usize, WINDOW);
+                        loop {
+                            let end = (pos + window).min(bytes.len());
+                            let eof = end == bytes.len();
+                            let consumed = self.feed(&mut p, &bytes[pos..end], pos as u64, eof)?;
+                            if eof {
+                                self.config.report(bytes.len() - pos);
+                                break;
+                            }
+                            if consumed == 0 {
+                                // An entry longer than the window.
+                                window = window.saturating_mul(2);
+                                continue;
+                            }
+                            self.config.report(consumed);
+                            pos += consumed;
+                            window = WINDOW;
+                        }
                         self.mark_czds(idx, &p);
                     }
                     None => {
@@ -168,8 +190,10 @@ impl<'c> Reader<'c> {
                 loop {
                     let consumed = self.feed(&mut p, &buf, base, eof)?;
                     if eof {
+                        self.config.report(buf.len());
                         break;
                     }
+                    self.config.report(consumed);
                     buf.drain(..consumed);
                     base += consumed as u64;
                     let before = buf.len();
