@@ -8,8 +8,8 @@ use std::path::Path;
 
 use lgrscan::idna2008::{self, Finding};
 use lgrscan::input::{
-    Accounting, Config, ErrorKind, Input, InputFormat, MmapChoice, NsTargets, Strictness,
-    Timestamp, read,
+    Accounting, Config, ErrorKind, Input, InputFormat, MmapChoice, NsTargets, ProgressFn,
+    Strictness, Timestamp, read,
 };
 use util::*;
 
@@ -554,4 +554,40 @@ fn root_zone() {
         assert_eq!(com.ns_targets().count(), 13);
         assert!(set.iter().any(|l| l.ulabel() == "中国"));
     }
+}
+
+/// The progress callback is told every byte parsed, once, whether the file
+/// is mapped (fed in windows) or streamed.
+#[test]
+fn progress_reports_every_byte() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let dir = std::env::temp_dir().join(format!("lgrscan-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.zone");
+    let mut text = String::from("$ORIGIN example.\n@ SOA ns host 1 2 3 4 5\n");
+    // Over 16 MiB, so the mapped file is fed in more than one window.
+    for i in 0..700_000 {
+        text.push_str(&format!("label{i} NS ns1.example.net.\n"));
+    }
+    std::fs::write(&path, &text).unwrap();
+    for choice in [mmap(), MmapChoice::never()] {
+        let seen = Arc::new(AtomicU64::new(0));
+        let s = Arc::clone(&seen);
+        let f = ProgressFn(Arc::new(move |n| {
+            s.fetch_add(n, Ordering::Relaxed);
+        }));
+        let config = Config::new().mmap(choice).progress(Some(f));
+        let set = read([Input::Path(path.clone())], &config).unwrap();
+        assert_eq!(set.len(), 700_000);
+        assert_eq!(
+            seen.load(Ordering::Relaxed),
+            text.len() as u64,
+            "mapped: {}",
+            choice.is_enabled()
+        );
+        assert_eq!(set.accounting().bytes, text.len() as u64);
+        set.accounting().check().unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
