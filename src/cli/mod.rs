@@ -159,10 +159,14 @@ pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io:
 
 /// Writes records of named string fields in the chosen format.
 pub struct RecordWriter<W: std::io::Write> {
-    format: RecordFormat,
     fields: &'static [&'static str],
-    csv: Option<csv::Writer<W>>,
-    out: Option<W>,
+    sink: Sink<W>,
+}
+
+enum Sink<W: std::io::Write> {
+    Csv(Box<csv::Writer<W>>),
+    Tsv(W),
+    Jsonl(W),
 }
 
 impl<W: std::io::Write> RecordWriter<W> {
@@ -172,33 +176,32 @@ impl<W: std::io::Write> RecordWriter<W> {
         format: RecordFormat,
         fields: &'static [&'static str],
     ) -> anyhow::Result<Self> {
-        let mut w = RecordWriter { format, fields, csv: None, out: None };
-        match format {
+        let sink = match format {
             RecordFormat::Csv => {
                 let mut c = csv::WriterBuilder::new().from_writer(out);
                 c.write_record(fields)?;
-                w.csv = Some(c);
+                Sink::Csv(Box::new(c))
             }
             RecordFormat::Tsv => {
                 let mut o = out;
                 writeln!(o, "{}", fields.join("\t"))?;
-                w.out = Some(o);
+                Sink::Tsv(o)
             }
-            RecordFormat::Jsonl => w.out = Some(out),
-        }
-        Ok(w)
+            RecordFormat::Jsonl => Sink::Jsonl(out),
+        };
+        Ok(RecordWriter { fields, sink })
     }
 
     /// Writes one record; `values` are in the order of the fields.
     pub fn write(&mut self, values: &[&str]) -> anyhow::Result<()> {
-        match (self.format, &mut self.csv, &mut self.out) {
-            (RecordFormat::Csv, Some(c), _) => c.write_record(values)?,
-            (RecordFormat::Tsv, _, Some(o)) => {
+        match &mut self.sink {
+            Sink::Csv(c) => c.write_record(values)?,
+            Sink::Tsv(o) => {
                 let clean: Vec<String> =
                     values.iter().map(|v| v.replace(['\t', '\n', '\r'], " ")).collect();
                 writeln!(o, "{}", clean.join("\t"))?;
             }
-            (_, _, Some(o)) => {
+            Sink::Jsonl(o) => {
                 let mut m = serde_json::Map::new();
                 for (k, v) in self.fields.iter().zip(values) {
                     let val = if *k == "line" {
@@ -213,18 +216,15 @@ impl<W: std::io::Write> RecordWriter<W> {
                 serde_json::to_writer(&mut *o, &m)?;
                 o.write_all(b"\n")?;
             }
-            _ => unreachable!("writer set up in new()"),
         }
         Ok(())
     }
 
     /// Flushes the output.
     pub fn finish(self) -> anyhow::Result<()> {
-        if let Some(mut c) = self.csv {
-            c.flush()?;
-        }
-        if let Some(mut o) = self.out {
-            o.flush()?;
+        match self.sink {
+            Sink::Csv(mut c) => c.flush()?,
+            Sink::Tsv(mut o) | Sink::Jsonl(mut o) => o.flush()?,
         }
         Ok(())
     }

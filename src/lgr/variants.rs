@@ -59,7 +59,26 @@ struct Gen<'s> {
     buf: Vec<u32>,
 }
 
+impl<'s> Gen<'s> {
+    fn new(orig: &'s [u32], target: Option<&'s [u32]>) -> Gen<'s> {
+        Gen { orig, target, prefix: Vec::new(), scratch: Label::default(), buf: Vec::new() }
+    }
+}
+
 impl Lgr {
+    /// The original label among its variants: its own judgement, no
+    /// variant types.
+    fn as_original(&self, cps: &[u32]) -> VariantLabel<'_> {
+        let v = self.judge(cps);
+        VariantLabel {
+            cps: cps.to_vec(),
+            disposition: v.disposition,
+            reason: v.reason,
+            types: Vec::new(),
+            only_variants: false,
+        }
+    }
+
     fn ctx_in(&self, g: &mut Gen<'_>, ctx: Ctx, elem: &[u32], pos: usize, skip: usize) -> bool {
         if ctx == Ctx::None {
             return true;
@@ -211,13 +230,7 @@ impl Lgr {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
         let mut over = false;
-        let mut g = Gen {
-            orig: cps,
-            target: None,
-            prefix: Vec::new(),
-            scratch: Label::default(),
-            buf: Vec::new(),
-        };
+        let mut g = Gen::new(cps, None);
         let mut count = 0usize;
         self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
             count += 1;
@@ -239,16 +252,7 @@ impl Lgr {
             let vl = self.judge_variant(cps, &v, s, o);
             if v == cps { original = Some(vl) } else { out.push(vl) }
         }
-        out.push(original.unwrap_or_else(|| {
-            let v = self.judge(cps);
-            VariantLabel {
-                cps: cps.to_vec(),
-                disposition: v.disposition,
-                reason: v.reason,
-                types: Vec::new(),
-                only_variants: false,
-            }
-        }));
+        out.push(original.unwrap_or_else(|| self.as_original(cps)));
         Ok(out)
     }
 
@@ -263,13 +267,7 @@ impl Lgr {
         if n == 0 {
             return Vec::new();
         }
-        let mut g = Gen {
-            orig: cps,
-            target: None,
-            prefix: Vec::new(),
-            scratch: Label::default(),
-            buf: Vec::new(),
-        };
+        let mut g = Gen::new(cps, None);
         self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
             if v != cps && seen.insert(v.to_vec()) {
                 raw.push((v.to_vec(), s, o));
@@ -288,29 +286,14 @@ impl Lgr {
     /// even when the variant space is huge.
     pub fn variant_disposition(&self, label: &[u32], other: &[u32]) -> Option<VariantLabel<'_>> {
         let mut found: Option<(TypeSet, bool)> = None;
-        let mut g = Gen {
-            orig: label,
-            target: Some(other),
-            prefix: Vec::new(),
-            scratch: Label::default(),
-            buf: Vec::new(),
-        };
+        let mut g = Gen::new(label, Some(other));
         self.gen_step(&mut g, 0, false, 0, true, &mut |_, s, o| {
             found = Some((s, o));
             Flow::Stop
         });
         match found {
             Some((s, o)) => Some(self.judge_variant(label, other, s, o)),
-            None if label == other => {
-                let v = self.judge(label);
-                Some(VariantLabel {
-                    cps: label.to_vec(),
-                    disposition: v.disposition,
-                    reason: v.reason,
-                    types: Vec::new(),
-                    only_variants: false,
-                })
-            }
+            None if label == other => Some(self.as_original(label)),
             None => None,
         }
     }

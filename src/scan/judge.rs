@@ -328,8 +328,8 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
                         continue;
                     }
                     cps.clear();
-                    cps.extend(label.ulabel().chars().map(u32::from));
-                    let ascii = label.ulabel().is_ascii();
+                    cps.extend(u.chars().map(u32::from));
+                    let ascii = u.is_ascii();
                     if label.is_idn() {
                         acc.idn += 1;
                     }
