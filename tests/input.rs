@@ -244,6 +244,106 @@ fn czds_fast_path_matches_general_parser() {
     assert_eq!(skip.get(0).unwrap().ns_targets().count(), 0);
 }
 
+/// A CZDS-profile zone of a few MB (several chunks of the parallel fast
+/// path): `order` 0 sorts labels by octets, 1 by owner name (`a-b` before
+/// `a`), 2 leaves them unsorted with repeats far apart and upper case.
+/// Glue, outside names, IDNs, a comment line and a blank-owner line in the
+/// middle (the general parser takes them, then the fast path again).
+fn big_czds(order: u8) -> String {
+    let mut labels: Vec<String> = (0..30_000u32)
+        .map(|i| match i % 7 {
+            0 => format!("a{i}"),
+            1 => format!("a{i}-b"),
+            _ => format!("l{:05}", i * 7919 % 30_000),
+        })
+        .collect();
+    labels.extend(["xn--bcher-kva", "xn--zz", "xn--mnchen-3ya", "-bad", "x--y"].map(String::from));
+    match order {
+        0 => labels.sort(),
+        1 => labels.sort_by_key(|l| format!("{l}.")),
+        _ => {
+            for i in (0..labels.len()).step_by(1000) {
+                let again = labels[i].to_uppercase();
+                labels.push(again);
+            }
+        }
+    }
+    let mut s = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+    for (i, l) in labels.iter().enumerate() {
+        s.push_str(&format!("{l}.tld.\t172800\tin\tns\tns1.{}.tld.\n", l.to_lowercase()));
+        if i % 3 == 0 {
+            s.push_str(&format!("{l}.tld.\t172800\tin\tns\tns{}.example.net.\n", i % 5));
+            s.push_str(&format!("ns1.{l}.tld.\t172800\tin\ta\t192.0.2.1\n"));
+        }
+        if i % 11 == 0 {
+            s.push_str(&format!("{l}.tld.\t86400\tin\tds\t1 8 2 ABCD\n"));
+            s.push_str(&format!("h{}.other.\t60\tin\ta\t192.0.2.2\n", i % 13));
+        }
+        if i == labels.len() / 2 {
+            s.push_str("; a comment in the middle\n\t172800\tin\tns\tns9.example.net.\n");
+        }
+    }
+    s
+}
+
+#[test]
+fn parallel_fast_path_matches_sequential_reads() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for order in 0..3 {
+        let text = big_czds(order);
+        assert!(text.len() > 2 << 20, "{}", text.len());
+        let dir = TempDir::new();
+        let plain = dir.write("z.zone", text.as_bytes());
+        let gz = dir.write("z.zone.gz", &gzip(text.as_bytes()));
+        // Mapped and in memory: the parallel path; a stream: sequential.
+        let mapped = pool
+            .install(|| read([Input::Path(plain.clone())], &Config::new().mmap(mmap())))
+            .unwrap();
+        let bytes = pool.install(|| read_bytes("z.zone", text.as_bytes(), &Config::new()));
+        let stream = read([Input::Path(gz)], &Config::new()).unwrap();
+        // The general parser on the same records (lines shift by one).
+        let slow = read_bytes("slow.zone", format!("; slow\n{text}").as_bytes(), &Config::new());
+        assert!(mapped.sources()[0].czds_profile && !slow.sources()[0].czds_profile);
+        let base = summary(&stream);
+        assert_eq!(summary(&mapped), base, "order {order}");
+        assert_eq!(summary(&bytes), base, "order {order}");
+        assert_eq!(alabels(&slow), alabels(&stream), "order {order}");
+        let ns = |s: &lgrscan::input::LabelSet| {
+            s.iter().map(|l| l.ns_targets().collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
+        };
+        assert_eq!(ns(&slow), ns(&stream), "order {order}");
+        let lines: Vec<u32> = slow.iter().map(|l| l.line() - 1).collect();
+        assert_eq!(lines, stream.iter().map(|l| l.line()).collect::<Vec<_>>());
+        for set in [&mapped, &bytes, &stream, &slow] {
+            set.accounting().check().unwrap();
+        }
+        let counts = |a: &Accounting| {
+            [
+                a.records,
+                a.registered_labels,
+                a.duplicate_records,
+                a.apex_records,
+                a.deeper_records,
+                a.deeper_names,
+                a.outside_records,
+                a.outside_names,
+                a.owner_names,
+                a.malformed,
+            ]
+        };
+        let c = counts(stream.accounting());
+        assert_eq!(counts(mapped.accounting()), c, "order {order}");
+        assert_eq!(counts(bytes.accounting()), c, "order {order}");
+        assert_eq!(counts(slow.accounting()), c, "order {order}");
+        assert_eq!(format!("{:?}", mapped.accounting()), format!("{:?}", stream.accounting()));
+        // Order 2 repeats labels in upper case: folded into the first.
+        assert_eq!(mapped.len(), 30_005);
+        let xn = mapped.iter().find(|l| l.alabel() == "xn--bcher-kva").unwrap();
+        assert_eq!(xn.ulabel(), "bücher");
+        assert!(mapped.iter().any(|l| l.finding().is_some()));
+    }
+}
+
 #[test]
 fn mapped_stream_and_gzip_agree() {
     let text = czds_sample();

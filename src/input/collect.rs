@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
+
 use super::labels::{CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
 use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
 use crate::idna2008::{self, Forms};
@@ -232,6 +233,85 @@ impl Collector {
             self.set.accounting.duplicate_records += 1;
             return Ok(i);
         }
+        self.push_label(loc, octets, orig, mode, lower, plain, forms, key)
+    }
+
+    /// Registers a label known to be new (the deduplicator has counted it
+    /// already, see [`Dedup::append_sorted`]), from a zone (octets keys).
+    pub(crate) fn register_new(
+        &mut self,
+        loc: Loc,
+        octets: &[u8],
+        orig: Orig<'_>,
+    ) -> Result<u32, Error> {
+        // The common case first: a plain lower-case label in a mapped
+        // source borrows everything from the map.
+        if matches!(orig, Orig::Mapped)
+            && idna2008::is_plain_ldh(octets)
+            && self.set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some())
+            && let Ok(index) = u32::try_from(self.set.records.len())
+        {
+            self.set.records.push(LabelRecord {
+                offset: loc.offset,
+                line: u32::try_from(loc.line).unwrap_or(u32::MAX),
+                source: u16::try_from(loc.source).unwrap_or(u16::MAX),
+                len: octets.len() as u16,
+                forms: NONE,
+            });
+            self.set.accounting.registered_labels += 1;
+            return Ok(index);
+        }
+        let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
+            Cow::Owned(octets.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(octets)
+        };
+        let plain = idna2008::is_plain_ldh(&lower);
+        let key = lower.clone();
+        self.push_label(loc, octets, orig, KeyMode::Octets, lower, plain, None, key)
+    }
+
+    /// Registers a label known to be new and plain (lower-case LDH) whose
+    /// text is in a mapped source at `loc.offset` (see
+    /// [`Collector::register_new`]).
+    #[inline]
+    pub(crate) fn push_plain(&mut self, loc: Loc, len: u16) -> Result<u32, Error> {
+        let index = u32::try_from(self.set.records.len()).map_err(|_| {
+            Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
+                self.path(loc.source),
+                loc.line,
+                Some(loc.offset),
+            )
+        })?;
+        self.set.records.push(LabelRecord {
+            offset: loc.offset,
+            line: u32::try_from(loc.line).unwrap_or(u32::MAX),
+            source: u16::try_from(loc.source).unwrap_or(u16::MAX),
+            len,
+            forms: NONE,
+        });
+        self.set.accounting.registered_labels += 1;
+        Ok(index)
+    }
+
+    /// The deduplicator, for callers that register sorted runs of labels.
+    pub(crate) fn dedup_mut(&mut self) -> &mut Dedup {
+        &mut self.dedup
+    }
+
+    /// Adds a new label (after deduplication) and returns its index.
+    #[allow(clippy::too_many_arguments)]
+    fn push_label(
+        &mut self,
+        loc: Loc,
+        octets: &[u8],
+        orig: Orig<'_>,
+        mode: KeyMode,
+        lower: Cow<'_, [u8]>,
+        plain: bool,
+        forms: Option<Forms>,
+        key: Cow<'_, [u8]>,
+    ) -> Result<u32, Error> {
         let index = u32::try_from(self.set.records.len()).map_err(|_| {
             Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
                 self.path(loc.source),
@@ -417,6 +497,41 @@ impl Collector {
             }
             Relation::Registered => Class::Outside,
         }
+    }
+
+    /// Counts the deeper and outside owner names of a chunk, given as the
+    /// hashes of their lower-case text (their records are counted by the
+    /// caller).
+    pub(crate) fn count_names(&mut self, deeper: &[u64], outside: &[u64]) {
+        let acc = &mut self.set.accounting;
+        for &h in deeper {
+            if self.deeper_seen.insert(h) {
+                acc.deeper_names += 1;
+            }
+        }
+        for &h in outside {
+            if self.outside_seen.insert(h) {
+                acc.outside_names += 1;
+            }
+        }
+    }
+
+    /// The id of an NS target name (lower-case presentation, absolute).
+    pub(crate) fn ns_id(&mut self, target: &[u8]) -> u32 {
+        match self.ns_intern.get(target) {
+            Some(&t) => t,
+            None => {
+                let t = self.set.ns_names.len() as u32;
+                self.set.ns_names.push(String::from_utf8_lossy(target).into());
+                self.ns_intern.insert(target.into(), t);
+                t
+            }
+        }
+    }
+
+    /// Adds the NS target `t` (from [`Collector::ns_id`]) to a label.
+    pub(crate) fn add_ns_id(&mut self, label: u32, t: u32) {
+        self.ns_pairs.push((label, t));
     }
 
     /// Adds an NS target (lower-case presentation, absolute) to a label.

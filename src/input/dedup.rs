@@ -1,12 +1,14 @@
 //! Deduplication of registered labels.
 //!
-//! Zone dumps are sorted by owner, so while keys arrive in increasing byte
-//! order a new key only needs comparing with the last one. The first key
+//! Zone dumps are sorted by owner, so while keys arrive in increasing
+//! order (of the octets, or of the octets followed by a dot: the order of
+//! owner names under one apex) a new key only needs comparing with the
+//! last one. The first key
 //! out of order switches to an open-addressing hash table of label indexes
 //! (8 bytes a slot), whose keys are read back from the label store, so no
 //! key is copied.
 
-use std::cmp::Ordering;
+use super::czds::{ORDERS_ALL, orders_increasing};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A small, fast, non-cryptographic hash (FxHash's multiply-rotate over
@@ -65,6 +67,9 @@ pub(crate) fn hash_bytes(b: &[u8]) -> u64 {
 #[derive(Default)]
 pub(crate) struct Dedup {
     hashed: bool,
+    /// While not hashed: the orders under which the keys so far strictly
+    /// increase (see [`orders_increasing`]).
+    orders: u8,
     last: Vec<u8>,
     len: u32,
     /// (label index + 1, high 32 bits of the hash); 0 = empty slot.
@@ -85,21 +90,22 @@ impl Dedup {
                 self.last.clear();
                 self.last.extend_from_slice(key);
                 self.len = 1;
+                self.orders = ORDERS_ALL;
                 return Seen::New;
             }
-            match key.cmp(&self.last) {
-                Ordering::Greater => {
-                    self.last.clear();
-                    self.last.extend_from_slice(key);
-                    self.len += 1;
-                    return Seen::New;
-                }
-                Ordering::Equal => return Seen::Existing(self.len - 1),
-                Ordering::Less => {
-                    self.hashed = true;
-                    self.rebuild(self.len as usize * 2, &key_of);
-                }
+            if key == self.last.as_slice() {
+                return Seen::Existing(self.len - 1);
             }
+            let orders = orders_increasing(self.orders, &self.last, key);
+            if orders != 0 {
+                self.orders = orders;
+                self.last.clear();
+                self.last.extend_from_slice(key);
+                self.len += 1;
+                return Seen::New;
+            }
+            self.hashed = true;
+            self.rebuild(self.len as usize * 2, &key_of);
         }
         let h = hash_bytes(key);
         if let Some(i) = self.find(key, h, &key_of) {
@@ -111,6 +117,36 @@ impl Dedup {
         self.put(self.len, h);
         self.len += 1;
         Seen::New
+    }
+
+    /// The index of the last key when the keys are still sorted and `key`
+    /// is that key.
+    pub(crate) fn is_last(&self, key: &[u8]) -> Option<u32> {
+        (!self.hashed && self.len > 0 && key == self.last.as_slice()).then(|| self.len - 1)
+    }
+
+    /// Counts `n` new keys, from `first` to `last`, that strictly increase
+    /// under `orders`, without looking at them one by one. Returns false
+    /// (and changes nothing) unless they keep the keys so far sorted; the
+    /// caller then inserts them one by one.
+    pub(crate) fn append_sorted(&mut self, first: &[u8], last: &[u8], n: u32, orders: u8) -> bool {
+        if self.hashed || n == 0 {
+            return n == 0;
+        }
+        let o = if self.len == 0 {
+            orders & ORDERS_ALL
+        } else {
+            orders_increasing(self.orders & orders, &self.last, first)
+        };
+        let Some(len) = self.len.checked_add(n) else { return false };
+        if o == 0 {
+            return false;
+        }
+        self.orders = o;
+        self.last.clear();
+        self.last.extend_from_slice(last);
+        self.len = len;
+        true
     }
 
     fn find<'k>(&self, key: &[u8], h: u64, key_of: &impl Fn(u32) -> &'k [u8]) -> Option<u32> {

@@ -50,6 +50,7 @@
 mod accounting;
 mod collect;
 mod csv;
+mod czds;
 mod dedup;
 mod detect;
 mod error;

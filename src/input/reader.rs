@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::collect::{Collector, Loc};
+use super::czds;
 use super::labels::{LabelSet, SourceInfo};
 use super::source::{self, Data, Input, Opened};
 use super::zone::{self, ZoneState};
@@ -144,8 +145,21 @@ impl<'c> Reader<'c> {
                     Some(mut p) => {
                         // Windows of the mapped data, as a stream is fed,
                         // so progress can be reported between them.
-                        let (mut pos, mut window) = (0usize, WINDOW);
+                        // A zone's first window is small: once it has
+                        // given the apex, a CZDS dump goes parallel.
+                        let first = if format == InputFormat::Zone { 64 << 10 } else { WINDOW };
+                        let (mut pos, mut window) = (0usize, first);
                         loop {
+                            if pos > 0
+                                && let Parser::Zone(st) = &mut p
+                                && let Some(apex) = zone::fast_apex(self, st)
+                            {
+                                let next = czds::parallel(self, st, bytes, pos, &apex)?;
+                                if next >= bytes.len() {
+                                    break;
+                                }
+                                pos = next;
+                            }
                             let end = (pos + window).min(bytes.len());
                             let eof = end == bytes.len();
                             let consumed = self.feed(&mut p, &bytes[pos..end], pos as u64, eof)?;

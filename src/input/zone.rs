@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use memchr::memchr;
 
 use super::collect::{Class, KeyMode, Loc, Orig, Relation};
+use super::czds::{self, FastOpts, Stop};
 use super::name::{self, Parsed};
 use super::reader::Reader;
 use super::{Error, ErrorKind};
@@ -45,11 +46,11 @@ pub(crate) struct ZoneState {
     /// Whether the CZDS fast path may be used.
     pub(crate) fast: bool,
     fast_checked: bool,
-    apex_plain: Option<Vec<u8>>,
-    prev_raw: Vec<u8>,
-    prev_class: Option<Class>,
+    pub(crate) apex_plain: Option<Vec<u8>>,
+    pub(crate) prev_raw: Vec<u8>,
+    pub(crate) prev_class: Option<Class>,
     toks: Vec<Tok>,
-    mapped: bool,
+    pub(crate) mapped: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -111,14 +112,14 @@ pub(crate) fn looks_czds(head: &[u8]) -> bool {
 
 const CLASSES: [&[u8]; 4] = [b"IN", b"CH", b"HS", b"CS"];
 
-fn is_class(t: &[u8]) -> bool {
+pub(crate) fn is_class(t: &[u8]) -> bool {
     CLASSES.iter().any(|c| t.eq_ignore_ascii_case(c))
         || (t.len() > 5
             && t[..5].eq_ignore_ascii_case(b"CLASS")
             && t[5..].iter().all(u8::is_ascii_digit))
 }
 
-fn is_ttl(t: &[u8]) -> bool {
+pub(crate) fn is_ttl(t: &[u8]) -> bool {
     t.first().is_some_and(u8::is_ascii_digit)
 }
 
@@ -236,6 +237,18 @@ fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>) -> Scan {
     }
 }
 
+/// The apex for the fast path, when the source fits the CZDS profile and
+/// the apex is known (plain presentation text).
+pub(crate) fn fast_apex(r: &Reader<'_>, st: &mut ZoneState) -> Option<Vec<u8>> {
+    if !st.fast {
+        return None;
+    }
+    if st.apex_plain.is_none() {
+        st.apex_plain = r.c.apex.as_ref().and_then(|a| a.plain.clone());
+    }
+    st.apex_plain.clone()
+}
+
 /// Parses as many complete entries of `buf` as possible; returns the
 /// number of bytes consumed. `base` is the offset of `buf[0]` in the
 /// source.
@@ -257,14 +270,18 @@ pub(crate) fn parse(
             if st.apex_plain.is_none() {
                 st.apex_plain = r.c.apex.as_ref().and_then(|a| a.plain.clone());
             }
-            if st.apex_plain.is_some() {
-                let Fast::Stop(next, more) = fast_run(r, st, buf, pos, base, eof)?;
-                if more {
-                    return Ok(next);
-                }
-                pos = next;
-                if pos >= buf.len() {
-                    break;
+            if let Some(apex) = st.apex_plain.take() {
+                let origin = st.origin.take();
+                let opts = FastOpts { apex: &apex, origin: origin.as_deref(), ns: r.c.collect_ns };
+                let c = czds::extract(buf, pos, buf.len(), eof, &opts);
+                st.origin = origin;
+                st.apex_plain = Some(apex);
+                let (next, stop) = (c.next, c.stop);
+                czds::merge(r, st, buf, base, c)?;
+                match stop {
+                    Stop::NeedMore => return Ok(next),
+                    Stop::End => return Ok(buf.len()),
+                    Stop::Slow => pos = next,
                 }
             }
         }
@@ -274,201 +291,6 @@ pub(crate) fn parse(
         }
     }
     Ok(pos)
-}
-
-/// Where the fast path stopped, and whether it needs more data there
-/// (otherwise the general parser reads the entry at that position).
-enum Fast {
-    Stop(usize, bool),
-}
-
-/// Equality of two short byte strings without a call to `memcmp`.
-#[inline(always)]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i + 8 <= a.len() {
-        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
-        x.copy_from_slice(&a[i..i + 8]);
-        y.copy_from_slice(&b[i..i + 8]);
-        if x != y {
-            return false;
-        }
-        i += 8;
-    }
-    a[i..] == b[i..]
-}
-
-/// Byte classes for the single pass over an owner in the fast path.
-const OWNER_PLAIN: u8 = 0;
-const OWNER_DOT: u8 = 1;
-const OWNER_UPPER: u8 = 2;
-const OWNER_SPECIAL: u8 = 4;
-
-static OWNER_CLASS: [u8; 256] = {
-    let mut t = [OWNER_PLAIN; 256];
-    t[b'.' as usize] = OWNER_DOT;
-    t[b'\\' as usize] = OWNER_SPECIAL;
-    t[b' ' as usize] = OWNER_SPECIAL;
-    t[b'\r' as usize] = OWNER_SPECIAL;
-    let mut c = b'A';
-    while c <= b'Z' {
-        t[c as usize] = OWNER_UPPER;
-        c += 1;
-    }
-    t
-};
-
-/// The CZDS fast path: reads lines from `pos` for as long as they fit the
-/// profile. Lines are found with one `memchr` iterator over the buffer;
-/// a line whose owner is the previous owner costs one comparison.
-///
-/// Only a line's first byte and its owner are checked: the profile has
-/// one record per line, so a `(` or a quote in the RDATA is not looked for
-/// (a record continued on indented lines would still be read, its extra
-/// lines as records of the same owner).
-fn fast_run(
-    r: &mut Reader<'_>,
-    st: &mut ZoneState,
-    buf: &[u8],
-    pos: usize,
-    base: u64,
-    eof: bool,
-) -> Result<Fast, Error> {
-    let mut start = pos;
-    let mut newlines = memchr::memchr_iter(b'\n', &buf[pos..]);
-    let apex: Vec<u8> = st.apex_plain.clone().unwrap_or_else(|| b".".to_vec());
-    let root = apex == b".";
-    let apex_dots = if root { 0 } else { apex.iter().filter(|&&b| b == b'.').count() };
-    let collect_ns = r.c.collect_ns;
-    loop {
-        let (line_end, next) = match newlines.next() {
-            Some(k) => (pos + k, pos + k + 1),
-            None if !eof => return Ok(Fast::Stop(start, true)),
-            None if start < buf.len() => (buf.len(), buf.len()),
-            None => return Ok(Fast::Stop(start, false)),
-        };
-        let mut line = &buf[start..line_end];
-        if let [head @ .., b'\r'] = line {
-            line = head;
-        }
-        let Some(&first) = line.first() else { return Ok(Fast::Stop(start, false)) };
-        if matches!(first, b' ' | b'\t' | b';' | b'$') {
-            return Ok(Fast::Stop(start, false));
-        }
-        let p = st.prev_raw.len();
-        let class = if line.len() > p && line[p] == b'\t' && same_bytes(&line[..p], &st.prev_raw) {
-            match st.prev_class {
-                Some(class) if p > 0 => {
-                    r.c.same_owner(class);
-                    class
-                }
-                _ => return Ok(Fast::Stop(start, false)),
-            }
-        } else {
-            // One pass over the owner: its end (tab), dots, case, specials.
-            let mut flags = 0u8;
-            let mut last_dot = None;
-            let mut dots = 0usize;
-            let mut first_dot = usize::MAX;
-            let mut tab = None;
-            for (i, &b) in line.iter().enumerate() {
-                if b == b'\t' {
-                    tab = Some(i);
-                    break;
-                }
-                let c = OWNER_CLASS[b as usize];
-                flags |= c;
-                if c == OWNER_DOT {
-                    if first_dot == usize::MAX {
-                        first_dot = i;
-                    }
-                    last_dot = Some(i);
-                    dots += 1;
-                }
-            }
-            let Some(tab) = tab else { return Ok(Fast::Stop(start, false)) };
-            let owner = &line[..tab];
-            if flags & OWNER_SPECIAL != 0 || last_dot != Some(tab.wrapping_sub(1)) {
-                return Ok(Fast::Stop(start, false));
-            }
-            let (n, a) = (owner.len(), apex.len());
-            let under_apex = n > a
-                && owner[n - a..].eq_ignore_ascii_case(&apex)
-                && (root || owner[n - a - 1] == b'.');
-            let rel = if n == a && owner.eq_ignore_ascii_case(&apex) {
-                Relation::Apex
-            } else if under_apex {
-                // Dots in the owner beyond the apex's: exactly one means
-                // one label below it.
-                if dots == apex_dots + 1 { Relation::Registered } else { Relation::Deeper }
-            } else {
-                Relation::Outside
-            };
-            let class = match rel {
-                Relation::Registered => {
-                    let label = &owner[..first_dot];
-                    if label.is_empty() {
-                        return Ok(Fast::Stop(start, false));
-                    }
-                    let loc = Loc { source: st.source, line: st.line, offset: base + start as u64 };
-                    let orig = if st.mapped { Orig::Mapped } else { Orig::Text(label) };
-                    Class::Registered(r.c.register(loc, label, orig, KeyMode::Octets)?)
-                }
-                other if flags & OWNER_UPPER != 0 => {
-                    r.c.other_owner(other, &owner.to_ascii_lowercase())
-                }
-                other => r.c.other_owner(other, owner),
-            };
-            st.prev_raw.clear();
-            st.prev_raw.extend_from_slice(owner);
-            st.prev_class = Some(class);
-            class
-        };
-        let acc = &mut r.c.set.accounting;
-        acc.lines += 1;
-        acc.record_lines += 1;
-        acc.records += 1;
-        if collect_ns && let Class::Registered(i) = class {
-            fast_ns(r, st, i, &line[st.prev_raw.len()..]);
-        }
-        st.line += 1;
-        start = next;
-        if start >= buf.len() {
-            return Ok(Fast::Stop(start, false));
-        }
-    }
-}
-
-/// Reads the NS target of a CZDS-profile line, if it is an NS record.
-fn fast_ns(r: &mut Reader<'_>, st: &ZoneState, label: u32, rest: &[u8]) {
-    let mut fields = rest.split(|&b| b == b'\t' || b == b' ').filter(|f| !f.is_empty());
-    let ty = loop {
-        match fields.next() {
-            Some(f) if is_ttl(f) || is_class(f) => continue,
-            Some(f) => break f,
-            None => return,
-        }
-    };
-    if !ty.eq_ignore_ascii_case(b"NS") {
-        return;
-    }
-    let Some(target) = fields.next() else { return };
-    if target.last() == Some(&b'.')
-        && !target.iter().any(|&b| b == b'\\' || b.is_ascii_uppercase() || b == b';')
-    {
-        r.c.add_ns(label, target);
-    } else if let Some(t) = ns_target(st, target) {
-        r.c.add_ns(label, t.as_bytes());
-    }
-}
-
-/// Resolves an NS target token to lower-case absolute presentation.
-fn ns_target(st: &ZoneState, tok: &[u8]) -> Option<String> {
-    let labels = resolve(st, tok).ok()?;
-    Some(name::present(&labels))
 }
 
 /// Resolves a name token against the origin: absolute labels, case kept.
@@ -763,13 +585,6 @@ mod tests {
         assert!(!looks_czds(b"$ORIGIN com.\nx NS ns1\n"));
         assert!(!looks_czds(b"x.com. 172800 in ns ns1.x.net.\n"));
         assert!(!looks_czds(b""));
-    }
-
-    #[test]
-    fn short_compare() {
-        assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
-        assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
-        assert!(!same_bytes(b"abc", b"abcd"));
     }
 
     #[test]

@@ -1,0 +1,654 @@
+//! The CZDS fast path of the zone reader, in independent chunks.
+//!
+//! A dump in the CZDS profile (ICANN Registry Agreement, Specification 4
+//! §2.1: one record per line, absolute names, tab-separated fields, no
+//! directives) is read without tokenising: the owner is the bytes up to
+//! the first tab, compared with the previous line's owner, and only a new
+//! owner is classified against the apex. [`extract`] does this for a range
+//! of lines and needs nothing but the bytes and the apex, so the chunks of
+//! a mapped file are extracted in parallel (on rayon's current pool) and
+//! then merged in file order ([`merge`]): line numbers, deduplication and
+//! counts come out exactly as a sequential read would give them.
+//!
+//! A line that does not fit the profile (leading white space, a directive,
+//! a comment, an empty line, an owner with an escape, a space, or a
+//! missing final dot…) stops the chunk; the general parser reads it, and
+//! the fast path takes over again after it. Only a line's first byte and
+//! its owner are checked: the profile has one record per line, so a `(`
+//! or a quote in the RDATA is not looked for.
+
+use std::collections::HashMap;
+
+use memchr::{memchr, memchr_iter};
+
+use super::collect::{Class, KeyMode, Loc, Orig};
+use super::dedup::{FxBuild, hash_bytes};
+use super::labels::NONE;
+use super::reader::Reader;
+use super::zone::{ZoneState, is_class, is_ttl};
+use super::{Error, name};
+
+/// What the fast path needs to know: the apex and what to collect.
+pub(crate) struct FastOpts<'a> {
+    /// The apex in lower-case presentation format with a trailing dot.
+    pub(crate) apex: &'a [u8],
+    /// The current `$ORIGIN`, for NS targets that are relative names.
+    pub(crate) origin: Option<&'a [Vec<u8>]>,
+    /// Whether NS targets are collected.
+    pub(crate) ns: bool,
+}
+
+/// Why a chunk stopped before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// It reached its end.
+    End,
+    /// The line at `next` is for the general parser.
+    Slow,
+    /// The line at `next` is not complete (a stream needs more data).
+    NeedMore,
+}
+
+/// A new registered owner seen by [`extract`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reg {
+    /// Offset of the label (= of its line) in the buffer.
+    pub(crate) at: usize,
+    /// Line index within the chunk (0-based).
+    pub(crate) line: u32,
+    /// Length of the label in octets.
+    pub(crate) len: u16,
+    /// Whether it is a plain lower-case LDH label (nothing to compute).
+    pub(crate) plain: bool,
+}
+
+/// Key orders under which a sequence of keys can be strictly increasing
+/// (see [`super::dedup::Dedup`]): bit 0 the octets, bit 1 the octets
+/// followed by a dot (the order of owner names under one apex).
+pub(crate) const ORDERS_ALL: u8 = 0b11;
+
+/// The result of extracting one chunk.
+pub(crate) struct Chunk {
+    /// Position after the last line read.
+    pub(crate) next: usize,
+    pub(crate) stop: Stop,
+    /// Lines read (each one record).
+    pub(crate) lines: u64,
+    pub(crate) apex_records: u64,
+    /// Records of a registered owner after its first line.
+    pub(crate) same_registered: u64,
+    pub(crate) deeper_records: u64,
+    pub(crate) outside_records: u64,
+    /// Hashes of the lower-case deeper and outside owner names, each time
+    /// such an owner starts.
+    pub(crate) deeper: Vec<u64>,
+    pub(crate) outside: Vec<u64>,
+    pub(crate) regs: Vec<Reg>,
+    /// Orders under which the keys of `regs` strictly increase (none when
+    /// a label has upper-case letters: its key is not its octets).
+    pub(crate) orders: u8,
+    /// NS targets: distinct target names of the chunk, and (index into
+    /// `regs`, index into `ns_names`) pairs.
+    pub(crate) ns_names: Vec<Box<[u8]>>,
+    pub(crate) ns_pairs: Vec<(u32, u32)>,
+    /// Owner of the last line read (a range of the buffer), and what it
+    /// was.
+    pub(crate) last_owner: (usize, usize),
+    pub(crate) last_kind: Kind,
+}
+
+/// What an owner is, before registration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    None,
+    Apex,
+    /// The index into `regs`.
+    Registered(u32),
+    Deeper,
+    Outside,
+}
+
+/// Equality of two short byte strings without a call to `memcmp`.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i + 8 <= a.len() {
+        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
+        x.copy_from_slice(&a[i..i + 8]);
+        y.copy_from_slice(&b[i..i + 8]);
+        if x != y {
+            return false;
+        }
+        i += 8;
+    }
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Compares two byte strings, 8 bytes at a time (labels are short, and
+/// a call to `memcmp` costs more than the comparison).
+#[inline(always)]
+fn cmp_bytes(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
+        x.copy_from_slice(&a[i..i + 8]);
+        y.copy_from_slice(&b[i..i + 8]);
+        if x != y {
+            return u64::from_be_bytes(x).cmp(&u64::from_be_bytes(y));
+        }
+        i += 8;
+    }
+    while i < n {
+        if a[i] != b[i] {
+            return a[i].cmp(&b[i]);
+        }
+        i += 1;
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Compares `a.` with `b.` (each followed by a dot) without copying.
+#[inline]
+pub(crate) fn cmp_dotted(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
+    match cmp_bytes(&a[..n], &b[..n]) {
+        std::cmp::Ordering::Equal => {
+            let x = a.get(n).copied().unwrap_or(b'.');
+            let y = b.get(n).copied().unwrap_or(b'.');
+            x.cmp(&y).then(a.len().cmp(&b.len()))
+        }
+        o => o,
+    }
+}
+
+/// The orders of `orders` under which `a < b` strictly.
+#[inline]
+pub(crate) fn orders_increasing(orders: u8, a: &[u8], b: &[u8]) -> u8 {
+    let mut o = orders;
+    if o & 1 != 0 && cmp_bytes(a, b) != std::cmp::Ordering::Less {
+        o &= !1;
+    }
+    if o & 2 != 0 && cmp_dotted(a, b) != std::cmp::Ordering::Less {
+        o &= !2;
+    }
+    o
+}
+
+/// Byte classes of the part of an owner below the apex.
+const H_DOT: u8 = 1;
+const H_UPPER: u8 = 2;
+const H_SPECIAL: u8 = 4;
+const H_NON_LDH: u8 = 8;
+
+static HEAD_CLASS: [u8; 256] = {
+    let mut t = [H_NON_LDH; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' {
+            0
+        } else if b.is_ascii_uppercase() {
+            H_UPPER
+        } else if b == b'.' {
+            H_DOT | H_NON_LDH
+        } else if b == b'\\' || b == b' ' || b == b'\r' || b == b'\n' {
+            H_SPECIAL | H_NON_LDH
+        } else {
+            H_NON_LDH
+        };
+        c += 1;
+    }
+    t
+};
+
+/// Extracts the lines of `buf[start..end]` (`start` at a line start; `end`
+/// at a line start or at `buf.len()`) for as long as they fit the profile.
+/// `eof`: the data ends at `end` (a last line without a newline is whole).
+pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
+    let apex = o.apex;
+    let root = apex == b".";
+    let mut c = Chunk {
+        next: start,
+        stop: Stop::End,
+        lines: 0,
+        apex_records: 0,
+        same_registered: 0,
+        deeper_records: 0,
+        outside_records: 0,
+        deeper: Vec::new(),
+        outside: Vec::new(),
+        regs: Vec::new(),
+        orders: ORDERS_ALL,
+        ns_names: Vec::new(),
+        ns_pairs: Vec::new(),
+        last_owner: (start, 0),
+        last_kind: Kind::None,
+    };
+    let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
+    let mut owned_target: Vec<u8> = Vec::new();
+    let mut newlines = memchr_iter(b'\n', &buf[start..end]);
+    let mut pos = start;
+    let (mut prev_at, mut prev_len) = (start, 0usize);
+    let mut kind = Kind::None;
+    let mut last_reg: Option<(usize, usize)> = None;
+    while pos < end {
+        let (line_end, next) = match newlines.next() {
+            Some(k) => (start + k, start + k + 1),
+            None if eof => (end, end),
+            None => {
+                c.stop = Stop::NeedMore;
+                break;
+            }
+        };
+        let mut line = &buf[pos..line_end];
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        let Some(&first) = line.first() else {
+            c.stop = Stop::Slow;
+            break;
+        };
+        if matches!(first, b' ' | b'\t' | b';' | b'$') {
+            c.stop = Stop::Slow;
+            break;
+        }
+        let p = prev_len;
+        let owner_len = if p > 0
+            && line.len() > p
+            && line[p] == b'\t'
+            && same_bytes(&line[..p], &buf[prev_at..prev_at + p])
+        {
+            match kind {
+                Kind::Apex => c.apex_records += 1,
+                Kind::Registered(_) => c.same_registered += 1,
+                Kind::Deeper => c.deeper_records += 1,
+                Kind::Outside => c.outside_records += 1,
+                Kind::None => {
+                    c.stop = Stop::Slow;
+                    break;
+                }
+            }
+            p
+        } else {
+            let Some(tab) = memchr(b'\t', line) else {
+                c.stop = Stop::Slow;
+                break;
+            };
+            let owner = &line[..tab];
+            let (n, a) = (owner.len(), apex.len());
+            if owner.last() != Some(&b'.') {
+                c.stop = Stop::Slow;
+                break;
+            }
+            // Under the apex: `head.apex` (`head.` for the root).
+            let exact = n > a && same_bytes(&owner[n - a..], apex);
+            let under = (exact || (n > a && owner[n - a..].eq_ignore_ascii_case(apex)))
+                && (root || owner[n - a - 1] == b'.');
+            if under {
+                let head = &owner[..n - a - usize::from(!root)];
+                let f = head.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]);
+                if f & H_SPECIAL != 0 || head.is_empty() {
+                    c.stop = Stop::Slow;
+                    break;
+                }
+                if f & H_DOT == 0 {
+                    if head.len() > usize::from(u16::MAX) {
+                        c.stop = Stop::Slow;
+                        break;
+                    }
+                    let label = head;
+                    let upper = f & H_UPPER != 0;
+                    if let Some((s, l)) = last_reg
+                        && same_bytes(&buf[s..s + l], label)
+                    {
+                        // The last registered owner again, after deeper
+                        // names (canonical order puts them there).
+                        c.same_registered += 1;
+                        kind = Kind::Registered(c.regs.len() as u32 - 1);
+                        prev_at = pos;
+                        prev_len = tab;
+                        c.lines += 1;
+                        pos = next;
+                        if o.ns {
+                            ns_line(&mut c, &mut ns_ids, &line[tab..], o.origin, &mut owned_target);
+                        }
+                        continue;
+                    }
+                    if upper {
+                        c.orders = 0;
+                    } else if let Some((s, l)) = last_reg {
+                        c.orders = orders_increasing(c.orders, &buf[s..s + l], label);
+                    }
+                    last_reg = Some((pos, label.len()));
+                    kind = Kind::Registered(c.regs.len() as u32);
+                    // Plain: lower-case LDH, at most 63 octets, no hyphen
+                    // at either end nor in positions 3 and 4
+                    // (`idna2008::is_plain_ldh`).
+                    let m = label.len();
+                    let plain = f & (H_UPPER | H_NON_LDH) == 0
+                        && m <= crate::idna2008::MAX_LABEL_OCTETS
+                        && label[0] != b'-'
+                        && label[m - 1] != b'-'
+                        && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
+                    debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
+                    c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain });
+                } else {
+                    c.deeper_records += 1;
+                    c.deeper.push(owner_hash(owner, f & H_UPPER != 0 || !exact));
+                    kind = Kind::Deeper;
+                }
+            } else {
+                let f = owner.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]);
+                if f & H_SPECIAL != 0 {
+                    c.stop = Stop::Slow;
+                    break;
+                }
+                if n == a && owner.eq_ignore_ascii_case(apex) {
+                    c.apex_records += 1;
+                    kind = Kind::Apex;
+                } else {
+                    c.outside_records += 1;
+                    c.outside.push(owner_hash(owner, f & H_UPPER != 0));
+                    kind = Kind::Outside;
+                }
+            }
+            prev_at = pos;
+            prev_len = tab;
+            tab
+        };
+        if o.ns && matches!(kind, Kind::Registered(_)) {
+            ns_line(&mut c, &mut ns_ids, &line[owner_len..], o.origin, &mut owned_target);
+        }
+        c.lines += 1;
+        pos = next;
+    }
+    c.next = pos;
+    if !ns_ids.is_empty() {
+        let mut names: Vec<Box<[u8]>> = vec![Box::default(); ns_ids.len()];
+        for (k, id) in ns_ids {
+            names[id as usize] = k;
+        }
+        c.ns_names = names;
+    }
+    c.last_owner = (prev_at, prev_len);
+    c.last_kind = kind;
+    c
+}
+
+/// Records the NS target of a line of the last registered owner, if it is
+/// an NS record.
+fn ns_line(
+    c: &mut Chunk,
+    ids: &mut HashMap<Box<[u8]>, u32, FxBuild>,
+    rest: &[u8],
+    origin: Option<&[Vec<u8>]>,
+    owned: &mut Vec<u8>,
+) {
+    let Some(target) = ns_of(rest, origin, owned) else { return };
+    let id = match ids.get(target) {
+        Some(&id) => id,
+        None => {
+            let id = ids.len() as u32;
+            ids.insert(target.into(), id);
+            id
+        }
+    };
+    c.ns_pairs.push((c.regs.len() as u32 - 1, id));
+}
+
+fn owner_hash(owner: &[u8], upper: bool) -> u64 {
+    if upper { hash_bytes(&owner.to_ascii_lowercase()) } else { hash_bytes(owner) }
+}
+
+/// The NS target of a profile line (the text after the owner), if it is an
+/// NS record: a slice of the line when it is already lower-case absolute
+/// presentation, else resolved into `owned`.
+fn ns_of<'a>(
+    rest: &'a [u8],
+    origin: Option<&[Vec<u8>]>,
+    owned: &'a mut Vec<u8>,
+) -> Option<&'a [u8]> {
+    let mut fields = rest.split(|&b| b == b'\t' || b == b' ').filter(|f| !f.is_empty());
+    let ty = loop {
+        match fields.next() {
+            Some(f) if is_ttl(f) || is_class(f) => continue,
+            Some(f) => break f,
+            None => return None,
+        }
+    };
+    if !ty.eq_ignore_ascii_case(b"NS") {
+        return None;
+    }
+    let target = fields.next()?;
+    if target.last() == Some(&b'.')
+        && !target.iter().any(|&b| b == b'\\' || b.is_ascii_uppercase() || b == b';')
+    {
+        return Some(target);
+    }
+    let mut labels = if target == b"@" {
+        origin?.to_vec()
+    } else {
+        let p = name::parse(target).ok()?;
+        let mut labels = p.labels;
+        if !p.absolute {
+            labels.extend(origin?.iter().cloned());
+        }
+        labels
+    };
+    if name::wire_len(&labels) > crate::idna2008::MAX_NAME_OCTETS {
+        return None;
+    }
+    name::lower(&mut labels);
+    owned.clear();
+    owned.extend_from_slice(name::present(&labels).as_bytes());
+    Some(owned)
+}
+
+/// Merges a chunk extracted from `buf` (whose byte 0 is at offset `base`
+/// of the source) into the collector, after the chunks before it: counts,
+/// labels (deduplicated), NS targets, and the zone state (line number,
+/// previous owner).
+pub(crate) fn merge(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    buf: &[u8],
+    base: u64,
+    c: Chunk,
+) -> Result<(), Error> {
+    let col = &mut r.c;
+    let acc = &mut col.set.accounting;
+    acc.lines += c.lines;
+    acc.record_lines += c.lines;
+    acc.records += c.lines;
+    acc.apex_records += c.apex_records;
+    acc.duplicate_records += c.same_registered;
+    acc.deeper_records += c.deeper_records;
+    acc.outside_records += c.outside_records;
+    col.count_names(&c.deeper, &c.outside);
+
+    let label = |g: &Reg| &buf[g.at..g.at + usize::from(g.len)];
+    let orig = if st.mapped { Orig::Mapped } else { Orig::Text(&[]) };
+    let line0 = st.line;
+    let loc = |g: &Reg| Loc {
+        source: st.source,
+        line: line0 + u64::from(g.line),
+        offset: base + g.at as u64,
+    };
+    let need_ids = !c.ns_pairs.is_empty();
+    let mut ids: Vec<u32> = Vec::with_capacity(if need_ids { c.regs.len() } else { 0 });
+    let mut last_id = NONE;
+    let mut regs = &c.regs[..];
+    // The owner of the previous chunk's last line may go on here.
+    if let Some(g) = regs.first()
+        && let Some(i) = col.dedup_mut().is_last(label(g))
+    {
+        col.set.accounting.duplicate_records += 1;
+        ids.extend(need_ids.then_some(i));
+        last_id = i;
+        regs = &regs[1..];
+    }
+    let bulk = match (regs.first(), regs.last()) {
+        (Some(f), Some(l)) if c.orders != 0 => {
+            col.dedup_mut().append_sorted(label(f), label(l), regs.len() as u32, c.orders)
+        }
+        _ => false,
+    };
+    if bulk {
+        col.set.records.reserve(regs.len());
+    }
+    for g in regs {
+        let octets = label(g);
+        let orig = match orig {
+            Orig::Mapped => Orig::Mapped,
+            Orig::Text(_) => Orig::Text(octets),
+        };
+        let id = if bulk && g.plain && st.mapped {
+            // Plain labels of a mapped source borrow everything from it:
+            // their text is not touched again here.
+            col.push_plain(loc(g), g.len)?
+        } else if bulk {
+            col.register_new(loc(g), octets, orig)?
+        } else {
+            col.register(loc(g), octets, orig, KeyMode::Octets)?
+        };
+        if need_ids {
+            ids.push(id);
+        }
+        last_id = id;
+    }
+    if need_ids {
+        let global: Vec<u32> = c.ns_names.iter().map(|n| col.ns_id(n)).collect();
+        for &(g, t) in &c.ns_pairs {
+            col.add_ns_id(ids[g as usize], global[t as usize]);
+        }
+    }
+    st.line += c.lines;
+    if c.last_kind != Kind::None {
+        let (at, len) = c.last_owner;
+        st.prev_raw.clear();
+        st.prev_raw.extend_from_slice(&buf[at..at + len]);
+        st.prev_class = Some(match c.last_kind {
+            Kind::Apex => Class::Apex,
+            Kind::Registered(_) => Class::Registered(last_id),
+            Kind::Deeper => Class::Deeper,
+            _ => Class::Outside,
+        });
+    }
+    Ok(())
+}
+
+/// Bytes per chunk of the parallel fast path: at most this…
+const CHUNK_MAX: usize = 8 << 20;
+/// …and at least this.
+const CHUNK_MIN: usize = 64 << 10;
+
+/// Reads the mapped `data` from `pos` with the fast path, in chunks
+/// extracted in parallel on rayon's current pool and merged in order.
+/// Returns where it stopped: the end, or a line for the general parser.
+/// Progress is reported per chunk merged.
+pub(crate) fn parallel(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    data: &[u8],
+    mut pos: usize,
+    apex: &[u8],
+) -> Result<usize, Error> {
+    use rayon::prelude::*;
+    let len = data.len();
+    // Chunks per wave: enough to keep every thread busy, few enough that
+    // the extracted labels waiting for the merge stay small.
+    let wave = 4 * rayon::current_num_threads().max(1);
+    let origin = st.origin.clone();
+    let opts = FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns };
+    let size = ((len - pos.min(len)) / wave).clamp(CHUNK_MIN, CHUNK_MAX);
+    let mut bounds = Vec::with_capacity(wave + 1);
+    while pos < len {
+        bounds.clear();
+        bounds.push(pos);
+        let mut s = pos;
+        while bounds.len() <= wave && s < len {
+            let mut e = s.saturating_add(size).min(len);
+            if e < len {
+                e = memchr::memchr(b'\n', &data[e - 1..]).map_or(len, |k| e + k);
+            }
+            bounds.push(e);
+            s = e;
+        }
+        let chunks: Vec<Chunk> =
+            bounds.par_windows(2).map(|w| extract(data, w[0], w[1], w[1] == len, &opts)).collect();
+        for (c, w) in chunks.into_iter().zip(bounds.windows(2)) {
+            let (next, stop) = (c.next, c.stop);
+            merge(r, st, data, 0, c)?;
+            r.config.report(next - w[0]);
+            pos = next;
+            if stop != Stop::End {
+                return Ok(pos);
+            }
+        }
+    }
+    Ok(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn short_compare() {
+        assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
+        assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
+        assert!(!same_bytes(b"abc", b"abcd"));
+    }
+
+    #[test]
+    fn dotted_order_is_owner_order() {
+        // "a-b.com." sorts before "a.com." although "a" < "a-b".
+        assert_eq!(cmp_dotted(b"a-b", b"a"), Ordering::Less);
+        assert_eq!(cmp_dotted(b"a", b"a-b"), Ordering::Greater);
+        assert_eq!(cmp_dotted(b"a", b"a"), Ordering::Equal);
+        assert_eq!(cmp_dotted(b"a", b"a0"), Ordering::Less);
+        assert_eq!(cmp_dotted(b"ab", b"b"), Ordering::Less);
+        assert_eq!(orders_increasing(ORDERS_ALL, b"a", b"a-b"), 0b01);
+        assert_eq!(orders_increasing(ORDERS_ALL, b"a-b", b"a"), 0b10);
+        assert_eq!(orders_increasing(ORDERS_ALL, b"a", b"b"), 0b11);
+        assert_eq!(orders_increasing(ORDERS_ALL, b"b", b"b"), 0);
+    }
+
+    #[test]
+    fn chunk_counts_and_stops() {
+        let buf = b"a.com.\t1\tin\tns\tns1.x.net.\na.com.\t1\tin\tns\tns2.x.net.\n\
+                    ns1.a.com.\t1\tin\ta\t192.0.2.1\nb.org.\t1\tin\tns\tx.\n\
+                    com.\t1\tin\tns\tx.\nB.com.\t1\tin\tns\tns1.x.net.\n x\n";
+        let o = FastOpts { apex: b"com.", origin: None, ns: true };
+        let c = extract(buf, 0, buf.len(), true, &o);
+        assert_eq!(c.stop, Stop::Slow);
+        assert_eq!(&buf[c.next..], b" x\n");
+        assert_eq!(c.lines, 6);
+        assert_eq!(
+            (c.apex_records, c.same_registered, c.deeper_records, c.outside_records),
+            (1, 1, 1, 1)
+        );
+        assert_eq!(c.regs.len(), 2);
+        assert_eq!(c.orders, 0, "an upper-case label is not its key");
+        assert_eq!(c.ns_names.len(), 2);
+        assert_eq!(c.ns_pairs, vec![(0, 0), (0, 1), (1, 0)]);
+        // Without a final newline: whole at the end of the data, else
+        // more is needed.
+        let tail = b"a.com.\t1\tin\tns\tx.\nb.com.\t1\tin\tns\tx.";
+        let c = extract(tail, 0, tail.len(), true, &o);
+        assert_eq!((c.stop, c.lines, c.regs.len()), (Stop::End, 2, 2));
+        let c = extract(tail, 0, tail.len(), false, &o);
+        assert_eq!((c.stop, c.lines, c.next), (Stop::NeedMore, 1, 18));
+    }
+}
