@@ -8,8 +8,8 @@ use std::path::Path;
 
 use lgrscan::idna2008::{self, Finding};
 use lgrscan::input::{
-    Accounting, Config, ErrorKind, Input, InputFormat, MmapChoice, NsTargets, ProgressFn,
-    Strictness, Timestamp, read,
+    Accounting, Config, ErrorKind, Input, InputFormat, LabelText, MmapChoice, NsTargets,
+    ProgressFn, Strictness, Timestamp, read,
 };
 use util::*;
 
@@ -299,6 +299,12 @@ fn parallel_fast_path_matches_sequential_reads() {
         let mapped = pool
             .install(|| read([Input::Path(plain.clone())], &Config::new().mmap(mmap())))
             .unwrap();
+        let copied = pool
+            .install(|| {
+                let config = Config::new().mmap(mmap()).label_text(LabelText::Copy);
+                read([Input::Path(plain.clone())], &config)
+            })
+            .unwrap();
         let bytes = pool.install(|| read_bytes("z.zone", text.as_bytes(), &Config::new()));
         let stream = read([Input::Path(gz)], &Config::new()).unwrap();
         // The general parser on the same records (lines shift by one).
@@ -306,6 +312,7 @@ fn parallel_fast_path_matches_sequential_reads() {
         assert!(mapped.sources()[0].czds_profile && !slow.sources()[0].czds_profile);
         let base = summary(&stream);
         assert_eq!(summary(&mapped), base, "order {order}");
+        assert_eq!(summary(&copied), base, "order {order}");
         assert_eq!(summary(&bytes), base, "order {order}");
         assert_eq!(alabels(&slow), alabels(&stream), "order {order}");
         let ns = |s: &lgrscan::input::LabelSet| {
@@ -333,6 +340,7 @@ fn parallel_fast_path_matches_sequential_reads() {
         };
         let c = counts(stream.accounting());
         assert_eq!(counts(mapped.accounting()), c, "order {order}");
+        assert_eq!(counts(copied.accounting()), c, "order {order}");
         assert_eq!(counts(bytes.accounting()), c, "order {order}");
         assert_eq!(counts(slow.accounting()), c, "order {order}");
         assert_eq!(format!("{:?}", mapped.accounting()), format!("{:?}", stream.accounting()));

@@ -73,7 +73,9 @@ pub struct InputArgs {
     /// Stop at the first malformed input line.
     #[arg(long)]
     strict: bool,
-    /// Memory-map input files (`auto`) or read them as streams (`never`).
+    /// Memory-map input files and copy the labels (`auto`), map them and
+    /// let labels borrow from the map (`borrow`), or read them as streams
+    /// (`never`).
     #[arg(long, value_enum, default_value = "auto")]
     mmap: Mmap,
 }
@@ -81,10 +83,14 @@ pub struct InputArgs {
 /// `--mmap`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mmap {
-    /// Memory-map regular uncompressed files (labels borrow from the map).
+    /// Memory-map regular uncompressed files; copy the registered labels'
+    /// text and release the pages read, so resident memory follows the
+    /// labels, not the file.
     Auto,
-    /// Read every input as a stream (labels are copied; the file's pages do
-    /// not stay resident).
+    /// Memory-map regular uncompressed files; labels borrow from the map
+    /// (the file's pages stay resident).
+    Borrow,
+    /// Read every input as a stream (labels are copied).
     Never,
 }
 
@@ -92,7 +98,7 @@ impl InputArgs {
     /// The input configuration (NS targets are not collected: no command
     /// reports them yet).
     pub fn config(&self) -> anyhow::Result<lgrscan::input::Config> {
-        use lgrscan::input::{Config, InputFormat, MmapChoice, NsTargets, Strictness};
+        use lgrscan::input::{Config, InputFormat, LabelText, MmapChoice, NsTargets, Strictness};
         let format = self
             .input_format
             .as_deref()
@@ -108,8 +114,13 @@ impl InputArgs {
                 // SAFETY: the contract of `MmapChoice::auto` is that mapped
                 // files are not changed while lgrscan runs; audited zone
                 // files are snapshots, and the README documents this.
-                Mmap::Auto => unsafe { MmapChoice::auto() },
+                Mmap::Auto | Mmap::Borrow => unsafe { MmapChoice::auto() },
                 Mmap::Never => MmapChoice::never(),
+            })
+            .label_text(if self.mmap == Mmap::Borrow {
+                LabelText::Borrow
+            } else {
+                LabelText::Copy
             }))
     }
 }

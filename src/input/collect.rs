@@ -253,6 +253,7 @@ impl Collector {
         {
             self.set.records.push(LabelRecord {
                 offset: loc.offset,
+                text: IN_SOURCE,
                 line: u32::try_from(loc.line).unwrap_or(u32::MAX),
                 source: u16::try_from(loc.source).unwrap_or(u16::MAX),
                 len: octets.len() as u16,
@@ -272,10 +273,10 @@ impl Collector {
     }
 
     /// Registers a label known to be new and plain (lower-case LDH) whose
-    /// text is in a mapped source at `loc.offset` (see
-    /// [`Collector::register_new`]).
+    /// text is in a mapped source at `loc.offset` (`text` [`IN_SOURCE`]) or
+    /// in the arena at `text` (see [`Collector::register_new`]).
     #[inline]
-    pub(crate) fn push_plain(&mut self, loc: Loc, len: u16) -> Result<u32, Error> {
+    pub(crate) fn push_plain(&mut self, loc: Loc, len: u16, text: u64) -> Result<u32, Error> {
         let index = u32::try_from(self.set.records.len()).map_err(|_| {
             Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
                 self.path(loc.source),
@@ -285,6 +286,7 @@ impl Collector {
         })?;
         self.set.records.push(LabelRecord {
             offset: loc.offset,
+            text,
             line: u32::try_from(loc.line).unwrap_or(u32::MAX),
             source: u16::try_from(loc.source).unwrap_or(u16::MAX),
             len,
@@ -324,6 +326,7 @@ impl Collector {
         let len16 = u16::try_from(octets.len()).ok();
         let mut rec = LabelRecord {
             offset: loc.offset,
+            text: IN_SOURCE,
             line: u32::try_from(loc.line).unwrap_or(u32::MAX),
             source: u16::try_from(loc.source).unwrap_or(u16::MAX),
             len: len16.unwrap_or(0),
@@ -339,6 +342,10 @@ impl Collector {
             let folded = matches!(lower, Cow::Owned(_));
             if in_source && !folded {
                 // Plain: borrow everything from the map.
+            } else if !folded {
+                // Plain: the text once, in the arena.
+                rec.text = self.set.arena.len() as u64;
+                self.set.arena.extend_from_slice(octets);
             } else {
                 let arena = &mut self.set.arena;
                 let original = if in_source {

@@ -23,10 +23,11 @@ use memchr::{memchr, memchr_iter};
 
 use super::collect::{Class, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, hash_bytes};
-use super::labels::NONE;
+use super::labels::{IN_SOURCE, NONE};
 use super::reader::Reader;
+use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
-use super::{Error, name};
+use super::{Error, LabelText, name};
 
 /// What the fast path needs to know: the apex and what to collect.
 pub(crate) struct FastOpts<'a> {
@@ -36,6 +37,8 @@ pub(crate) struct FastOpts<'a> {
     pub(crate) origin: Option<&'a [Vec<u8>]>,
     /// Whether NS targets are collected.
     pub(crate) ns: bool,
+    /// Whether the text of plain labels is copied into [`Chunk::text`].
+    pub(crate) copy: bool,
 }
 
 /// Why a chunk stopped before its end.
@@ -91,6 +94,10 @@ pub(crate) struct Chunk {
     /// `regs`, index into `ns_names`) pairs.
     pub(crate) ns_names: Vec<Box<[u8]>>,
     pub(crate) ns_pairs: Vec<(u32, u32)>,
+    /// The text of the plain labels of `regs`, in order, when copied
+    /// (`copied`).
+    pub(crate) text: Vec<u8>,
+    pub(crate) copied: bool,
     /// Owner of the last line read (a range of the buffer), and what it
     /// was.
     pub(crate) last_owner: (usize, usize),
@@ -231,6 +238,8 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
         orders: ORDERS_ALL,
         ns_names: Vec::new(),
         ns_pairs: Vec::new(),
+        text: Vec::new(),
+        copied: o.copy,
         last_owner: (start, 0),
         last_kind: Kind::None,
     };
@@ -341,6 +350,9 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                         && label[m - 1] != b'-'
                         && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
                     debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
+                    if plain && o.copy {
+                        c.text.extend_from_slice(label);
+                    }
                     c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain });
                 } else {
                     c.deeper_records += 1;
@@ -477,7 +489,8 @@ pub(crate) fn merge(
     col.count_names(&c.deeper, &c.outside);
 
     let label = |g: &Reg| &buf[g.at..g.at + usize::from(g.len)];
-    let orig = if st.mapped { Orig::Mapped } else { Orig::Text(&[]) };
+    // Borrow the text from the buffer only when it is a map kept as is.
+    let borrow = st.mapped && r.config.label_text == LabelText::Borrow;
     let line0 = st.line;
     let loc = |g: &Reg| Loc {
         source: st.source,
@@ -488,6 +501,7 @@ pub(crate) fn merge(
     let mut ids: Vec<u32> = Vec::with_capacity(if need_ids { c.regs.len() } else { 0 });
     let mut last_id = NONE;
     let mut regs = &c.regs[..];
+    let mut text_at = 0usize;
     // The owner of the previous chunk's last line may go on here.
     if let Some(g) = regs.first()
         && let Some(i) = col.dedup_mut().is_last(label(g))
@@ -496,6 +510,9 @@ pub(crate) fn merge(
         ids.extend(need_ids.then_some(i));
         last_id = i;
         regs = &regs[1..];
+        if g.plain {
+            text_at += usize::from(g.len);
+        }
     }
     let bulk = match (regs.first(), regs.last()) {
         (Some(f), Some(l)) if c.orders != 0 => {
@@ -503,19 +520,25 @@ pub(crate) fn merge(
         }
         _ => false,
     };
+    // With the text copied by the chunk, it goes into the arena at once.
+    let copied = bulk && !borrow && c.copied;
+    let arena_base = col.set.arena.len() as u64;
+    if copied {
+        col.set.arena.extend_from_slice(&c.text[text_at..]);
+    }
     if bulk {
         col.set.records.reserve(regs.len());
     }
+    let mut text_pos = arena_base;
     for g in regs {
         let octets = label(g);
-        let orig = match orig {
-            Orig::Mapped => Orig::Mapped,
-            Orig::Text(_) => Orig::Text(octets),
-        };
-        let id = if bulk && g.plain && st.mapped {
-            // Plain labels of a mapped source borrow everything from it:
-            // their text is not touched again here.
-            col.push_plain(loc(g), g.len)?
+        let orig = if borrow { Orig::Mapped } else { Orig::Text(octets) };
+        let id = if bulk && g.plain && (borrow || copied) {
+            // Plain labels: their text is borrowed from the map, or was
+            // copied by the chunk; it is not touched again here.
+            let text = if borrow { IN_SOURCE } else { text_pos };
+            text_pos += u64::from(g.len);
+            col.push_plain(loc(g), g.len, text)?
         } else if bulk {
             col.register_new(loc(g), octets, orig)?
         } else {
@@ -559,17 +582,19 @@ const CHUNK_MIN: usize = 64 << 10;
 pub(crate) fn parallel(
     r: &mut Reader<'_>,
     st: &mut ZoneState,
-    data: &[u8],
+    source: &Data,
     mut pos: usize,
     apex: &[u8],
 ) -> Result<usize, Error> {
     use rayon::prelude::*;
+    let data = source.bytes();
     let len = data.len();
+    let copy = r.config.label_text == LabelText::Copy;
     // Chunks per wave: enough to keep every thread busy, few enough that
     // the extracted labels waiting for the merge stay small.
     let wave = 4 * rayon::current_num_threads().max(1);
     let origin = st.origin.clone();
-    let opts = FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns };
+    let opts = FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
     let size = ((len - pos.min(len)) / wave).clamp(CHUNK_MIN, CHUNK_MAX);
     let mut bounds = Vec::with_capacity(wave + 1);
     while pos < len {
@@ -590,6 +615,10 @@ pub(crate) fn parallel(
             let (next, stop) = (c.next, c.stop);
             merge(r, st, data, 0, c)?;
             r.config.report(next - w[0]);
+            if copy {
+                // Nothing borrows from what was read: release its pages.
+                source.release(w[0], next);
+            }
             pos = next;
             if stop != Stop::End {
                 return Ok(pos);
@@ -630,7 +659,7 @@ mod tests {
         let buf = b"a.com.\t1\tin\tns\tns1.x.net.\na.com.\t1\tin\tns\tns2.x.net.\n\
                     ns1.a.com.\t1\tin\ta\t192.0.2.1\nb.org.\t1\tin\tns\tx.\n\
                     com.\t1\tin\tns\tx.\nB.com.\t1\tin\tns\tns1.x.net.\n x\n";
-        let o = FastOpts { apex: b"com.", origin: None, ns: true };
+        let o = FastOpts { apex: b"com.", origin: None, ns: true, copy: true };
         let c = extract(buf, 0, buf.len(), true, &o);
         assert_eq!(c.stop, Stop::Slow);
         assert_eq!(&buf[c.next..], b" x\n");
@@ -643,6 +672,8 @@ mod tests {
         assert_eq!(c.orders, 0, "an upper-case label is not its key");
         assert_eq!(c.ns_names.len(), 2);
         assert_eq!(c.ns_pairs, vec![(0, 0), (0, 1), (1, 0)]);
+        // The plain label's text is copied; the upper-case one is not plain.
+        assert_eq!(c.text, b"a");
         // Without a final newline: whole at the end of the data, else
         // more is needed.
         let tail = b"a.com.\t1\tin\tns\tx.\nb.com.\t1\tin\tns\tx.";

@@ -1,12 +1,15 @@
 //! The registered labels of a run and their per-label data.
 //!
-//! Memory layout: one 24-byte [`LabelRecord`] per label. A label whose text
-//! in a mapped file is already a lower-case LDH label ("plain", the vast
-//! majority in a real zone) has nothing else: its A-label, U-label and
-//! original text are the same bytes of the map. Other labels have a forms
-//! entry: an ASCII label that only needed case folding keeps its folded
-//! text in a shared arena; the rest (IDNs, findings, escapes, streams)
-//! have their forms boxed.
+//! Memory layout: one 32-byte [`LabelRecord`] per label. A label whose text
+//! is already a lower-case LDH label ("plain", the vast majority in a real
+//! zone) has nothing else: its A-label, U-label and original text are the
+//! same bytes, of the mapped file (borrowed) or of a shared text arena
+//! (streams, and mapped files read with [`LabelText::Copy`]). Other labels
+//! have a forms entry: an ASCII label that only needed case folding keeps
+//! its folded text in the arena; the rest (IDNs, findings, escapes) have
+//! their forms boxed.
+//!
+//! [`LabelText::Copy`]: super::LabelText::Copy
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -21,11 +24,14 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 /// Where one registered label was first seen, and how to find its forms.
 ///
-/// Kept small (24 bytes) because a zone may have 10^8 labels; use
+/// Kept small (32 bytes) because a zone may have 10^8 labels; use
 /// [`LabelSet::get`] for a [`Label`] view with the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LabelRecord {
     pub(crate) offset: u64,
+    /// Where a plain label's text is in the arena, or [`IN_SOURCE`]: in
+    /// the mapped source at `offset`.
+    pub(crate) text: u64,
     pub(crate) line: u32,
     pub(crate) source: u16,
     pub(crate) len: u16,
@@ -66,8 +72,8 @@ pub(crate) struct Full {
     pub(crate) pending: Option<Box<[u8]>>,
 }
 
-/// Sentinel for [`FormsEntry::Arena`]: the original is in the mapped
-/// source.
+/// Sentinel for [`FormsEntry::Arena`] and [`LabelRecord`]'s text: the
+/// text is in the mapped source.
 pub(crate) const IN_SOURCE: u64 = u64::MAX;
 
 #[derive(Debug)]
@@ -193,6 +199,15 @@ impl LabelSet {
         self.accounting
     }
 
+    /// The text of a label without a forms entry: in the arena, or in its
+    /// mapped source.
+    fn plain_bytes(&self, rec: &LabelRecord) -> &[u8] {
+        if rec.text != IN_SOURCE {
+            return self.arena_slice(rec.text, rec.len);
+        }
+        self.source_bytes(rec)
+    }
+
     fn source_bytes(&self, rec: &LabelRecord) -> &[u8] {
         let Some(data) = self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) else {
             return b"";
@@ -205,7 +220,7 @@ impl LabelSet {
     /// The deduplication key of label `i`.
     pub(crate) fn key_of(&self, rec: &LabelRecord) -> &[u8] {
         match self.forms.get(rec.forms as usize) {
-            None => self.source_bytes(rec),
+            None => self.plain_bytes(rec),
             Some(FormsEntry::Arena { lower, .. }) => self.arena_slice(*lower, rec.len),
             Some(FormsEntry::Full(f)) => f.key.as_deref().unwrap_or(f.alabel.as_bytes()),
         }
@@ -274,6 +289,7 @@ impl<'a> Label<'a> {
             Some(FormsEntry::Arena { original, .. }) if *original != IN_SOURCE => {
                 self.set.arena_slice(*original, self.rec.len)
             }
+            None => self.set.plain_bytes(self.rec),
             _ => self.set.source_bytes(self.rec),
         }
     }
@@ -287,7 +303,7 @@ impl<'a> Label<'a> {
     /// [`finding`](Self::finding).
     pub fn alabel(&self) -> &'a str {
         let bytes = match self.set.forms.get(self.rec.forms as usize) {
-            None => self.set.source_bytes(self.rec),
+            None => self.set.plain_bytes(self.rec),
             Some(FormsEntry::Arena { lower, .. }) => self.set.arena_slice(*lower, self.rec.len),
             Some(FormsEntry::Full(f)) => return &f.alabel,
         };

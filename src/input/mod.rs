@@ -70,6 +70,7 @@ pub use error::{Error, ErrorKind};
 pub(crate) use labels::NONE as NO_FORMS;
 pub use labels::{CsvFields, Label, LabelRecord, LabelSet, SourceInfo};
 pub use source::{Input, MmapChoice};
+
 pub use time::Timestamp;
 
 /// The format of an input file.
@@ -134,6 +135,21 @@ pub enum NsTargets {
     Skip,
 }
 
+/// Where the text of plain labels of a memory-mapped file is kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LabelText {
+    /// Borrowed from the map: no copy, but the map's pages stay part of
+    /// the process's resident memory as long as labels are used.
+    #[default]
+    Borrow,
+    /// Copied into the label set's arena as the file is read, and the
+    /// pages read are released (`madvise(MADV_DONTNEED)`) after each part:
+    /// resident memory stays proportional to the registered labels, not to
+    /// the file.
+    Copy,
+}
+
 /// A callback told how many more input bytes were parsed (for a progress
 /// display). It is called from the reading thread, a few times per 16 MiB.
 #[derive(Clone)]
@@ -154,6 +170,7 @@ pub struct Config {
     pub(crate) mmap: MmapChoice,
     pub(crate) include_depth: usize,
     pub(crate) ns: NsTargets,
+    pub(crate) label_text: LabelText,
     pub(crate) progress: Option<ProgressFn>,
 }
 
@@ -168,7 +185,8 @@ pub const DEFAULT_INCLUDE_DEPTH: usize = 16;
 
 impl Config {
     /// Defaults: detect the format, apex from the input, lenient, no mmap,
-    /// include depth [`DEFAULT_INCLUDE_DEPTH`], NS targets collected.
+    /// include depth [`DEFAULT_INCLUDE_DEPTH`], NS targets collected,
+    /// label text borrowed from maps.
     pub fn new() -> Config {
         Config {
             format: None,
@@ -177,6 +195,7 @@ impl Config {
             mmap: MmapChoice::never(),
             include_depth: DEFAULT_INCLUDE_DEPTH,
             ns: NsTargets::Collect,
+            label_text: LabelText::Borrow,
             progress: None,
         }
     }
@@ -204,6 +223,12 @@ impl Config {
     /// Sets the memory-map policy.
     pub fn mmap(mut self, m: MmapChoice) -> Config {
         self.mmap = m;
+        self
+    }
+
+    /// Sets where the text of plain labels of mapped files is kept.
+    pub fn label_text(mut self, t: LabelText) -> Config {
+        self.label_text = t;
         self
     }
 

@@ -154,7 +154,7 @@ impl<'c> Reader<'c> {
                                 && let Parser::Zone(st) = &mut p
                                 && let Some(apex) = zone::fast_apex(self, st)
                             {
-                                let next = czds::parallel(self, st, bytes, pos, &apex)?;
+                                let next = czds::parallel(self, st, &data, pos, &apex)?;
                                 if next >= bytes.len() {
                                     break;
                                 }

@@ -103,6 +103,27 @@ impl Data {
     }
 }
 
+impl Data {
+    /// Releases the pages of `start..end` of a map from this process's
+    /// resident memory; they are read again from the file if touched.
+    pub(crate) fn release(&self, start: usize, end: usize) {
+        #[cfg(unix)]
+        if let Data::Mapped(m) = self
+            && start < end
+            && end <= m.len()
+        {
+            // SAFETY: the map is a read-only shared mapping of a file:
+            // MADV_DONTNEED drops the page table entries only, and a later
+            // read faults the same bytes in again from the page cache, so
+            // no slice into the map sees different data.
+            let _ = unsafe {
+                m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+            };
+        }
+        let _ = (start, end);
+    }
+}
+
 /// An opened input: all of it in memory (mapped or given), or a stream.
 pub(crate) enum Opened {
     Whole(Arc<Data>),

@@ -272,7 +272,9 @@ pub(crate) fn parse(
             }
             if let Some(apex) = st.apex_plain.take() {
                 let origin = st.origin.take();
-                let opts = FastOpts { apex: &apex, origin: origin.as_deref(), ns: r.c.collect_ns };
+                let copy = !st.mapped || r.config.label_text == super::LabelText::Copy;
+                let opts =
+                    FastOpts { apex: &apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
                 let c = czds::extract(buf, pos, buf.len(), eof, &opts);
                 st.origin = origin;
                 st.apex_plain = Some(apex);
