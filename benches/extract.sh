@@ -3,7 +3,8 @@
 #
 # Generates a >= 1 GiB dump with a fixed seed (not committed), warms the
 # page cache, then in one run times `wc -l` and the extraction example on
-# the same file and prints GB/s and the ratio to `wc -l`.
+# the same file (1 and 2 threads; labels borrowed from the map, copied with
+# --copy, and with NS target sets) and prints GB/s and the ratio to `wc -l`.
 #
 # Usage: benches/extract.sh [BYTES] [SEED]     (defaults: 1073741824 42)
 # Env: CARGO_TARGET_DIR (default: target), ZONE (file to use/create).
@@ -37,12 +38,16 @@ best() { # best of 3 wall-clock runs of "$@"
 }
 
 wc_s=$(best wc -l "$ZONE")
-ex_s=$(best "$TARGET/release/examples/extract" "$ZONE")
-ns_s=$(best "$TARGET/release/examples/extract" --ns "$ZONE")
-"$TARGET/release/examples/extract" --ns "$ZONE"
+ex1_s=$(RAYON_NUM_THREADS=1 best "$TARGET/release/examples/extract" "$ZONE")
+ex2_s=$(RAYON_NUM_THREADS=2 best "$TARGET/release/examples/extract" "$ZONE")
+cp2_s=$(RAYON_NUM_THREADS=2 best "$TARGET/release/examples/extract" --copy "$ZONE")
+ns2_s=$(RAYON_NUM_THREADS=2 best "$TARGET/release/examples/extract" --ns "$ZONE")
+RAYON_NUM_THREADS=2 "$TARGET/release/examples/extract" --ns "$ZONE"
 printf 'file: %s (%d bytes, %s lines)\n' "$ZONE" "$size" "$(wc -l < "$ZONE")"
-printf 'wc -l:                    %.3f s  %.2f GB/s\n' "$wc_s" "$(calc "$size / $wc_s / 1e9")"
-printf 'extract (labels):         %.3f s  %.2f GB/s  ratio to wc -l %.2f\n' \
-  "$ex_s" "$(calc "$size / $ex_s / 1e9")" "$(calc "$ex_s / $wc_s")"
-printf 'extract (labels + NS):    %.3f s  %.2f GB/s  ratio to wc -l %.2f\n' \
-  "$ns_s" "$(calc "$size / $ns_s / 1e9")" "$(calc "$ns_s / $wc_s")"
+printf 'wc -l:                         %.3f s  %.2f GB/s\n' "$wc_s" "$(calc "$size / $wc_s / 1e9")"
+line() { printf '%-30s %.3f s  %.2f GB/s  ratio to wc -l %.2f\n' "$1" "$2" "$(calc "$size / $2 / 1e9")" "$(calc "$2 / $wc_s")"; }
+line 'extract, 1 thread:' "$ex1_s"
+line 'extract, 2 threads:' "$ex2_s"
+line 'extract, 2 threads, --copy:' "$cp2_s"
+line 'extract + NS, 2 threads:' "$ns2_s"
+printf 'speed-up 1 -> 2 threads:       %.2f\n' "$(calc "$ex1_s / $ex2_s")"
