@@ -422,6 +422,25 @@ fn owner_hash(owner: &[u8], upper: bool) -> u64 {
     if upper { hash_bytes(&owner.to_ascii_lowercase()) } else { hash_bytes(owner) }
 }
 
+/// The fields of a profile line, separated by tabs or spaces.
+struct Fields<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let r = self.rest;
+        let start = r.iter().position(|&b| b != b'\t' && b != b' ')?;
+        let len =
+            r[start..].iter().position(|&b| b == b'\t' || b == b' ').unwrap_or(r.len() - start);
+        self.rest = &r[start + len..];
+        Some(&r[start..start + len])
+    }
+}
+
 /// The NS target of a profile line (the text after the owner), if it is an
 /// NS record: a slice of the line when it is already lower-case absolute
 /// presentation, else resolved into `owned`.
@@ -430,7 +449,7 @@ fn ns_of<'a>(
     origin: Option<&[Vec<u8>]>,
     owned: &'a mut Vec<u8>,
 ) -> Option<&'a [u8]> {
-    let mut fields = rest.split(|&b| b == b'\t' || b == b' ').filter(|f| !f.is_empty());
+    let mut fields = Fields { rest };
     let ty = loop {
         match fields.next() {
             Some(f) if is_ttl(f) || is_class(f) => continue,

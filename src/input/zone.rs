@@ -113,10 +113,11 @@ pub(crate) fn looks_czds(head: &[u8]) -> bool {
 const CLASSES: [&[u8]; 4] = [b"IN", b"CH", b"HS", b"CS"];
 
 pub(crate) fn is_class(t: &[u8]) -> bool {
-    CLASSES.iter().any(|c| t.eq_ignore_ascii_case(c))
-        || (t.len() > 5
-            && t[..5].eq_ignore_ascii_case(b"CLASS")
-            && t[5..].iter().all(u8::is_ascii_digit))
+    match t.len() {
+        2 => CLASSES.iter().any(|c| t.eq_ignore_ascii_case(c)),
+        0..=5 => false,
+        _ => t[..5].eq_ignore_ascii_case(b"CLASS") && t[5..].iter().all(u8::is_ascii_digit),
+    }
 }
 
 pub(crate) fn is_ttl(t: &[u8]) -> bool {
