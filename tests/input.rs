@@ -246,7 +246,9 @@ fn czds_fast_path_matches_general_parser() {
 
 /// A CZDS-profile zone of a few MB (several chunks of the parallel fast
 /// path): `order` 0 sorts labels by octets, 1 by owner name (`a-b` before
-/// `a`), 2 leaves them unsorted with repeats far apart and upper case.
+/// `a`), 2 leaves them unsorted with repeats far apart and upper case, 3
+/// adds hostile lines (NUL, CRLF, bad UTF-8, escapes, an unclosed
+/// parenthesis, a 3 MB line, no final newline).
 /// Glue, outside names, IDNs, a comment line and a blank-owner line in the
 /// middle (the general parser takes them, then the fast path again).
 fn big_czds(order: u8) -> String {
@@ -282,14 +284,43 @@ fn big_czds(order: u8) -> String {
         if i == labels.len() / 2 {
             s.push_str("; a comment in the middle\n\t172800\tin\tns\tns9.example.net.\n");
         }
+        if order == 3 && i % 997 == 5 {
+            // Hostile lines between chunks: the general parser takes them.
+            let junk: &[&str] = &[
+                "\r\n",
+                "crlf.tld.\t1\tin\tns\tx.\r\n",
+                "nul\0.tld.\t1\tin\tns\tx.\n",
+                "not\u{e9}utf8.tld.\t1\tin\tns\tx.\n",
+                "no-tab-at-all\n",
+                "rel.tld\t1\tin\tns\tx.\n",
+                "a\\.b.tld.\t1\tin\tns\tx.\n",
+                "sp ace.tld.\t1\tin\tns\tx.\n",
+                ".tld.\t1\tin\tns\tx.\n",
+                "open.tld.\t1\tin\ttxt\t( \"unclosed\n",
+                "$TTL 300\n",
+                "UPPER.TLD.\t1\tIN\tNS\tNS1.UPPER.TLD.\n",
+            ];
+            s.push_str(junk[(i / 997) % junk.len()]);
+        }
+    }
+    if order == 3 {
+        s.push_str(&"x".repeat(3 << 20));
+        s.push_str("\nlast.tld.\t1\tin\tns\tx.");
     }
     s
+}
+
+/// Equal lists, or a panic that shows where they differ.
+fn same_list(a: &[String], b: &[String], order: u8) {
+    if let Some(i) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
+        panic!("order {order}: differ at {i}: {:?} / {:?}", a.get(i..i + 3), b.get(i..i + 3));
+    }
 }
 
 #[test]
 fn parallel_fast_path_matches_sequential_reads() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-    for order in 0..3 {
+    for order in 0..4 {
         let text = big_czds(order);
         assert!(text.len() > 2 << 20, "{}", text.len());
         let dir = TempDir::new();
@@ -310,17 +341,23 @@ fn parallel_fast_path_matches_sequential_reads() {
         // The general parser on the same records (lines shift by one).
         let slow = read_bytes("slow.zone", format!("; slow\n{text}").as_bytes(), &Config::new());
         assert!(mapped.sources()[0].czds_profile && !slow.sources()[0].czds_profile);
+        let ns = |s: &lgrscan::input::LabelSet| {
+            s.iter().map(|l| l.ns_targets().collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
+        };
         let base = summary(&stream);
         assert_eq!(summary(&mapped), base, "order {order}");
         assert_eq!(summary(&copied), base, "order {order}");
         assert_eq!(summary(&bytes), base, "order {order}");
-        assert_eq!(alabels(&slow), alabels(&stream), "order {order}");
-        let ns = |s: &lgrscan::input::LabelSet| {
-            s.iter().map(|l| l.ns_targets().collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
-        };
-        assert_eq!(ns(&slow), ns(&stream), "order {order}");
-        let lines: Vec<u32> = slow.iter().map(|l| l.line() - 1).collect();
-        assert_eq!(lines, stream.iter().map(|l| l.line()).collect::<Vec<_>>());
+        same_list(&ns(&mapped), &ns(&stream), order);
+        // Order 3 has a `(` never closed: the general parser reads the rest
+        // of the file as one malformed entry; the CZDS profile has one
+        // record per line, and the fast path reads it so.
+        if order < 3 {
+            same_list(&alabels(&slow), &alabels(&stream), order);
+            same_list(&ns(&slow), &ns(&stream), order);
+            let lines: Vec<u32> = slow.iter().map(|l| l.line() - 1).collect();
+            assert_eq!(lines, stream.iter().map(|l| l.line()).collect::<Vec<_>>());
+        }
         for set in [&mapped, &bytes, &stream, &slow] {
             set.accounting().check().unwrap();
         }
@@ -342,10 +379,12 @@ fn parallel_fast_path_matches_sequential_reads() {
         assert_eq!(counts(mapped.accounting()), c, "order {order}");
         assert_eq!(counts(copied.accounting()), c, "order {order}");
         assert_eq!(counts(bytes.accounting()), c, "order {order}");
-        assert_eq!(counts(slow.accounting()), c, "order {order}");
+        if order < 3 {
+            assert_eq!(counts(slow.accounting()), c, "order {order}");
+        }
         assert_eq!(format!("{:?}", mapped.accounting()), format!("{:?}", stream.accounting()));
         // Order 2 repeats labels in upper case: folded into the first.
-        assert_eq!(mapped.len(), 30_005);
+        assert_eq!(mapped.len(), if order == 3 { 30_012 } else { 30_005 }, "order {order}");
         let xn = mapped.iter().find(|l| l.alabel() == "xn--bcher-kva").unwrap();
         assert_eq!(xn.ulabel(), "bücher");
         assert!(mapped.iter().any(|l| l.finding().is_some()));
