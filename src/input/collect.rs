@@ -8,7 +8,7 @@ use std::path::Path;
 use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
 use super::labels::{CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
 use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
-use crate::idna2008::{self, Forms};
+use crate::idna2008::{self, Finding, Forms, FormsAt};
 
 /// Where a record or line is.
 #[derive(Clone, Copy, Debug)]
@@ -105,7 +105,64 @@ pub(crate) struct Collector {
     pending: Vec<u32>,
     /// IDNA forms of list labels computed ahead, in parallel and in line
     /// order (see [`Collector::precompute_forms`]), taken by `register`.
-    forms_ahead: std::collections::VecDeque<(Box<[u8]>, Forms)>,
+    ahead: Ahead,
+}
+
+/// IDNA forms of list labels computed ahead (see
+/// [`Collector::precompute_forms`]): chunks of entries in line order.
+#[derive(Default)]
+struct Ahead {
+    source: u32,
+    chunks: Vec<AheadChunk>,
+    /// The first entry not taken yet: (chunk, entry).
+    next: (usize, usize),
+}
+
+/// Forms of consecutive labels, computed by one task.
+struct AheadChunk {
+    /// The forms of the entries, one after the other.
+    text: String,
+    entries: Vec<AheadEntry>,
+}
+
+/// The forms of one label (never a plain label).
+struct AheadEntry {
+    /// Where the label is in its source, and its length.
+    offset: u64,
+    len: usize,
+    /// Its A-label is `text[at..at + alen]`; its U-label follows (`ulen`
+    /// octets), or is the A-label.
+    at: usize,
+    alen: usize,
+    ulen: Option<usize>,
+    finding: Option<Finding>,
+    /// [`hash_bytes`] of the A-label, the deduplication key.
+    hash: u64,
+}
+
+impl Ahead {
+    /// Takes the entry of the label at `offset` of `source`, `len` octets
+    /// long, skipping the entries before it (lines not registered).
+    fn take(&mut self, source: u32, offset: u64, len: usize) -> Option<(&str, &AheadEntry)> {
+        if source != self.source {
+            return None;
+        }
+        let (mut c, mut i) = self.next;
+        while let Some(chunk) = self.chunks.get(c) {
+            match chunk.entries.get(i) {
+                None => (c, i) = (c + 1, 0),
+                Some(e) if e.offset < offset => i += 1,
+                Some(e) if e.offset == offset && e.len == len => {
+                    self.next = (c, i + 1);
+                    let chunk = &self.chunks[c];
+                    return Some((&chunk.text, &chunk.entries[i]));
+                }
+                Some(_) => break,
+            }
+        }
+        self.next = (c, i);
+        None
+    }
 }
 
 /// A-label, U-label and finding.
@@ -130,6 +187,7 @@ impl Collector {
                 records: Vec::new(),
                 forms: Vec::new(),
                 arena: Vec::new(),
+                text: String::new(),
                 sources: Vec::new(),
                 ns_index: Vec::new(),
                 ns_targets: Vec::new(),
@@ -151,7 +209,7 @@ impl Collector {
             outside_seen: HashSet::default(),
             csv_columns: HashMap::new(),
             pending: Vec::new(),
-            forms_ahead: std::collections::VecDeque::new(),
+            ahead: Ahead::default(),
         }
     }
 
@@ -200,6 +258,19 @@ impl Collector {
         orig: Orig<'_>,
         mode: KeyMode,
     ) -> Result<u32, Error> {
+        if mode == KeyMode::ALabel
+            && let Some((text, e)) = self.ahead.take(loc.source, loc.offset, octets.len())
+        {
+            return register_ahead(
+                &mut self.set,
+                &mut self.dedup,
+                loc,
+                octets,
+                orig,
+                &text[e.at..],
+                e,
+            );
+        }
         let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
             Cow::Owned(octets.to_ascii_lowercase())
         } else {
@@ -210,13 +281,7 @@ impl Collector {
         // unless the label is plain (A-label = lower-case text).
         let mut forms = None;
         let key: Cow<'_, [u8]> = if mode == KeyMode::ALabel && !plain {
-            // Labels computed ahead arrive in the same order; entries for
-            // lines that were not registered (malformed) are skipped.
-            let ahead = self.forms_ahead.iter().take(8).position(|(k, _)| **k == *octets);
-            let f = match ahead.and_then(|p| self.forms_ahead.drain(..=p).next_back()) {
-                Some((_, f)) => f,
-                None => idna2008::forms_bytes(octets),
-            };
+            let f = idna2008::forms_bytes(octets);
             let k = match &f {
                 Forms::Ldh => lower.clone(),
                 Forms::Owned { alabel, .. } => Cow::Owned(alabel.as_bytes().to_vec()),
@@ -324,17 +389,44 @@ impl Collector {
     }
 
     /// Computes, on the current rayon pool, the IDNA forms of labels about
-    /// to be registered in A-label key mode (lists), so that `register`
-    /// finds them ready; each conversion is independent of the others.
-    pub(crate) fn precompute_forms(&mut self, labels: Vec<&[u8]>) {
+    /// to be registered in A-label key mode (lists), given as (offset in
+    /// `source`, octets) in line order, so that `register` finds them
+    /// ready; each conversion is independent of the others.
+    pub(crate) fn precompute_forms(&mut self, source: u32, labels: &[(u64, &[u8])]) {
         use rayon::prelude::*;
-        let computed: Vec<(Box<[u8]>, Forms)> = labels
-            .into_par_iter()
-            .with_min_len(256)
-            .map(|l| (Box::<[u8]>::from(l), idna2008::forms_bytes(l)))
-            .collect();
-        self.forms_ahead.clear();
-        self.forms_ahead.extend(computed);
+        let chunks = labels.par_chunks(1024).map(|chunk| {
+            let mut text = String::with_capacity(chunk.len() * 64);
+            let mut entries = Vec::with_capacity(chunk.len());
+            let mut chars = Vec::new();
+            for &(offset, l) in chunk {
+                let at = text.len();
+                if let FormsAt::Owned { alen, ulen, finding } =
+                    idna2008::forms_into(l, &mut text, &mut chars)
+                    && !(l.is_ascii() && idna2008::is_plain_ldh(&l.to_ascii_lowercase()))
+                {
+                    let hash = hash_bytes(&text.as_bytes()[at..at + alen]);
+                    entries.push(AheadEntry {
+                        offset,
+                        len: l.len(),
+                        at,
+                        alen,
+                        ulen,
+                        finding,
+                        hash,
+                    });
+                } else {
+                    // Plain once folded: `register` needs no forms.
+                    text.truncate(at);
+                }
+            }
+            AheadChunk { text, entries }
+        });
+        self.ahead.chunks.clear();
+        self.ahead.chunks.par_extend(chunks);
+        self.ahead.source = source;
+        self.ahead.next = (0, 0);
+        let set = &self.set;
+        self.dedup.reserve(labels.len(), |i| set.key_of(&set.records[i as usize]));
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels
@@ -509,4 +601,98 @@ impl Collector {
             + acc.outside_names;
         self.set
     }
+}
+
+/// Registers a label whose forms were computed ahead (lists: A-label key
+/// mode; `text` starts with the entry's forms). A valid IDN keeps its forms
+/// in the set's shared text; others get a [`Full`] entry.
+fn register_ahead(
+    set: &mut LabelSet,
+    dedup: &mut Dedup,
+    loc: Loc,
+    octets: &[u8],
+    orig: Orig<'_>,
+    text: &str,
+    e: &AheadEntry,
+) -> Result<u32, Error> {
+    let alabel = &text[..e.alen];
+    let ulabel = e.ulen.map(|n| &text[e.alen..e.alen + n]);
+    let seen = {
+        let set = &*set;
+        dedup.insert_hashed(alabel.as_bytes(), e.hash, |i| set.key_of(&set.records[i as usize]))
+    };
+    if let Seen::Existing(i) = seen {
+        set.accounting.duplicate_records += 1;
+        return Ok(i);
+    }
+    let path = |set: &LabelSet| {
+        set.sources.get(loc.source as usize).map_or(Path::new("-"), |s| s.path.as_path()).to_owned()
+    };
+    let index = u32::try_from(set.records.len()).map_err(|_| {
+        Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
+            &path(set),
+            loc.line,
+            Some(loc.offset),
+        )
+    })?;
+    let source_mapped = set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
+    let len16 = u16::try_from(octets.len()).ok();
+    let in_source = matches!(orig, Orig::Mapped) && source_mapped && len16.is_some();
+    // The original when it is not in the source.
+    let original = match orig {
+        Orig::Mapped if in_source => None,
+        Orig::Mapped => Some(octets),
+        Orig::Text(t) => Some(t),
+    };
+    let ulabel_text = ulabel.unwrap_or(alabel);
+    let compact = e.finding.is_none()
+        && len16.is_some()
+        && original.is_none_or(|o| o == octets)
+        && u16::try_from(alabel.len()).is_ok()
+        && u16::try_from(ulabel_text.len()).is_ok();
+    let original_text = original.map(std::str::from_utf8);
+    let entry = match original_text {
+        _ if !compact => None,
+        None => Some(None),
+        Some(Ok(o)) => Some(Some(o)),
+        Some(Err(_)) => None,
+    };
+    let forms = match entry {
+        Some(original) => {
+            let at = set.text.len() as u64;
+            set.text.push_str(alabel);
+            set.text.push_str(ulabel_text);
+            if let Some(o) = original {
+                set.text.push_str(o);
+            }
+            FormsEntry::Idn {
+                at,
+                alen: alabel.len() as u16,
+                ulen: ulabel_text.len() as u16,
+                original_follows: original.is_some(),
+            }
+        }
+        None => FormsEntry::Full(Box::new(Full {
+            alabel: alabel.into(),
+            ulabel: ulabel.map(Into::into),
+            finding: e.finding.clone(),
+            original: original.map(Into::into),
+            key: None,
+            pending: None,
+        })),
+    };
+    let forms_index = u32::try_from(set.forms.len())
+        .ok()
+        .filter(|&i| i != NONE)
+        .ok_or_else(|| Error::new(ErrorKind::Malformed("more than 2^32 labels".into())))?;
+    set.forms.push(forms);
+    set.records.push(LabelRecord {
+        offset: loc.offset,
+        line: u32::try_from(loc.line).unwrap_or(u32::MAX),
+        source: u16::try_from(loc.source).unwrap_or(u16::MAX),
+        len: len16.unwrap_or(0),
+        forms: forms_index,
+    });
+    set.accounting.registered_labels += 1;
+    Ok(index)
 }

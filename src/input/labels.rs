@@ -5,8 +5,9 @@
 //! majority in a real zone) has nothing else: its A-label, U-label and
 //! original text are the same bytes of the map. Other labels have a forms
 //! entry: an ASCII label that only needed case folding keeps its folded
-//! text in a shared arena; the rest (IDNs, findings, escapes, streams)
-//! have their forms boxed.
+//! text in a shared arena; a valid IDN keeps its A-label and U-label in a
+//! shared text (lists); the rest (findings, escapes, streams) have their
+//! forms boxed.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -81,6 +82,16 @@ pub(crate) enum FormsEntry {
         lower: u64,
     },
     Full(Box<Full>),
+    /// A valid IDN: its A-label is `LabelSet::text[at..at+alen]` and its
+    /// U-label follows (`ulen` octets). Its original is the next `len`
+    /// octets (`len` from the record) when `original_follows`, else in
+    /// the mapped source.
+    Idn {
+        at: u64,
+        alen: u16,
+        ulen: u16,
+        original_follows: bool,
+    },
 }
 
 /// The columns of a CSV row beyond the label.
@@ -125,6 +136,8 @@ pub struct LabelSet {
     pub(crate) records: Vec<LabelRecord>,
     pub(crate) forms: Vec<FormsEntry>,
     pub(crate) arena: Vec<u8>,
+    /// The forms of [`FormsEntry::Idn`] entries.
+    pub(crate) text: String,
     pub(crate) sources: Vec<SourceInfo>,
     /// CSR offsets into `ns_targets`, `records.len() + 1` long, or empty.
     pub(crate) ns_index: Vec<u32>,
@@ -208,7 +221,13 @@ impl LabelSet {
             None => self.source_bytes(rec),
             Some(FormsEntry::Arena { lower, .. }) => self.arena_slice(*lower, rec.len),
             Some(FormsEntry::Full(f)) => f.key.as_deref().unwrap_or(f.alabel.as_bytes()),
+            Some(&FormsEntry::Idn { at, alen, .. }) => self.text_slice(at, alen).as_bytes(),
         }
+    }
+
+    fn text_slice(&self, start: u64, len: u16) -> &str {
+        let s = start as usize;
+        self.text.get(s..s + usize::from(len)).unwrap_or("")
     }
 
     fn arena_slice(&self, start: u64, len: u16) -> &[u8] {
@@ -274,6 +293,10 @@ impl<'a> Label<'a> {
             Some(FormsEntry::Arena { original, .. }) if *original != IN_SOURCE => {
                 self.set.arena_slice(*original, self.rec.len)
             }
+            Some(&FormsEntry::Idn { at, alen, ulen, original_follows: true }) => {
+                let at = at + u64::from(alen) + u64::from(ulen);
+                self.set.text_slice(at, self.rec.len).as_bytes()
+            }
             _ => self.set.source_bytes(self.rec),
         }
     }
@@ -290,6 +313,7 @@ impl<'a> Label<'a> {
             None => self.set.source_bytes(self.rec),
             Some(FormsEntry::Arena { lower, .. }) => self.set.arena_slice(*lower, self.rec.len),
             Some(FormsEntry::Full(f)) => return &f.alabel,
+            Some(&FormsEntry::Idn { at, alen, .. }) => return self.set.text_slice(at, alen),
         };
         // Plain and folded labels are ASCII by construction.
         std::str::from_utf8(bytes).unwrap_or("")
@@ -297,9 +321,12 @@ impl<'a> Label<'a> {
 
     /// The U-label (equal to the A-label for an LDH label).
     pub fn ulabel(&self) -> &'a str {
-        match self.full() {
-            Some(f) => f.ulabel.as_deref().unwrap_or(&f.alabel),
-            None => self.alabel(),
+        match self.set.forms.get(self.rec.forms as usize) {
+            Some(FormsEntry::Full(f)) => f.ulabel.as_deref().unwrap_or(&f.alabel),
+            Some(&FormsEntry::Idn { at, alen, ulen, .. }) => {
+                self.set.text_slice(at + u64::from(alen), ulen)
+            }
+            _ => self.alabel(),
         }
     }
 

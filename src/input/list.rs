@@ -36,19 +36,23 @@ pub(crate) fn parse(
     // converted ahead, in parallel; the loop below then only registers.
     let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c');
     let complete = if eof { buf } else { &buf[..memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1)] };
-    let ahead: Vec<&[u8]> = complete
-        .split(|&b| b == b'\n')
-        .filter_map(|line| {
-            let s = line.iter().position(|b| !is_ws(b))?;
-            let e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
-            let t = &line[s..e];
-            let t = t.strip_suffix(b".").unwrap_or(t);
-            let idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
-            (idn && t[0] != b'#' && !t.iter().any(|b| is_ws(b) || *b == b'.')).then_some(t)
-        })
-        .collect();
+    // (offset in the source, label): where `register` will be asked for it.
+    let mut ahead: Vec<(u64, &[u8])> = Vec::new();
+    let mut at = 0;
+    for line in complete.split(|&b| b == b'\n') {
+        let line_at = at;
+        at += line.len() + 1;
+        let Some(s) = line.iter().position(|b| !is_ws(b)) else { continue };
+        let e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
+        let t = &line[s..e];
+        let t = t.strip_suffix(b".").unwrap_or(t);
+        let idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
+        if idn && t[0] != b'#' && !t.iter().any(|b| is_ws(b) || *b == b'.') {
+            ahead.push((base + (line_at + s) as u64, t));
+        }
+    }
     if ahead.len() > 1024 {
-        r.c.precompute_forms(ahead);
+        r.c.precompute_forms(st.source, &ahead);
     }
     let mut pos = 0;
     while pos < buf.len() {
