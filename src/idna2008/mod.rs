@@ -420,8 +420,16 @@ fn ascii_forms(text: &str, out: &mut String, chars: &mut Vec<char>) -> FormsAt {
 /// A label given as a U-label in UTF-8: fold ASCII case, encode, check.
 fn unicode_forms(text: &str, out: &mut String, chars: &mut Vec<char>) -> FormsAt {
     let start = out.len();
+    // At most one code point per octet: fill, then cut (cheaper than
+    // pushing through the iterator).
     chars.clear();
-    chars.extend(text.chars().map(|c| c.to_ascii_lowercase()));
+    chars.resize(text.len(), '\0');
+    let mut n = 0;
+    for (slot, c) in chars.iter_mut().zip(text.chars()) {
+        *slot = c.to_ascii_lowercase();
+        n += 1;
+    }
+    chars.truncate(n);
     out.push_str(ACE_PREFIX);
     if punycode::encode_into(chars, out).is_none() {
         // Too long to encode: the A-label is the (folded) U-label.
@@ -501,7 +509,21 @@ fn check_chars(ulabel: &str, chars: &[char]) -> Result<(), Finding> {
     if ulabel.is_empty() {
         return Err(Finding::Empty);
     }
-    if !ComposingNormalizerBorrowed::new_nfc().is_normalized(ulabel) {
+    // One look-up of each code point's facts; the rules below are then
+    // applied in their order.
+    let facts = derived::Facts::new();
+    let mut nfc_quick = true;
+    let mut all_pvalid = true;
+    let mut rtl = false;
+    let mut prev_mark: Option<char> = None;
+    for &c in chars {
+        let i = facts.get(c);
+        nfc_quick &= i.nfc_yes() && (i.starter() || in_canonical_order(prev_mark, c));
+        prev_mark = (!i.starter()).then_some(c);
+        all_pvalid &= i.derived() == DerivedProperty::Pvalid;
+        rtl |= i.rtl();
+    }
+    if !nfc_quick && !ComposingNormalizerBorrowed::new_nfc().is_normalized(ulabel) {
         return Err(Finding::NotNfc);
     }
     if chars.len() >= 4 && chars[2] == '-' && chars[3] == '-' {
@@ -517,8 +539,8 @@ fn check_chars(ulabel: &str, chars: &[char]) -> Result<(), Finding> {
     if GeneralCategoryGroup::Mark.contains(gc) {
         return Err(Finding::LeadingCombiningMark { cp: chars[0] });
     }
-    for (i, &cp) in chars.iter().enumerate() {
-        match derived_property(cp) {
+    for (i, &cp) in chars.iter().enumerate().filter(|_| !all_pvalid) {
+        match facts.get(cp).derived() {
             DerivedProperty::Pvalid => {}
             DerivedProperty::Disallowed => return Err(Finding::Disallowed { cp }),
             DerivedProperty::Unassigned => return Err(Finding::Unassigned { cp }),
@@ -534,10 +556,36 @@ fn check_chars(ulabel: &str, chars: &[char]) -> Result<(), Finding> {
             }
         }
     }
-    if bidi::is_rtl_label(chars) {
+    if rtl {
         bidi::check_rtl(chars).map_err(|rule| Finding::Bidi { rule })?;
     }
     Ok(())
+}
+
+/// Whether the non-starter `c` after `prev` (the code point before it,
+/// when that is a non-starter too) keeps canonical order (UAX #15 §9: the
+/// combining class does not decrease).
+fn in_canonical_order(prev: Option<char>, c: char) -> bool {
+    use icu_properties::props::CanonicalCombiningClass;
+    let Some(p) = prev else { return true };
+    let ccc = CodePointMapData::<CanonicalCombiningClass>::new();
+    ccc.get(p).to_icu4c_value() <= ccc.get(c).to_icu4c_value()
+}
+
+/// Whether `chars` is in NFC, when the quick check of [UAX #15 §9] shows
+/// it: every code point has NFC_Quick_Check Yes and combining marks are in
+/// canonical order. `false` means "maybe not: ask the normalizer".
+///
+/// [UAX #15 §9]: https://www.unicode.org/reports/tr15/#Detecting_Normalization_Forms
+#[cfg(test)]
+fn is_nfc_quick(chars: &[char]) -> bool {
+    let mut prev_mark: Option<char> = None;
+    chars.iter().all(|&c| {
+        let i = derived::info(c);
+        let ok = i.nfc_yes() && (i.starter() || in_canonical_order(prev_mark, c));
+        prev_mark = (!i.starter()).then_some(c);
+        ok
+    })
 }
 
 /// Checks conditions 1, 5 and 6 of the Bidi rule ([RFC 5893 §2]) on a
@@ -628,6 +676,65 @@ mod tests {
         // A delimiter with no basic code points before it: the encoder
         // would not write it; idna's decoder already refuses it.
         assert_eq!(reason("xn---ls8h").as_deref(), Some("punycode does not decode"));
+    }
+
+    /// The quick NFC proof never says yes where the normalizer says no;
+    /// and it says yes for plain text in the scripts of the built-in LGRs.
+    #[test]
+    fn nfc_quick_agrees_with_the_normalizer() {
+        let nfc = ComposingNormalizerBorrowed::new_nfc();
+        let check = |s: &str| {
+            let chars: Vec<char> = s.chars().collect();
+            if is_nfc_quick(&chars) {
+                assert!(nfc.is_normalized(s), "{s:?}");
+            }
+        };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Latin with marks, Devanagari, Bengali, Tamil, Khmer, Hangul
+        // syllables and jamo, Greek, Arabic, everything.
+        let ranges: [(u32, u32); 9] = [
+            (0x41, 0x250),
+            (0x300, 0x370),
+            (0x900, 0x980),
+            (0x980, 0xA00),
+            (0xB80, 0xC00),
+            (0x1780, 0x1800),
+            (0x1100, 0x1200),
+            (0xAC00, 0xAC80),
+            (0, 0x11_0000),
+        ];
+        // Every code point alone, and after a letter.
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            check(c.encode_utf8(&mut [0; 4]));
+            check(&format!("a{c}"));
+        }
+        for _ in 0..200_000 {
+            let len = 1 + (next() % 8) as usize;
+            let a = ranges[(next() % 9) as usize];
+            let b = ranges[(next() % 9) as usize];
+            let s: String = (0..len)
+                .filter_map(|_| {
+                    let (lo, hi) = if next() % 2 == 0 { a } else { b };
+                    char::from_u32(lo + (next() % u64::from(hi - lo)) as u32)
+                })
+                .collect();
+            check(&s);
+        }
+        for s in ["bücher", "\u{0915}\u{094D}\u{0937}", "\u{1780}\u{17D2}\u{1793}", "한국"] {
+            assert!(is_nfc_quick(&s.chars().collect::<Vec<_>>()), "{s:?}");
+        }
+        // Marks out of canonical order, a nukta (composes), a jamo V.
+        for s in ["a\u{0316}\u{0301}x", "a\u{0301}\u{0316}", "\u{0928}\u{093C}", "\u{1100}\u{1161}"]
+        {
+            check(s);
+        }
+        assert!(!is_nfc_quick(&['a', '\u{0301}', '\u{0316}']));
     }
 
     #[test]

@@ -25,15 +25,17 @@ const INITIAL_N: u32 = 0x80;
 /// [RFC 3492 §6.1]: https://www.rfc-editor.org/rfc/rfc3492#section-6.1
 #[inline]
 fn adapt(mut delta: u32, num_points: u32, first_time: bool) -> u32 {
-    // Two divisions by constants (multiplications), not one by a variable.
+    // Divisions by constants (multiplications) and by small variables
+    // (reciprocals), not division instructions.
     delta = if first_time { delta / DAMP } else { delta / 2 };
-    delta += delta / num_points;
+    delta += div(delta, num_points);
     let mut k = 0;
     while delta > ((BASE - T_MIN) * T_MAX) / 2 {
         delta /= BASE - T_MIN;
         k += BASE;
     }
-    k + (((BASE - T_MIN + 1) * delta) / (delta + SKEW))
+    // Here delta <= 455, so the divisor is below RECIPROCAL.len().
+    k + div((BASE - T_MIN + 1) * delta, delta + SKEW)
 }
 
 #[inline]
@@ -55,17 +57,29 @@ pub(crate) fn encode_into(input: &[char], out: &mut String) -> Option<()> {
     r
 }
 
-/// `ceil(2^64 / d)` for the divisors `BASE - t` of [`div_rem`].
-static RECIPROCAL: [u64; BASE as usize] = {
-    let mut r = [0u64; BASE as usize];
-    // From 2: 2^64 does not fit (and `BASE - t` is at least 10).
+/// `ceil(2^64 / d)` for the small divisors of [`div_rem`] and [`div`]:
+/// `BASE - t`, `delta + SKEW` in [`adapt`] and most `num_points`.
+static RECIPROCAL: [u64; 512] = {
+    let mut r = [0u64; 512];
+    // From 2: 2^64 does not fit (d = 1 is handled by `div`).
     let mut d = 2;
-    while d < BASE as usize {
+    while d < r.len() {
         r[d] = u64::MAX / d as u64 + 1;
         d += 1;
     }
     r
 };
+
+/// `q / d` (d ≥ 1), by a reciprocal when `d` is small: division
+/// instructions are most of the encoder's time otherwise.
+#[inline]
+fn div(q: u32, d: u32) -> u32 {
+    match d {
+        1 => q,
+        2..512 => ((u128::from(RECIPROCAL[d as usize]) * u128::from(q)) >> 64) as u32,
+        _ => q / d,
+    }
+}
 
 /// `q / d` and `q % d` for a divisor `d` in `2..=35` without a division
 /// instruction ("Faster remainder by direct computation", Lemire, Kaser
@@ -79,54 +93,103 @@ fn div_rem(q: u32, d: u32) -> (u32, u32) {
     (quot, rem)
 }
 
-/// How many of `cps` are less than `m` (branch-free, so it vectorizes).
-#[inline]
-fn count_below(cps: &[u32], m: u32) -> u64 {
-    // At most u32::MAX code points (checked by the caller).
-    u64::from(cps.iter().fold(0u32, |n, &c| n + u32::from(c < m)))
-}
-
 fn encode_inner(input: &[char], out: &mut String) -> Option<()> {
     let total = u32::try_from(input.len()).ok()?;
     // The input length plus one must not overflow (as in idna).
     total.checked_add(1)?;
-    // The code points, and the insertions (non-basic code points) as
-    // (code point << 32 | position), sorted: the order of RFC 3492's
-    // encoder, which emits by increasing code point, then position.
-    let mut cps_small = [0u32; 64];
-    let mut ins_small = [0u64; 64];
-    let (mut cps_large, mut ins_large) = (Vec::new(), Vec::new());
-    let (cps, ins): (&mut [u32], &mut [u64]) = if input.len() <= cps_small.len() {
-        (&mut cps_small[..input.len()], &mut ins_small[..input.len()])
-    } else {
-        cps_large.resize(input.len(), 0);
-        ins_large.resize(input.len(), 0);
-        (&mut cps_large[..], &mut ins_large[..])
-    };
-    let mut basic = 0u32;
-    let mut n_ins = 0;
-    for (p, &c) in input.iter().enumerate() {
-        cps[p] = c as u32;
-        if c.is_ascii() {
-            out.push(c);
-            basic += 1;
-        } else {
-            ins[n_ins] = (u64::from(c as u32) << 32) | p as u64;
-            n_ins += 1;
-        }
-    }
+    // Basic code points first, then a delimiter if there were any.
+    let basic = input.iter().filter(|c| c.is_ascii()).count() as u32;
+    out.extend(input.iter().filter(|c| c.is_ascii()));
     if basic > 0 {
         out.push('-');
     }
-    let cps = &*cps;
-    let ins = &mut ins[..n_ins];
-    ins.sort_unstable();
+    match input.len() {
+        0..=16 => insertions_short::<16>(input, basic, out),
+        17..=64 => insertions_short::<64>(input, basic, out),
+        _ => insertions_long(input, basic, out),
+    }
+}
+
+/// The insertions of a label of at most `W` code points (`W` ≤ 64): the
+/// positions of the code points below the current one are a bit mask,
+/// so every count is a population count.
+fn insertions_short<const W: usize>(input: &[char], basic: u32, out: &mut String) -> Option<()> {
+    // Insertions as code point << 6 | position, padded with a larger value.
+    let mut keys = [u32::MAX; W];
+    let mut n = 0;
+    // Positions of the code points below the current one: at first the
+    // basic ones.
+    let mut below = 0u64;
+    for (p, &c) in input.iter().enumerate() {
+        if c.is_ascii() {
+            below |= 1 << p;
+        } else {
+            keys[n] = (c as u32) << 6 | p as u32;
+            n += 1;
+        }
+    }
+    // Sort: place each key at its rank (keys are distinct; no branches).
+    let mut sorted = [0u32; W];
+    for &k in &keys[..n] {
+        let rank = keys.iter().fold(0u32, |r, &o| r + u32::from(o < k));
+        sorted[rank as usize] = k;
+    }
+    // The number of positions of `below` before p (p < 64).
+    let before = |below: u64, p: usize| u64::from((below & ((1u64 << p) - 1)).count_ones());
     let mut bias = INITIAL_BIAS;
-    // The previous insertion (code point, position).
+    // Positions of the current code point handled so far.
+    let mut round = 0u64;
+    // `below` counted over the label, and before the previous insertion.
+    let mut total = u64::from(below.count_ones());
+    let mut before_prev = 0;
+    let mut prev: Option<u32> = None;
+    for (processed, &k) in (basic..).zip(&sorted[..n]) {
+        let (m, p) = (k >> 6, (k & 63) as usize);
+        // As in `insertions_long`; the previous position is not in `below`
+        // (its code point is not below itself), so the counts after it and
+        // between it and p are differences of counts before positions.
+        let (step, minus) = match prev {
+            Some(pm) if pm == m => (0, before_prev),
+            Some(pm) => {
+                let rest = total - before_prev;
+                // No code point lies between pm and m.
+                below |= round;
+                round = 0;
+                total = u64::from(below.count_ones());
+                (rest + 1 + u64::from(m - pm - 1) * u64::from(processed + 1), 0)
+            }
+            None => (u64::from(m - INITIAL_N) * u64::from(processed + 1), 0),
+        };
+        let before_p = before(below, p);
+        let delta = step + before_p - minus;
+        before_prev = before_p;
+        round |= 1 << p;
+        prev = Some(m);
+        bias = emit(u32::try_from(delta).ok()?, bias, processed, basic, out);
+    }
+    Some(())
+}
+
+/// The insertions of a label of any length.
+fn insertions_long(input: &[char], basic: u32, out: &mut String) -> Option<()> {
+    let cps: Vec<u32> = input.iter().map(|&c| c as u32).collect();
+    // Insertions as code point << 32 | position, in the order of RFC
+    // 3492's encoder: by increasing code point, then position.
+    let mut keys: Vec<u64> = (0u64..)
+        .zip(input)
+        .filter(|(_, c)| !c.is_ascii())
+        .map(|(p, &c)| u64::from(c as u32) << 32 | p)
+        .collect();
+    keys.sort_unstable();
+    // The code points below `m` at positions lo..hi.
+    let below = |m: u32, lo: usize, hi: usize| -> u64 {
+        cps[lo..hi].iter().map(|&c| u64::from(c < m)).sum()
+    };
+    let mut bias = INITIAL_BIAS;
     let mut prev: Option<(u32, usize)> = None;
     // `processed`: the code points handled so far (RFC 3492's h).
-    for (processed, &e) in (basic..).zip(ins.iter()) {
-        let (m, p) = ((e >> 32) as u32, (e as u32) as usize);
+    for (processed, &k) in (basic..).zip(&keys) {
+        let (m, p) = ((k >> 32) as u32, (k as u32) as usize);
         // The delta the encoder has accumulated when it reaches this
         // insertion (RFC 3492 §6.3), summed in 64 bits: the encoder's
         // running total only grows, so it overflows exactly when this
@@ -134,43 +197,43 @@ fn encode_inner(input: &[char], out: &mut String) -> Option<()> {
         let delta: u64 = match prev {
             // Same code point, later position: the smaller code points
             // between the two.
-            Some((pm, pp)) if pm == m => count_below(&cps[pp + 1..p], m),
+            Some((pm, pp)) if pm == m => below(m, pp + 1, p),
             // Next code point: the rest of the previous round, the step
             // to the next round, the steps from `pm + 1` to `m`, and the
             // smaller code points before this one.
             Some((pm, pp)) => {
-                count_below(&cps[pp + 1..], pm)
+                below(pm, pp + 1, input.len())
                     + 1
                     + u64::from(m - pm - 1) * u64::from(processed + 1)
-                    + count_below(&cps[..p], m)
+                    + below(m, 0, p)
             }
-            None => u64::from(m - INITIAL_N) * u64::from(processed + 1) + count_below(&cps[..p], m),
+            None => u64::from(m - INITIAL_N) * u64::from(processed + 1) + below(m, 0, p),
         };
-        let delta = u32::try_from(delta).ok()?;
         prev = Some((m, p));
-        // Delta as a generalized variable-length integer.
-        let mut q = delta;
-        let mut k = BASE;
-        loop {
-            let t = if k <= bias {
-                T_MIN
-            } else if k >= bias + T_MAX {
-                T_MAX
-            } else {
-                k - bias
-            };
-            if q < t {
-                break;
-            }
-            let (quot, rem) = div_rem(q - t, BASE - t);
-            out.push(digit(t + rem));
-            q = quot;
-            k += BASE;
-        }
-        out.push(digit(q));
-        bias = adapt(delta, processed + 1, processed == basic);
+        bias = emit(u32::try_from(delta).ok()?, bias, processed, basic, out);
     }
     Some(())
+}
+
+/// Writes `delta` as a generalized variable-length integer and returns the
+/// adapted bias (`processed`: RFC 3492's h before this insertion).
+#[inline(always)]
+fn emit(delta: u32, bias: u32, processed: u32, basic: u32, out: &mut String) -> u32 {
+    let mut q = delta;
+    let mut k = BASE;
+    loop {
+        // T_MIN if k <= bias, T_MAX if k >= bias + T_MAX, else k - bias.
+        let t = k.saturating_sub(bias).clamp(T_MIN, T_MAX);
+        if q < t {
+            break;
+        }
+        let (quot, rem) = div_rem(q - t, BASE - t);
+        out.push(digit(t + rem));
+        q = quot;
+        k += BASE;
+    }
+    out.push(digit(q));
+    adapt(delta, processed + 1, processed == basic)
 }
 
 #[cfg(test)]
@@ -256,6 +319,19 @@ mod tests {
                 })
                 .collect();
             same(&s);
+        }
+    }
+
+    #[test]
+    fn reciprocal_division_is_exact() {
+        let qs = [0, 1, 2, 34, 35, 36, 455, 16_380, 65_535, 1 << 31, u32::MAX - 1, u32::MAX];
+        for d in 1..600u32 {
+            for q in qs.iter().copied().chain((0..2000).map(|i| i * 2_147_483 + d)) {
+                assert_eq!(super::div(q, d), q / d, "{q} / {d}");
+                if (2..36).contains(&d) {
+                    assert_eq!(super::div_rem(q, d), (q / d, q % d), "{q} / {d}");
+                }
+            }
         }
     }
 

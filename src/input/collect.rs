@@ -109,7 +109,7 @@ pub(crate) struct Collector {
 }
 
 /// IDNA forms of list labels computed ahead (see
-/// [`Collector::precompute_forms`]): chunks of entries in line order.
+/// [`Collector::set_ahead`]): chunks of entries in line order.
 #[derive(Default)]
 struct Ahead {
     source: u32,
@@ -118,8 +118,17 @@ struct Ahead {
     next: (usize, usize),
 }
 
+/// The forms of a batch of list labels, computed ahead (in parallel) by
+/// [`compute_forms`], for [`Collector::set_ahead`].
+pub(crate) struct AheadBatch {
+    /// The source of the labels.
+    pub(crate) source: u32,
+    /// In line order.
+    pub(crate) chunks: Vec<AheadChunk>,
+}
+
 /// Forms of consecutive labels, computed by one task.
-struct AheadChunk {
+pub(crate) struct AheadChunk {
     /// The forms of the entries, one after the other.
     text: String,
     entries: Vec<AheadEntry>,
@@ -163,6 +172,36 @@ impl Ahead {
         self.next = (c, i);
         None
     }
+
+    /// The hash of the entry `k` places after the next one, if it is in
+    /// the same chunk.
+    fn hash_after(&self, k: usize) -> Option<u64> {
+        let (c, i) = self.next;
+        Some(self.chunks.get(c)?.entries.get(i + k)?.hash)
+    }
+}
+
+/// Computes the IDNA forms of list labels given as (offset in their
+/// source, octets), in line order; each conversion is independent of the
+/// others, so callers run this on several batches in parallel.
+pub(crate) fn compute_forms(labels: &[(u64, &[u8])]) -> AheadChunk {
+    let mut text = String::with_capacity(labels.len() * 64);
+    let mut entries = Vec::with_capacity(labels.len());
+    let mut chars = Vec::new();
+    for &(offset, l) in labels {
+        let at = text.len();
+        if let FormsAt::Owned { alen, ulen, finding } =
+            idna2008::forms_into(l, &mut text, &mut chars)
+            && !(l.is_ascii() && idna2008::is_plain_ldh(&l.to_ascii_lowercase()))
+        {
+            let hash = hash_bytes(&text.as_bytes()[at..at + alen]);
+            entries.push(AheadEntry { offset, len: l.len(), at, alen, ulen, finding, hash });
+        } else {
+            // Plain once folded: `register` needs no forms.
+            text.truncate(at);
+        }
+    }
+    AheadChunk { text, entries }
 }
 
 /// A-label, U-label and finding.
@@ -258,6 +297,13 @@ impl Collector {
         orig: Orig<'_>,
         mode: KeyMode,
     ) -> Result<u32, Error> {
+        // The table slot of a label a few lines on (its hash is known): in
+        // memory by the time that label is looked up.
+        if mode == KeyMode::ALabel
+            && let Some(h) = self.ahead.hash_after(8)
+        {
+            self.dedup.prefetch(h);
+        }
         if mode == KeyMode::ALabel
             && let Some((text, e)) = self.ahead.take(loc.source, loc.offset, octets.len())
         {
@@ -388,45 +434,23 @@ impl Collector {
         Ok(index)
     }
 
-    /// Computes, on the current rayon pool, the IDNA forms of labels about
-    /// to be registered in A-label key mode (lists), given as (offset in
-    /// `source`, octets) in line order, so that `register` finds them
-    /// ready; each conversion is independent of the others.
-    pub(crate) fn precompute_forms(&mut self, source: u32, labels: &[(u64, &[u8])]) {
-        use rayon::prelude::*;
-        let chunks = labels.par_chunks(1024).map(|chunk| {
-            let mut text = String::with_capacity(chunk.len() * 64);
-            let mut entries = Vec::with_capacity(chunk.len());
-            let mut chars = Vec::new();
-            for &(offset, l) in chunk {
-                let at = text.len();
-                if let FormsAt::Owned { alen, ulen, finding } =
-                    idna2008::forms_into(l, &mut text, &mut chars)
-                    && !(l.is_ascii() && idna2008::is_plain_ldh(&l.to_ascii_lowercase()))
-                {
-                    let hash = hash_bytes(&text.as_bytes()[at..at + alen]);
-                    entries.push(AheadEntry {
-                        offset,
-                        len: l.len(),
-                        at,
-                        alen,
-                        ulen,
-                        finding,
-                        hash,
-                    });
-                } else {
-                    // Plain once folded: `register` needs no forms.
-                    text.truncate(at);
-                }
-            }
-            AheadChunk { text, entries }
-        });
-        self.ahead.chunks.clear();
-        self.ahead.chunks.par_extend(chunks);
-        self.ahead.source = source;
-        self.ahead.next = (0, 0);
+    /// Hands `register` the forms of the labels about to be registered in
+    /// A-label key mode (lists), computed ahead by [`compute_forms`], and
+    /// makes room for them.
+    pub(crate) fn set_ahead(&mut self, batch: AheadBatch) {
+        let n: usize = batch.chunks.iter().map(|c| c.entries.len()).sum();
+        let text: usize = batch.chunks.iter().map(|c| c.text.len()).sum();
+        self.ahead = Ahead { source: batch.source, chunks: batch.chunks, next: (0, 0) };
+        self.set.records.reserve(n);
+        self.set.forms.reserve(n);
+        self.set.text.reserve(text);
+    }
+
+    /// Expects about `n` more labels (a list's lines): the deduplicator
+    /// sizes its table once.
+    pub(crate) fn expect_labels(&mut self, n: usize) {
         let set = &self.set;
-        self.dedup.reserve(labels.len(), |i| set.key_of(&set.records[i as usize]));
+        self.dedup.reserve(n, |i| set.key_of(&set.records[i as usize]));
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels

@@ -149,6 +149,24 @@ impl Dedup {
         Seen::New
     }
 
+    /// Starts loading the table slot of a key with hash `h`, which is about
+    /// to be looked up (a hint; it changes nothing).
+    #[inline]
+    pub(crate) fn prefetch(&self, h: u64) {
+        if !self.hashed || self.table.is_empty() {
+            return;
+        }
+        let slot = &self.table[h as usize & (self.table.len() - 1)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY: a prefetch is only a hint; it never faults.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(slot).cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
     /// Whether the table holds `n` keys within its load factor (3/4).
     fn has_room(&self, n: usize) -> bool {
         n.saturating_mul(4) <= self.table.len() * 3
