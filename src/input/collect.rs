@@ -135,16 +135,19 @@ pub(crate) struct AheadChunk {
 }
 
 /// The forms of one label (never a plain label).
+///
+/// Kept small (40 bytes): a batch has tens of thousands.
 struct AheadEntry {
     /// Where the label is in its source, and its length.
     offset: u64,
-    len: usize,
+    len: u32,
     /// Its A-label is `text[at..at + alen]`; its U-label follows (`ulen`
-    /// octets), or is the A-label.
-    at: usize,
-    alen: usize,
-    ulen: Option<usize>,
-    finding: Option<Finding>,
+    /// octets), or is the A-label when `ulen` is [`NONE`].
+    at: u32,
+    alen: u32,
+    ulen: u32,
+    /// Rare, so boxed.
+    finding: Option<Box<Finding>>,
     /// [`hash_bytes`] of the A-label, the deduplication key.
     hash: u64,
 }
@@ -161,7 +164,7 @@ impl Ahead {
             match chunk.entries.get(i) {
                 None => (c, i) = (c + 1, 0),
                 Some(e) if e.offset < offset => i += 1,
-                Some(e) if e.offset == offset && e.len == len => {
+                Some(e) if e.offset == offset && e.len as usize == len => {
                     self.next = (c, i + 1);
                     let chunk = &self.chunks[c];
                     return Some((&chunk.text, &chunk.entries[i]));
@@ -190,12 +193,24 @@ pub(crate) fn compute_forms(labels: &[(u64, &[u8])]) -> AheadChunk {
     let mut chars = Vec::new();
     for &(offset, l) in labels {
         let at = text.len();
-        if let FormsAt::Owned { alen, ulen, finding } =
-            idna2008::forms_into(l, &mut text, &mut chars)
+        let forms = idna2008::forms_into(l, &mut text, &mut chars);
+        // Sizes beyond u32 (no real label) are left to `register`.
+        let fit = |n: usize| u32::try_from(n).ok().filter(|&n| n != NONE);
+        if let FormsAt::Owned { alen, ulen, finding } = forms
             && !(l.is_ascii() && idna2008::is_plain_ldh(&l.to_ascii_lowercase()))
+            && let (Some(len32), Some(at32), Some(alen32)) = (fit(l.len()), fit(at), fit(alen))
+            && let Some(ulen32) = ulen.map_or(Some(NONE), fit)
         {
             let hash = hash_bytes(&text.as_bytes()[at..at + alen]);
-            entries.push(AheadEntry { offset, len: l.len(), at, alen, ulen, finding, hash });
+            entries.push(AheadEntry {
+                offset,
+                len: len32,
+                at: at32,
+                alen: alen32,
+                ulen: ulen32,
+                finding: finding.map(Box::new),
+                hash,
+            });
         } else {
             // Plain once folded: `register` needs no forms.
             text.truncate(at);
@@ -313,7 +328,7 @@ impl Collector {
                 loc,
                 octets,
                 orig,
-                &text[e.at..],
+                &text[e.at as usize..],
                 e,
             );
         }
@@ -639,8 +654,9 @@ fn register_ahead(
     text: &str,
     e: &AheadEntry,
 ) -> Result<u32, Error> {
-    let alabel = &text[..e.alen];
-    let ulabel = e.ulen.map(|n| &text[e.alen..e.alen + n]);
+    let alen = e.alen as usize;
+    let alabel = &text[..alen];
+    let ulabel = (e.ulen != NONE).then(|| &text[alen..alen + e.ulen as usize]);
     let seen = {
         let set = &*set;
         dedup.insert_hashed(alabel.as_bytes(), e.hash, |i| set.key_of(&set.records[i as usize]))
@@ -699,7 +715,7 @@ fn register_ahead(
         None => FormsEntry::Full(Box::new(Full {
             alabel: alabel.into(),
             ulabel: ulabel.map(Into::into),
-            finding: e.finding.clone(),
+            finding: e.finding.as_deref().cloned(),
             original: original.map(Into::into),
             key: None,
             pending: None,

@@ -45,7 +45,7 @@ pub(crate) fn parse(
     eof: bool,
 ) -> Result<usize, Error> {
     let complete = if eof { buf.len() } else { memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1) };
-    r.c.expect_labels(memchr::memchr_iter(b'\n', &buf[..complete]).count());
+    r.c.expect_labels(expected_lines(r, st.source, &buf[..complete], base));
     let batches = split_lines(&buf[..complete], BATCH);
     let source = st.source;
     let forms_of = |range: &std::ops::Range<usize>| {
@@ -65,6 +65,20 @@ pub(crate) fn parse(
         next = forms;
     }
     Ok(complete)
+}
+
+/// How many more lines to expect: those of `lines` (at `base`), and for a
+/// mapped source fed in windows, as many again in the rest of it (at most
+/// 8 windows' worth), so that the deduplicator is sized once.
+fn expected_lines(r: &Reader<'_>, source: u32, lines: &[u8], base: u64) -> usize {
+    let here = memchr::memchr_iter(b'\n', lines).count();
+    let size = r.c.set.sources.get(source as usize).and_then(|s| s.data.as_deref());
+    let rest = size.map_or(0, |d| d.bytes().len() as u64).saturating_sub(base);
+    if lines.is_empty() || rest <= lines.len() as u64 {
+        return here;
+    }
+    let scaled = here as u128 * u128::from(rest) / lines.len() as u128;
+    usize::try_from(scaled).unwrap_or(usize::MAX).min(here.saturating_mul(8))
 }
 
 /// Splits `buf` (complete lines, the last one possibly without its
@@ -104,11 +118,13 @@ fn ahead(source: u32, lines: &[u8], base: u64) -> AheadBatch {
 /// (U-labels, A-labels), as (offset, label): where `register` will be
 /// asked for them.
 fn idn_labels(lines: &[u8], base: u64) -> Vec<(u64, &[u8])> {
-    let mut labels = Vec::new();
-    let mut at = 0;
-    for line in lines.split(|&b| b == b'\n') {
-        let line_at = at;
-        at += line.len() + 1;
+    let mut labels = Vec::with_capacity(lines.len() / 16);
+    let mut next = 0;
+    let ends = memchr::memchr_iter(b'\n', lines).chain(std::iter::once(lines.len()));
+    for end in ends {
+        let line_at = next;
+        let line = &lines[line_at..end];
+        next = end + 1;
         let Some(s) = line.iter().position(|b| !is_ws(b)) else { continue };
         let e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
         let t = &line[s..e];
