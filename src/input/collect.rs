@@ -104,7 +104,7 @@ pub(crate) struct Collector {
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
     /// IDNA forms of list labels computed ahead, in parallel and in line
-    /// order (see [`Collector::precompute_forms`]), taken by `register`.
+    /// order (see [`Collector::set_ahead`]), taken by `register`.
     ahead: Ahead,
 }
 
