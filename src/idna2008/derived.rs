@@ -159,7 +159,10 @@ impl Facts {
     }
 }
 
-/// [`info`] without the cache.
+/// [`info`] without the cache (once per code point: out of line, so that
+/// the look-up inlines).
+#[cold]
+#[inline(never)]
 fn compute_info(c: char) -> CpInfo {
     use icu_normalizer::properties::{
         CanonicalCompositionBorrowed, CanonicalDecompositionBorrowed, Decomposed,
