@@ -14,10 +14,7 @@ fn class(c: char) -> BidiClass {
 ///
 /// [RFC 5893 §1.4]: https://www.rfc-editor.org/rfc/rfc5893#section-1.4
 pub(crate) fn is_rtl_label(chars: &[char]) -> bool {
-    chars.iter().any(|&c| {
-        let b = class(c);
-        b == BidiClass::RightToLeft || b == BidiClass::ArabicLetter || b == BidiClass::ArabicNumber
-    })
+    chars.iter().any(|&c| super::derived::info(c).rtl())
 }
 
 /// Checks the Bidi rule on an RTL label: conditions 1 to 4 of

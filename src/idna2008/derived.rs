@@ -76,35 +76,158 @@ impl fmt::Display for DerivedProperty {
 ///
 /// [RFC 5892 §3]: https://www.rfc-editor.org/rfc/rfc5892#section-3
 pub fn derived_property(c: char) -> DerivedProperty {
-    // The value of a code point never changes, and computing it takes
-    // several property look-ups: keep each result in a lazily allocated
-    // table of one byte per code point (0 = not computed yet).
-    use std::sync::OnceLock;
-    use std::sync::atomic::{AtomicU8, Ordering};
-    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| (0..=0x10FFFF).map(|_| AtomicU8::new(0)).collect());
-    let slot = &cache[c as usize];
-    match slot.load(Ordering::Relaxed) {
-        1 => DerivedProperty::Pvalid,
-        2 => DerivedProperty::ContextJ,
-        3 => DerivedProperty::ContextO,
-        4 => DerivedProperty::Disallowed,
-        5 => DerivedProperty::Unassigned,
-        _ => {
-            let p = compute(c);
-            slot.store(
-                match p {
-                    DerivedProperty::Pvalid => 1,
-                    DerivedProperty::ContextJ => 2,
-                    DerivedProperty::ContextO => 3,
-                    DerivedProperty::Disallowed => 4,
-                    DerivedProperty::Unassigned => 5,
-                },
-                Ordering::Relaxed,
-            );
-            p
+    info(c).derived()
+}
+
+/// What the label checks need to know about one code point, in a byte:
+/// the derived property (bits 0–2, 1–5), whether its Bidi class is R, AL
+/// or AN (bit 3), whether its NFC_Quick_Check is Yes (bit 4; [UAX #15
+/// §9]) and whether it is a starter (bit 5: canonical combining class 0).
+///
+/// [UAX #15 §9]: https://www.unicode.org/reports/tr15/#Detecting_Normalization_Forms
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CpInfo(u8);
+
+const RTL: u8 = 1 << 3;
+const NFC_YES: u8 = 1 << 4;
+const STARTER: u8 = 1 << 5;
+
+impl CpInfo {
+    /// The IDNA2008 derived property.
+    pub(crate) fn derived(self) -> DerivedProperty {
+        match self.0 & 7 {
+            1 => DerivedProperty::Pvalid,
+            2 => DerivedProperty::ContextJ,
+            3 => DerivedProperty::ContextO,
+            4 => DerivedProperty::Disallowed,
+            _ => DerivedProperty::Unassigned,
         }
     }
+
+    /// Whether the Bidi class is R, AL or AN (an RTL label has one).
+    pub(crate) fn rtl(self) -> bool {
+        self.0 & RTL != 0
+    }
+
+    /// Whether NFC_Quick_Check is Yes: the code point has no canonical
+    /// decomposition or is a primary composite, and it is not the second
+    /// of a primary composite (it never combines with the one before).
+    pub(crate) fn nfc_yes(self) -> bool {
+        self.0 & NFC_YES != 0
+    }
+
+    /// Whether the canonical combining class is 0.
+    pub(crate) fn starter(self) -> bool {
+        self.0 & STARTER != 0
+    }
+}
+
+/// The [`CpInfo`] of a code point.
+pub(crate) fn info(c: char) -> CpInfo {
+    Facts::new().get(c)
+}
+
+/// The table of [`CpInfo`]s, for several look-ups.
+///
+/// The facts about a code point never change, and computing them takes
+/// several property look-ups: each result is kept in a lazily allocated
+/// table of one byte per code point (0 = not computed yet).
+#[derive(Clone, Copy)]
+pub(crate) struct Facts(&'static [std::sync::atomic::AtomicU8]);
+
+impl Facts {
+    pub(crate) fn new() -> Facts {
+        use std::sync::OnceLock;
+        use std::sync::atomic::AtomicU8;
+        static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+        Facts(CACHE.get_or_init(|| (0..=0x10FFFF).map(|_| AtomicU8::new(0)).collect()))
+    }
+
+    /// The [`CpInfo`] of `c`.
+    #[inline]
+    pub(crate) fn get(self, c: char) -> CpInfo {
+        use std::sync::atomic::Ordering;
+        let slot = &self.0[c as usize];
+        match slot.load(Ordering::Relaxed) {
+            0 => {
+                let i = compute_info(c);
+                slot.store(i.0, Ordering::Relaxed);
+                i
+            }
+            v => CpInfo(v),
+        }
+    }
+}
+
+/// [`info`] without the cache (once per code point: out of line, so that
+/// the look-up inlines).
+#[cold]
+#[inline(never)]
+fn compute_info(c: char) -> CpInfo {
+    use icu_normalizer::properties::{
+        CanonicalCompositionBorrowed, CanonicalDecompositionBorrowed, Decomposed,
+    };
+    use icu_properties::props::{BidiClass, CanonicalCombiningClass};
+    let mut v = match compute(c) {
+        DerivedProperty::Pvalid => 1,
+        DerivedProperty::ContextJ => 2,
+        DerivedProperty::ContextO => 3,
+        DerivedProperty::Disallowed => 4,
+        DerivedProperty::Unassigned => 5,
+    };
+    let b = CodePointMapData::<BidiClass>::new().get(c);
+    if b == BidiClass::RightToLeft || b == BidiClass::ArabicLetter || b == BidiClass::ArabicNumber {
+        v |= RTL;
+    }
+    // Not Full_Composition_Exclusion (NFC_Quick_Check No) and not
+    // backward-combining (Maybe).
+    let composes_to_itself = match CanonicalDecompositionBorrowed::new().decompose(c) {
+        Decomposed::Default => true,
+        Decomposed::Expansion(a, b) => CanonicalCompositionBorrowed::new().compose(a, b) == Some(c),
+        Decomposed::Singleton(_) => false,
+    };
+    if composes_to_itself && backward_combining().binary_search(&c).is_err() {
+        v |= NFC_YES;
+    }
+    if CodePointMapData::<CanonicalCombiningClass>::new().get(c)
+        == CanonicalCombiningClass::NotReordered
+    {
+        v |= STARTER;
+    }
+    CpInfo(v)
+}
+
+/// The highest code point with a canonical decomposition is below this
+/// (U+2FA1D; a test checks the whole range).
+const DECOMPOSITIONS_END: u32 = 0x3_0000;
+
+/// The code points that are the second of a primary composite (they can
+/// combine with the code point before them in NFC), sorted.
+fn backward_combining() -> &'static [char] {
+    use std::sync::OnceLock;
+    static SET: OnceLock<Vec<char>> = OnceLock::new();
+    SET.get_or_init(|| backward_combining_below(DECOMPOSITIONS_END))
+}
+
+/// The seconds of the primary composites below `end`: a primary composite
+/// has a two-code-point canonical decomposition and is not excluded from
+/// composition, so composing its decomposition gives it back.
+fn backward_combining_below(end: u32) -> Vec<char> {
+    use icu_normalizer::properties::{
+        CanonicalCompositionBorrowed, CanonicalDecompositionBorrowed, Decomposed,
+    };
+    let decomp = CanonicalDecompositionBorrowed::new();
+    let comp = CanonicalCompositionBorrowed::new();
+    let mut set: Vec<char> = (0..end)
+        .filter_map(char::from_u32)
+        .filter_map(|x| match decomp.decompose(x) {
+            Decomposed::Expansion(a, b) if comp.compose(a, b) == Some(x) => Some(b),
+            _ => None,
+        })
+        .collect();
+    set.sort_unstable();
+    set.dedup();
+    set
 }
 
 /// [`derived_property`] without the cache.
@@ -267,6 +390,26 @@ mod tests {
             GeneralCategory::Unassigned,
             "data newer than {UNICODE_VERSION}"
         );
+    }
+
+    /// No canonical decomposition at or above DECOMPOSITIONS_END, so the
+    /// set of backward-combining code points is complete.
+    #[test]
+    fn backward_combining_set_is_complete() {
+        use icu_normalizer::properties::{CanonicalDecompositionBorrowed, Decomposed};
+        let decomp = CanonicalDecompositionBorrowed::new();
+        for cp in DECOMPOSITIONS_END..=0x10FFFF {
+            let Some(c) = char::from_u32(cp) else { continue };
+            assert_eq!(decomp.decompose(c), Decomposed::Default, "U+{cp:04X}");
+        }
+        assert_eq!(backward_combining(), backward_combining_below(0x11_0000));
+        // Examples: combining acute, Devanagari nukta, Hangul V and T jamo.
+        for c in ['\u{0301}', '\u{093C}', '\u{1161}', '\u{11A8}'] {
+            assert!(!info(c).nfc_yes(), "{c:?}");
+        }
+        assert!(info('a').nfc_yes() && info('\u{0915}').nfc_yes() && info('é').nfc_yes());
+        // Excluded from composition; a singleton (Kelvin sign).
+        assert!(!info('\u{0958}').nfc_yes() && !info('\u{212A}').nfc_yes());
     }
 
     /// The Changes_When_NFKC_Casefolded shortcut never hides an unstable

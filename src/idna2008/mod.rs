@@ -1,7 +1,8 @@
 //! IDNA2008: A-label ⇄ U-label conversion and label validity.
 //!
 //! This module owns everything that knows about `xn--`: Punycode
-//! ([RFC 3492], through [`idna::punycode`]), the derived property of code
+//! ([RFC 3492]; decoded by [`idna::punycode`], encoded by an equivalent
+//! encoder that is faster on whole labels), the derived property of code
 //! points ([RFC 5892]), the contextual rules ([RFC 5892 Appendix A]), the
 //! Bidi rule ([RFC 5893]) and the label rules of the protocol
 //! ([RFC 5891 §4–5]). It does not apply UTS #46 mappings: IDNA2008 labels
@@ -34,8 +35,8 @@
 mod bidi;
 mod context;
 mod derived;
+mod punycode;
 
-use std::borrow::Cow;
 use std::fmt;
 
 use icu_normalizer::ComposingNormalizerBorrowed;
@@ -316,36 +317,64 @@ pub(crate) fn is_plain_ldh(octets: &[u8]) -> bool {
         && !(n >= 4 && octets[2] == b'-' && octets[3] == b'-')
 }
 
+/// Where [`forms_into`] wrote the forms of a label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum FormsAt {
+    /// The input is lower-case LDH: A-label = U-label = input; valid.
+    /// Nothing was written.
+    Ldh,
+    /// The A-label is the `alen` octets written first; the U-label follows
+    /// (`ulen` octets), or is the A-label when `ulen` is `None`.
+    Owned { alen: usize, ulen: Option<usize>, finding: Option<Finding> },
+}
+
 /// Computes the forms of a label given as octets.
 pub(crate) fn forms_bytes(octets: &[u8]) -> Forms {
+    let mut out = String::new();
+    match forms_into(octets, &mut out, &mut Vec::new()) {
+        FormsAt::Ldh => Forms::Ldh,
+        FormsAt::Owned { alen, ulen, finding } => {
+            let ulabel = ulen.map(|_| out[alen..].to_string());
+            out.truncate(alen);
+            Forms::Owned { alabel: out, ulabel, finding }
+        }
+    }
+}
+
+/// Computes the forms of a label given as octets, appending them to `out`
+/// (see [`FormsAt`]) without allocating when the buffers are large
+/// enough. `chars` is scratch space.
+pub(crate) fn forms_into(octets: &[u8], out: &mut String, chars: &mut Vec<char>) -> FormsAt {
     if is_plain_ldh(octets) {
-        return Forms::Ldh;
+        return FormsAt::Ldh;
     }
     if octets.is_empty() {
-        return Forms::Owned { alabel: String::new(), ulabel: None, finding: Some(Finding::Empty) };
+        return FormsAt::Owned { alen: 0, ulen: None, finding: Some(Finding::Empty) };
     }
     let text = match std::str::from_utf8(octets) {
         Ok(t) => t,
         Err(e) => {
-            let lossy = String::from_utf8_lossy(octets).to_ascii_lowercase();
-            return Forms::Owned {
-                alabel: lossy,
-                ulabel: None,
+            let start = out.len();
+            out.push_str(&String::from_utf8_lossy(octets));
+            out[start..].make_ascii_lowercase();
+            return FormsAt::Owned {
+                alen: out.len() - start,
+                ulen: None,
                 finding: Some(Finding::NotUtf8 { offset: e.valid_up_to() }),
             };
         }
     };
-    if text.is_ascii() { ascii_forms(text) } else { unicode_forms(text) }
+    if text.is_ascii() { ascii_forms(text, out, chars) } else { unicode_forms(text, out, chars) }
 }
 
 /// An ASCII label: an LDH label, an `xn--` label, or a non-LDH label.
-fn ascii_forms(text: &str) -> Forms {
-    let lower: Cow<'_, str> = if text.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(text.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(text)
-    };
-    let owned = |finding| Forms::Owned { alabel: lower.to_string(), ulabel: None, finding };
+fn ascii_forms(text: &str, out: &mut String, chars: &mut Vec<char>) -> FormsAt {
+    let start = out.len();
+    out.push_str(text);
+    out[start..].make_ascii_lowercase();
+    let alen = text.len();
+    let owned = |finding| FormsAt::Owned { alen, ulen: None, finding };
+    let lower = &out[start..];
     if let Some((offset, &byte)) =
         lower.as_bytes().iter().enumerate().find(|(_, b)| CLASS[**b as usize] > 1)
     {
@@ -366,39 +395,62 @@ fn ascii_forms(text: &str) -> Forms {
         }
         return owned(None);
     };
-    let Some(decoded) = idna::punycode::decode_to_string(puny) else {
+    let Some(decoded) = idna::punycode::decode(puny) else {
         return owned(Some(Finding::PunycodeDecode));
     };
-    let ulabel = Some(decoded.clone());
-    let with =
-        |finding| Forms::Owned { alabel: lower.to_string(), ulabel: ulabel.clone(), finding };
-    if decoded.is_ascii() {
+    chars.clear();
+    chars.extend_from_slice(&decoded);
+    out.extend(chars.iter());
+    let ulen = out.len() - start - alen;
+    let with = |finding| FormsAt::Owned { alen, ulen: Some(ulen), finding };
+    if chars.iter().all(char::is_ascii) {
         return with(Some(Finding::FakeALabel));
     }
-    match idna::punycode::encode_str(&decoded) {
-        Some(re) if re == puny => {}
-        _ => return with(Some(Finding::RoundTrip)),
+    // Round trip: the decoded U-label must encode to the same Punycode.
+    let re = out.len();
+    let same = punycode::encode_into(chars, out).is_some()
+        && out[re..] == out[start + ACE_PREFIX.len()..start + alen];
+    out.truncate(re);
+    if !same {
+        return with(Some(Finding::RoundTrip));
     }
-    with(check_ulabel(&decoded).err())
+    with(check_chars(&out[start + alen..], chars).err())
 }
 
 /// A label given as a U-label in UTF-8: fold ASCII case, encode, check.
-fn unicode_forms(text: &str) -> Forms {
-    let ulabel = text.to_ascii_lowercase();
-    let Some(puny) = idna::punycode::encode_str(&ulabel) else {
-        return Forms::Owned {
-            alabel: ulabel.clone(),
-            ulabel: Some(ulabel),
+fn unicode_forms(text: &str, out: &mut String, chars: &mut Vec<char>) -> FormsAt {
+    let start = out.len();
+    // At most one code point per octet: fill, then cut (cheaper than
+    // pushing through the iterator).
+    chars.clear();
+    chars.resize(text.len(), '\0');
+    let mut n = 0;
+    for (slot, c) in chars.iter_mut().zip(text.chars()) {
+        *slot = c.to_ascii_lowercase();
+        n += 1;
+    }
+    chars.truncate(n);
+    out.push_str(ACE_PREFIX);
+    if punycode::encode_into(chars, out).is_none() {
+        // Too long to encode: the A-label is the (folded) U-label.
+        out.truncate(start);
+        out.push_str(text);
+        out[start..].make_ascii_lowercase();
+        return FormsAt::Owned {
+            alen: text.len(),
+            ulen: None,
             finding: Some(Finding::TooLong { octets: text.len() }),
         };
-    };
-    let alabel = format!("{ACE_PREFIX}{puny}");
-    let finding = if alabel.len() > MAX_LABEL_OCTETS {
-        Some(Finding::TooLong { octets: alabel.len() })
+    }
+    let alen = out.len() - start;
+    out.push_str(text);
+    out[start + alen..].make_ascii_lowercase();
+    let finding = if alen > MAX_LABEL_OCTETS {
+        Some(Finding::TooLong { octets: alen })
     } else {
-        check_ulabel(&ulabel).err()
+        check_chars(&out[start + alen..], chars).err()
     };
-    Forms::Owned { alabel, ulabel: Some(ulabel), finding }
+    FormsAt::Owned { alen, ulen: Some(text.len()), finding }
 }
 
 /// Converts a U-label to its A-label and checks it ([RFC 5891 §4]).
@@ -448,13 +500,32 @@ pub fn to_ulabel(alabel: &str) -> Result<String, Finding> {
 /// [§4.2.3.3]: https://www.rfc-editor.org/rfc/rfc5891#section-4.2.3.3
 /// [§4.2.3.4]: https://www.rfc-editor.org/rfc/rfc5891#section-4.2.3.4
 pub fn check_ulabel(ulabel: &str) -> Result<(), Finding> {
+    let chars: Vec<char> = ulabel.chars().collect();
+    check_chars(ulabel, &chars)
+}
+
+/// [`check_ulabel`] given the code points of the U-label too.
+fn check_chars(ulabel: &str, chars: &[char]) -> Result<(), Finding> {
     if ulabel.is_empty() {
         return Err(Finding::Empty);
     }
-    if !ComposingNormalizerBorrowed::new_nfc().is_normalized(ulabel) {
+    // One look-up of each code point's facts; the rules below are then
+    // applied in their order.
+    let facts = derived::Facts::new();
+    let mut nfc_quick = true;
+    let mut all_pvalid = true;
+    let mut rtl = false;
+    let mut prev_mark: Option<char> = None;
+    for &c in chars {
+        let i = facts.get(c);
+        nfc_quick &= i.nfc_yes() && (i.starter() || in_canonical_order(prev_mark, c));
+        prev_mark = (!i.starter()).then_some(c);
+        all_pvalid &= i.derived() == DerivedProperty::Pvalid;
+        rtl |= i.rtl();
+    }
+    if !nfc_quick && !ComposingNormalizerBorrowed::new_nfc().is_normalized(ulabel) {
         return Err(Finding::NotNfc);
     }
-    let chars: Vec<char> = ulabel.chars().collect();
     if chars.len() >= 4 && chars[2] == '-' && chars[3] == '-' {
         return Err(Finding::HyphenPositions34);
     }
@@ -468,27 +539,53 @@ pub fn check_ulabel(ulabel: &str) -> Result<(), Finding> {
     if GeneralCategoryGroup::Mark.contains(gc) {
         return Err(Finding::LeadingCombiningMark { cp: chars[0] });
     }
-    for (i, &cp) in chars.iter().enumerate() {
-        match derived_property(cp) {
+    for (i, &cp) in chars.iter().enumerate().filter(|_| !all_pvalid) {
+        match facts.get(cp).derived() {
             DerivedProperty::Pvalid => {}
             DerivedProperty::Disallowed => return Err(Finding::Disallowed { cp }),
             DerivedProperty::Unassigned => return Err(Finding::Unassigned { cp }),
             DerivedProperty::ContextJ => {
-                if !context::rule_holds(&chars, i) {
+                if !context::rule_holds(chars, i) {
                     return Err(Finding::ContextJ { cp });
                 }
             }
             DerivedProperty::ContextO => {
-                if !context::rule_holds(&chars, i) {
+                if !context::rule_holds(chars, i) {
                     return Err(Finding::ContextO { cp });
                 }
             }
         }
     }
-    if bidi::is_rtl_label(&chars) {
-        bidi::check_rtl(&chars).map_err(|rule| Finding::Bidi { rule })?;
+    if rtl {
+        bidi::check_rtl(chars).map_err(|rule| Finding::Bidi { rule })?;
     }
     Ok(())
+}
+
+/// Whether the non-starter `c` after `prev` (the code point before it,
+/// when that is a non-starter too) keeps canonical order (UAX #15 §9: the
+/// combining class does not decrease).
+fn in_canonical_order(prev: Option<char>, c: char) -> bool {
+    use icu_properties::props::CanonicalCombiningClass;
+    let Some(p) = prev else { return true };
+    let ccc = CodePointMapData::<CanonicalCombiningClass>::new();
+    ccc.get(p).to_icu4c_value() <= ccc.get(c).to_icu4c_value()
+}
+
+/// Whether `chars` is in NFC, when the quick check of [UAX #15 §9] shows
+/// it: every code point has NFC_Quick_Check Yes and combining marks are in
+/// canonical order. `false` means "maybe not: ask the normalizer".
+///
+/// [UAX #15 §9]: https://www.unicode.org/reports/tr15/#Detecting_Normalization_Forms
+#[cfg(test)]
+fn is_nfc_quick(chars: &[char]) -> bool {
+    let mut prev_mark: Option<char> = None;
+    chars.iter().all(|&c| {
+        let i = derived::info(c);
+        let ok = i.nfc_yes() && (i.starter() || in_canonical_order(prev_mark, c));
+        prev_mark = (!i.starter()).then_some(c);
+        ok
+    })
 }
 
 /// Checks conditions 1, 5 and 6 of the Bidi rule ([RFC 5893 §2]) on a
@@ -579,6 +676,65 @@ mod tests {
         // A delimiter with no basic code points before it: the encoder
         // would not write it; idna's decoder already refuses it.
         assert_eq!(reason("xn---ls8h").as_deref(), Some("punycode does not decode"));
+    }
+
+    /// The quick NFC proof never says yes where the normalizer says no;
+    /// and it says yes for plain text in the scripts of the built-in LGRs.
+    #[test]
+    fn nfc_quick_agrees_with_the_normalizer() {
+        let nfc = ComposingNormalizerBorrowed::new_nfc();
+        let check = |s: &str| {
+            let chars: Vec<char> = s.chars().collect();
+            if is_nfc_quick(&chars) {
+                assert!(nfc.is_normalized(s), "{s:?}");
+            }
+        };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Latin with marks, Devanagari, Bengali, Tamil, Khmer, Hangul
+        // syllables and jamo, Greek, Arabic, everything.
+        let ranges: [(u32, u32); 9] = [
+            (0x41, 0x250),
+            (0x300, 0x370),
+            (0x900, 0x980),
+            (0x980, 0xA00),
+            (0xB80, 0xC00),
+            (0x1780, 0x1800),
+            (0x1100, 0x1200),
+            (0xAC00, 0xAC80),
+            (0, 0x11_0000),
+        ];
+        // Every code point alone, and after a letter.
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            check(c.encode_utf8(&mut [0; 4]));
+            check(&format!("a{c}"));
+        }
+        for _ in 0..200_000 {
+            let len = 1 + (next() % 8) as usize;
+            let a = ranges[(next() % 9) as usize];
+            let b = ranges[(next() % 9) as usize];
+            let s: String = (0..len)
+                .filter_map(|_| {
+                    let (lo, hi) = if next() % 2 == 0 { a } else { b };
+                    char::from_u32(lo + (next() % u64::from(hi - lo)) as u32)
+                })
+                .collect();
+            check(&s);
+        }
+        for s in ["bücher", "\u{0915}\u{094D}\u{0937}", "\u{1780}\u{17D2}\u{1793}", "한국"] {
+            assert!(is_nfc_quick(&s.chars().collect::<Vec<_>>()), "{s:?}");
+        }
+        // Marks out of canonical order, a nukta (composes), a jamo V.
+        for s in ["a\u{0316}\u{0301}x", "a\u{0301}\u{0316}", "\u{0928}\u{093C}", "\u{1100}\u{1161}"]
+        {
+            check(s);
+        }
+        assert!(!is_nfc_quick(&['a', '\u{0301}', '\u{0316}']));
     }
 
     #[test]

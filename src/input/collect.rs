@@ -9,7 +9,7 @@ use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
 
 use super::labels::{CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
 use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
-use crate::idna2008::{self, Forms};
+use crate::idna2008::{self, Finding, Forms, FormsAt};
 
 /// Where a record or line is.
 #[derive(Clone, Copy, Debug)]
@@ -105,8 +105,119 @@ pub(crate) struct Collector {
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
     /// IDNA forms of list labels computed ahead, in parallel and in line
-    /// order (see [`Collector::precompute_forms`]), taken by `register`.
-    forms_ahead: std::collections::VecDeque<(Box<[u8]>, Forms)>,
+    /// order (see [`Collector::set_ahead`]), taken by `register`.
+    ahead: Ahead,
+}
+
+/// IDNA forms of list labels computed ahead (see
+/// [`Collector::set_ahead`]): chunks of entries in line order.
+#[derive(Default)]
+struct Ahead {
+    source: u32,
+    chunks: Vec<AheadChunk>,
+    /// The first entry not taken yet: (chunk, entry).
+    next: (usize, usize),
+}
+
+/// The forms of a batch of list labels, computed ahead (in parallel) by
+/// [`compute_forms`], for [`Collector::set_ahead`].
+pub(crate) struct AheadBatch {
+    /// The source of the labels.
+    pub(crate) source: u32,
+    /// In line order.
+    pub(crate) chunks: Vec<AheadChunk>,
+}
+
+/// Forms of consecutive labels, computed by one task.
+pub(crate) struct AheadChunk {
+    /// The forms of the entries, one after the other.
+    text: String,
+    entries: Vec<AheadEntry>,
+}
+
+/// The forms of one label (never a plain label).
+///
+/// Kept small (40 bytes): a batch has tens of thousands.
+struct AheadEntry {
+    /// Where the label is in its source, and its length.
+    offset: u64,
+    len: u32,
+    /// Its A-label is `text[at..at + alen]`; its U-label follows (`ulen`
+    /// octets), or is the A-label when `ulen` is [`NONE`].
+    at: u32,
+    alen: u32,
+    ulen: u32,
+    /// Rare, so boxed.
+    finding: Option<Box<Finding>>,
+    /// [`hash_bytes`] of the A-label, the deduplication key.
+    hash: u64,
+}
+
+impl Ahead {
+    /// Takes the entry of the label at `offset` of `source`, `len` octets
+    /// long, skipping the entries before it (lines not registered).
+    fn take(&mut self, source: u32, offset: u64, len: usize) -> Option<(&str, &AheadEntry)> {
+        if source != self.source {
+            return None;
+        }
+        let (mut c, mut i) = self.next;
+        while let Some(chunk) = self.chunks.get(c) {
+            match chunk.entries.get(i) {
+                None => (c, i) = (c + 1, 0),
+                Some(e) if e.offset < offset => i += 1,
+                Some(e) if e.offset == offset && e.len as usize == len => {
+                    self.next = (c, i + 1);
+                    let chunk = &self.chunks[c];
+                    return Some((&chunk.text, &chunk.entries[i]));
+                }
+                Some(_) => break,
+            }
+        }
+        self.next = (c, i);
+        None
+    }
+
+    /// The hash of the entry `k` places after the next one, if it is in
+    /// the same chunk.
+    fn hash_after(&self, k: usize) -> Option<u64> {
+        let (c, i) = self.next;
+        Some(self.chunks.get(c)?.entries.get(i + k)?.hash)
+    }
+}
+
+/// Computes the IDNA forms of list labels given as (offset in their
+/// source, octets), in line order; each conversion is independent of the
+/// others, so callers run this on several batches in parallel.
+pub(crate) fn compute_forms(labels: &[(u64, &[u8])]) -> AheadChunk {
+    let mut text = String::with_capacity(labels.len() * 64);
+    let mut entries = Vec::with_capacity(labels.len());
+    let mut chars = Vec::new();
+    for &(offset, l) in labels {
+        let at = text.len();
+        let forms = idna2008::forms_into(l, &mut text, &mut chars);
+        // Sizes beyond u32 (no real label) are left to `register`.
+        let fit = |n: usize| u32::try_from(n).ok().filter(|&n| n != NONE);
+        if let FormsAt::Owned { alen, ulen, finding } = forms
+            && !(l.is_ascii() && idna2008::is_plain_ldh(&l.to_ascii_lowercase()))
+            && let (Some(len32), Some(at32), Some(alen32)) = (fit(l.len()), fit(at), fit(alen))
+            && let Some(ulen32) = ulen.map_or(Some(NONE), fit)
+        {
+            let hash = hash_bytes(&text.as_bytes()[at..at + alen]);
+            entries.push(AheadEntry {
+                offset,
+                len: len32,
+                at: at32,
+                alen: alen32,
+                ulen: ulen32,
+                finding: finding.map(Box::new),
+                hash,
+            });
+        } else {
+            // Plain once folded: `register` needs no forms.
+            text.truncate(at);
+        }
+    }
+    AheadChunk { text, entries }
 }
 
 /// A-label, U-label and finding.
@@ -131,6 +242,7 @@ impl Collector {
                 records: Vec::new(),
                 forms: Vec::new(),
                 arena: Vec::new(),
+                text: String::new(),
                 sources: Vec::new(),
                 ns_index: Vec::new(),
                 ns_targets: Vec::new(),
@@ -152,7 +264,7 @@ impl Collector {
             outside_seen: HashSet::default(),
             csv_columns: HashMap::new(),
             pending: Vec::new(),
-            forms_ahead: std::collections::VecDeque::new(),
+            ahead: Ahead::default(),
         }
     }
 
@@ -201,6 +313,26 @@ impl Collector {
         orig: Orig<'_>,
         mode: KeyMode,
     ) -> Result<u32, Error> {
+        // The table slot of a label a few lines on (its hash is known): in
+        // memory by the time that label is looked up.
+        if mode == KeyMode::ALabel
+            && let Some(h) = self.ahead.hash_after(8)
+        {
+            self.dedup.prefetch(h);
+        }
+        if mode == KeyMode::ALabel
+            && let Some((text, e)) = self.ahead.take(loc.source, loc.offset, octets.len())
+        {
+            return register_ahead(
+                &mut self.set,
+                &mut self.dedup,
+                loc,
+                octets,
+                orig,
+                &text[e.at as usize..],
+                e,
+            );
+        }
         let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
             Cow::Owned(octets.to_ascii_lowercase())
         } else {
@@ -211,13 +343,7 @@ impl Collector {
         // unless the label is plain (A-label = lower-case text).
         let mut forms = None;
         let key: Cow<'_, [u8]> = if mode == KeyMode::ALabel && !plain {
-            // Labels computed ahead arrive in the same order; entries for
-            // lines that were not registered (malformed) are skipped.
-            let ahead = self.forms_ahead.iter().take(8).position(|(k, _)| **k == *octets);
-            let f = match ahead.and_then(|p| self.forms_ahead.drain(..=p).next_back()) {
-                Some((_, f)) => f,
-                None => idna2008::forms_bytes(octets),
-            };
+            let f = idna2008::forms_bytes(octets);
             let k = match &f {
                 Forms::Ldh => lower.clone(),
                 Forms::Owned { alabel, .. } => Cow::Owned(alabel.as_bytes().to_vec()),
@@ -410,18 +536,23 @@ impl Collector {
         Ok(index)
     }
 
-    /// Computes, on the current rayon pool, the IDNA forms of labels about
-    /// to be registered in A-label key mode (lists), so that `register`
-    /// finds them ready; each conversion is independent of the others.
-    pub(crate) fn precompute_forms(&mut self, labels: Vec<&[u8]>) {
-        use rayon::prelude::*;
-        let computed: Vec<(Box<[u8]>, Forms)> = labels
-            .into_par_iter()
-            .with_min_len(256)
-            .map(|l| (Box::<[u8]>::from(l), idna2008::forms_bytes(l)))
-            .collect();
-        self.forms_ahead.clear();
-        self.forms_ahead.extend(computed);
+    /// Hands `register` the forms of the labels about to be registered in
+    /// A-label key mode (lists), computed ahead by [`compute_forms`], and
+    /// makes room for them.
+    pub(crate) fn set_ahead(&mut self, batch: AheadBatch) {
+        let n: usize = batch.chunks.iter().map(|c| c.entries.len()).sum();
+        let text: usize = batch.chunks.iter().map(|c| c.text.len()).sum();
+        self.ahead = Ahead { source: batch.source, chunks: batch.chunks, next: (0, 0) };
+        self.set.records.reserve(n);
+        self.set.forms.reserve(n);
+        self.set.text.reserve(text);
+    }
+
+    /// Expects about `n` more labels (a list's lines): the deduplicator
+    /// sizes its table once.
+    pub(crate) fn expect_labels(&mut self, n: usize) {
+        let set = &self.set;
+        self.dedup.reserve(n, |i| set.key_of(&set.records[i as usize]));
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels
@@ -631,4 +762,100 @@ impl Collector {
             + acc.outside_names;
         self.set
     }
+}
+
+/// Registers a label whose forms were computed ahead (lists: A-label key
+/// mode; `text` starts with the entry's forms). A valid IDN keeps its forms
+/// in the set's shared text; others get a [`Full`] entry.
+fn register_ahead(
+    set: &mut LabelSet,
+    dedup: &mut Dedup,
+    loc: Loc,
+    octets: &[u8],
+    orig: Orig<'_>,
+    text: &str,
+    e: &AheadEntry,
+) -> Result<u32, Error> {
+    let alen = e.alen as usize;
+    let alabel = &text[..alen];
+    let ulabel = (e.ulen != NONE).then(|| &text[alen..alen + e.ulen as usize]);
+    let seen = {
+        let set = &*set;
+        dedup.insert_hashed(alabel.as_bytes(), e.hash, |i| set.key_of(&set.records[i as usize]))
+    };
+    if let Seen::Existing(i) = seen {
+        set.accounting.duplicate_records += 1;
+        return Ok(i);
+    }
+    let path = |set: &LabelSet| {
+        set.sources.get(loc.source as usize).map_or(Path::new("-"), |s| s.path.as_path()).to_owned()
+    };
+    let index = u32::try_from(set.records.len()).map_err(|_| {
+        Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
+            &path(set),
+            loc.line,
+            Some(loc.offset),
+        )
+    })?;
+    let source_mapped = set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
+    let len16 = u16::try_from(octets.len()).ok();
+    let in_source = matches!(orig, Orig::Mapped) && source_mapped && len16.is_some();
+    // The original when it is not in the source.
+    let original = match orig {
+        Orig::Mapped if in_source => None,
+        Orig::Mapped => Some(octets),
+        Orig::Text(t) => Some(t),
+    };
+    let ulabel_text = ulabel.unwrap_or(alabel);
+    let compact = e.finding.is_none()
+        && len16.is_some()
+        && original.is_none_or(|o| o == octets)
+        && u16::try_from(alabel.len()).is_ok()
+        && u16::try_from(ulabel_text.len()).is_ok();
+    let original_text = original.map(std::str::from_utf8);
+    let entry = match original_text {
+        _ if !compact => None,
+        None => Some(None),
+        Some(Ok(o)) => Some(Some(o)),
+        Some(Err(_)) => None,
+    };
+    let forms = match entry {
+        Some(original) => {
+            let at = set.text.len() as u64;
+            set.text.push_str(alabel);
+            set.text.push_str(ulabel_text);
+            if let Some(o) = original {
+                set.text.push_str(o);
+            }
+            FormsEntry::Idn {
+                at,
+                alen: alabel.len() as u16,
+                ulen: ulabel_text.len() as u16,
+                original_follows: original.is_some(),
+            }
+        }
+        None => FormsEntry::Full(Box::new(Full {
+            alabel: alabel.into(),
+            ulabel: ulabel.map(Into::into),
+            finding: e.finding.as_deref().cloned(),
+            original: original.map(Into::into),
+            key: None,
+            pending: None,
+        })),
+    };
+    let forms_index = u32::try_from(set.forms.len())
+        .ok()
+        .filter(|&i| i != NONE)
+        .ok_or_else(|| Error::new(ErrorKind::Malformed("more than 2^32 labels".into())))?;
+    set.forms.push(forms);
+    set.records.push(LabelRecord {
+        offset: loc.offset,
+        text: IN_SOURCE,
+        line: u32::try_from(loc.line).unwrap_or(u32::MAX),
+        source: u16::try_from(loc.source).unwrap_or(u16::MAX),
+        len: len16.unwrap_or(0),
+        forms: forms_index,
+    });
+    set.accounting.registered_labels += 1;
+    Ok(index)
 }

@@ -74,6 +74,9 @@ pub(crate) struct Dedup {
     len: u32,
     /// (label index + 1, high 32 bits of the hash); 0 = empty slot.
     table: Vec<(u32, u32)>,
+    /// How many keys the table should have room for, when known (see
+    /// [`Dedup::reserve`]).
+    expected: usize,
 }
 
 /// Outcome of [`Dedup::insert`].
@@ -149,6 +152,62 @@ impl Dedup {
         true
     }
 
+    /// Expects `additional` more keys: the hash table, once used, is sized
+    /// for them at once rather than grown by doubling (each growth hashes
+    /// every key again).
+    pub(crate) fn reserve<'k>(&mut self, additional: usize, key_of: impl Fn(u32) -> &'k [u8]) {
+        self.expected = self.len as usize + additional;
+        if self.hashed && !self.has_room(self.expected) {
+            self.rebuild(self.expected, &key_of);
+        }
+    }
+
+    /// Like [`Dedup::insert`], given the key's [`hash_bytes`] (computed
+    /// ahead, in parallel).
+    pub(crate) fn insert_hashed<'k>(
+        &mut self,
+        key: &[u8],
+        h: u64,
+        key_of: impl Fn(u32) -> &'k [u8],
+    ) -> Seen {
+        if !self.hashed {
+            return self.insert(key, key_of);
+        }
+        if let Some(i) = self.find(key, h, &key_of) {
+            return Seen::Existing(i);
+        }
+        if !self.has_room(self.len as usize + 1) {
+            let want = (self.table.len() * 2).max(self.expected);
+            self.rebuild(want, &key_of);
+        }
+        self.put(self.len, h);
+        self.len += 1;
+        Seen::New
+    }
+
+    /// Starts loading the table slot of a key with hash `h`, which is about
+    /// to be looked up (a hint; it changes nothing).
+    #[inline]
+    pub(crate) fn prefetch(&self, h: u64) {
+        if !self.hashed || self.table.is_empty() {
+            return;
+        }
+        let slot = &self.table[h as usize & (self.table.len() - 1)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY: a prefetch is only a hint; it never faults.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(slot).cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
+    /// Whether the table holds `n` keys within its load factor (3/4).
+    fn has_room(&self, n: usize) -> bool {
+        n.saturating_mul(4) <= self.table.len() * 3
+    }
+
     fn find<'k>(&self, key: &[u8], h: u64, key_of: &impl Fn(u32) -> &'k [u8]) -> Option<u32> {
         let mask = self.table.len() - 1;
         let tag = (h >> 32) as u32;
@@ -175,6 +234,8 @@ impl Dedup {
     }
 
     fn rebuild<'k>(&mut self, want: usize, key_of: &impl Fn(u32) -> &'k [u8]) {
+        // Room for the expected keys too, within the load factor.
+        let want = want.max(self.expected.saturating_mul(4) / 3 + 1);
         let size = want.max(16).next_power_of_two();
         self.table = vec![(0, 0); size];
         for i in 0..self.len {

@@ -6,8 +6,9 @@
 //! same bytes, of the mapped file (borrowed) or of a shared text arena
 //! (streams, and mapped files read with [`LabelText::Copy`]). Other labels
 //! have a forms entry: an ASCII label that only needed case folding keeps
-//! its folded text in the arena; the rest (IDNs, findings, escapes) have
-//! their forms boxed.
+//! its folded text in the arena; a valid IDN keeps its A-label and U-label
+//! in a shared text (lists); the rest (findings, escapes) have their forms
+//! boxed.
 //!
 //! [`LabelText::Copy`]: super::LabelText::Copy
 
@@ -87,6 +88,16 @@ pub(crate) enum FormsEntry {
         lower: u64,
     },
     Full(Box<Full>),
+    /// A valid IDN: its A-label is `LabelSet::text[at..at+alen]` and its
+    /// U-label follows (`ulen` octets). Its original is the next `len`
+    /// octets (`len` from the record) when `original_follows`, else in
+    /// the mapped source.
+    Idn {
+        at: u64,
+        alen: u16,
+        ulen: u16,
+        original_follows: bool,
+    },
 }
 
 /// The columns of a CSV row beyond the label.
@@ -131,6 +142,8 @@ pub struct LabelSet {
     pub(crate) records: Vec<LabelRecord>,
     pub(crate) forms: Vec<FormsEntry>,
     pub(crate) arena: Vec<u8>,
+    /// The forms of [`FormsEntry::Idn`] entries.
+    pub(crate) text: String,
     pub(crate) sources: Vec<SourceInfo>,
     /// CSR offsets into `ns_targets`, `records.len() + 1` long, or empty.
     pub(crate) ns_index: Vec<u32>,
@@ -223,7 +236,13 @@ impl LabelSet {
             None => self.plain_bytes(rec),
             Some(FormsEntry::Arena { lower, .. }) => self.arena_slice(*lower, rec.len),
             Some(FormsEntry::Full(f)) => f.key.as_deref().unwrap_or(f.alabel.as_bytes()),
+            Some(&FormsEntry::Idn { at, alen, .. }) => self.text_slice(at, alen).as_bytes(),
         }
+    }
+
+    fn text_slice(&self, start: u64, len: u16) -> &str {
+        let s = start as usize;
+        self.text.get(s..s + usize::from(len)).unwrap_or("")
     }
 
     fn arena_slice(&self, start: u64, len: u16) -> &[u8] {
@@ -290,6 +309,10 @@ impl<'a> Label<'a> {
                 self.set.arena_slice(*original, self.rec.len)
             }
             None => self.set.plain_bytes(self.rec),
+            Some(&FormsEntry::Idn { at, alen, ulen, original_follows: true }) => {
+                let at = at + u64::from(alen) + u64::from(ulen);
+                self.set.text_slice(at, self.rec.len).as_bytes()
+            }
             _ => self.set.source_bytes(self.rec),
         }
     }
@@ -306,6 +329,7 @@ impl<'a> Label<'a> {
             None => self.set.plain_bytes(self.rec),
             Some(FormsEntry::Arena { lower, .. }) => self.set.arena_slice(*lower, self.rec.len),
             Some(FormsEntry::Full(f)) => return &f.alabel,
+            Some(&FormsEntry::Idn { at, alen, .. }) => return self.set.text_slice(at, alen),
         };
         // Plain and folded labels are ASCII by construction.
         std::str::from_utf8(bytes).unwrap_or("")
@@ -313,9 +337,12 @@ impl<'a> Label<'a> {
 
     /// The U-label (equal to the A-label for an LDH label).
     pub fn ulabel(&self) -> &'a str {
-        match self.full() {
-            Some(f) => f.ulabel.as_deref().unwrap_or(&f.alabel),
-            None => self.alabel(),
+        match self.set.forms.get(self.rec.forms as usize) {
+            Some(FormsEntry::Full(f)) => f.ulabel.as_deref().unwrap_or(&f.alabel),
+            Some(&FormsEntry::Idn { at, alen, ulen, .. }) => {
+                self.set.text_slice(at + u64::from(alen), ulen)
+            }
+            _ => self.alabel(),
         }
     }
 

@@ -8,7 +8,7 @@
 
 use memchr::memchr;
 
-use super::collect::{Apex, Class, KeyMode, Loc, Orig, Relation};
+use super::collect::{AheadBatch, Apex, Class, KeyMode, Loc, Orig, Relation, compute_forms};
 use super::reader::Reader;
 use super::{Error, name};
 
@@ -24,6 +24,18 @@ impl ListState {
     }
 }
 
+/// Bytes of lines registered at a time: the forms of the next batch are
+/// computed (in parallel) while one is registered.
+const BATCH: usize = 1 << 20;
+
+/// Bytes of lines whose forms one task computes.
+const TASK: usize = 64 << 10;
+
+/// White space around a label (and a CR).
+fn is_ws(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')
+}
+
 /// Parses the complete lines of `buf`; returns the bytes consumed.
 pub(crate) fn parse(
     r: &mut Reader<'_>,
@@ -32,30 +44,112 @@ pub(crate) fn parse(
     base: u64,
     eof: bool,
 ) -> Result<usize, Error> {
-    // The labels that need IDNA conversion (U-labels, A-labels) are
-    // converted ahead, in parallel; the loop below then only registers.
-    let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c');
-    let complete = if eof { buf } else { &buf[..memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1)] };
-    let ahead: Vec<&[u8]> = complete
-        .split(|&b| b == b'\n')
-        .filter_map(|line| {
-            let s = line.iter().position(|b| !is_ws(b))?;
-            let e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
-            let t = &line[s..e];
-            let t = t.strip_suffix(b".").unwrap_or(t);
-            let idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
-            (idn && t[0] != b'#' && !t.iter().any(|b| is_ws(b) || *b == b'.')).then_some(t)
+    let complete = if eof { buf.len() } else { memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1) };
+    r.c.expect_labels(expected_lines(r, st.source, &buf[..complete], base));
+    let batches = split_lines(&buf[..complete], BATCH);
+    let source = st.source;
+    let forms_of = |range: &std::ops::Range<usize>| {
+        ahead(source, &buf[range.clone()], base + range.start as u64)
+    };
+    let mut next = batches.first().map(forms_of);
+    for (i, range) in batches.iter().enumerate() {
+        if let Some(batch) = next.take() {
+            r.c.set_ahead(batch);
+        }
+        // Register this batch while the next one's forms are computed.
+        let (done, forms) = rayon::join(
+            || lines(r, st, &buf[..range.end], range.start, base),
+            || batches.get(i + 1).map(forms_of),
+        );
+        done?;
+        next = forms;
+    }
+    Ok(complete)
+}
+
+/// How many more lines to expect: those of `lines` (at `base`), and for a
+/// mapped source fed in windows, as many again in the rest of it (at most
+/// 8 windows' worth), so that the deduplicator is sized once.
+fn expected_lines(r: &Reader<'_>, source: u32, lines: &[u8], base: u64) -> usize {
+    let here = memchr::memchr_iter(b'\n', lines).count();
+    let size = r.c.set.sources.get(source as usize).and_then(|s| s.data.as_deref());
+    let rest = size.map_or(0, |d| d.bytes().len() as u64).saturating_sub(base);
+    if lines.is_empty() || rest <= lines.len() as u64 {
+        return here;
+    }
+    let scaled = here as u128 * u128::from(rest) / lines.len() as u128;
+    usize::try_from(scaled).unwrap_or(usize::MAX).min(here.saturating_mul(8))
+}
+
+/// Splits `buf` (complete lines, the last one possibly without its
+/// newline) into ranges of whole lines of about `size` bytes.
+fn split_lines(buf: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut s = 0;
+    while s < buf.len() {
+        let e = match buf.get(s + size..) {
+            Some(rest) => memchr(b'\n', rest).map_or(buf.len(), |k| s + size + k + 1),
+            None => buf.len(),
+        };
+        ranges.push(s..e);
+        s = e;
+    }
+    ranges
+}
+
+/// The forms of the IDN labels of `lines` (at `base` in `source`),
+/// computed in parallel, for [`Collector::set_ahead`].
+///
+/// [`Collector::set_ahead`]: super::collect::Collector::set_ahead
+fn ahead(source: u32, lines: &[u8], base: u64) -> AheadBatch {
+    use rayon::prelude::*;
+    let tasks = split_lines(lines, TASK);
+    let chunks = tasks
+        .par_iter()
+        .map(|range| {
+            let labels = idn_labels(&lines[range.clone()], base + range.start as u64);
+            compute_forms(&labels)
         })
         .collect();
-    if ahead.len() > 1024 {
-        r.c.precompute_forms(ahead);
+    AheadBatch { source, chunks }
+}
+
+/// The labels of `lines` (at `base`) that need an IDNA conversion
+/// (U-labels, A-labels), as (offset, label): where `register` will be
+/// asked for them.
+fn idn_labels(lines: &[u8], base: u64) -> Vec<(u64, &[u8])> {
+    let mut labels = Vec::with_capacity(lines.len() / 16);
+    let mut next = 0;
+    let ends = memchr::memchr_iter(b'\n', lines).chain(std::iter::once(lines.len()));
+    for end in ends {
+        let line_at = next;
+        let line = &lines[line_at..end];
+        next = end + 1;
+        let Some(s) = line.iter().position(|b| !is_ws(b)) else { continue };
+        let e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
+        let t = &line[s..e];
+        let t = t.strip_suffix(b".").unwrap_or(t);
+        let idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
+        if idn && t[0] != b'#' && !t.iter().any(|b| is_ws(b) || *b == b'.') {
+            labels.push((base + (line_at + s) as u64, t));
+        }
     }
-    let mut pos = 0;
+    labels
+}
+
+/// Registers the lines of `buf[pos..]` (complete; the last one may lack
+/// its newline). `base` is the offset of `buf` in the source.
+fn lines(
+    r: &mut Reader<'_>,
+    st: &mut ListState,
+    buf: &[u8],
+    mut pos: usize,
+    base: u64,
+) -> Result<(), Error> {
     while pos < buf.len() {
         let (end, next) = match memchr(b'\n', &buf[pos..]) {
             Some(k) => (pos + k, pos + k + 1),
-            None if eof => (buf.len(), buf.len()),
-            None => return Ok(pos),
+            None => (buf.len(), buf.len()),
         };
         let line = &buf[pos..end];
         let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
@@ -72,22 +166,24 @@ pub(crate) fn parse(
             continue;
         }
         let mut e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
-        // A comment after white space.
-        if let Some(h) = line[s..e].windows(2).position(|w| is_ws(&w[0]) && w[1] == b'#') {
-            e = s + h;
-            while e > s && is_ws(&line[e - 1]) {
-                e -= 1;
+        // White space inside: a comment after it, or a second field.
+        if line[s..e].iter().any(is_ws) {
+            if let Some(h) = line[s..e].windows(2).position(|w| is_ws(&w[0]) && w[1] == b'#') {
+                e = s + h;
+                while e > s && is_ws(&line[e - 1]) {
+                    e -= 1;
+                }
+            }
+            if line[s..e].iter().any(is_ws) {
+                r.c.malformed(loc, "more than one field on a label line")?;
+                continue;
             }
         }
         let token = &line[s..e];
-        if token.iter().any(is_ws) {
-            r.c.malformed(loc, "more than one field on a label line")?;
-            continue;
-        }
         let loc = Loc { offset: loc.offset + s as u64, ..loc };
         name_label(r, loc, token, st.mapped, KeyMode::ALabel)?;
     }
-    Ok(pos)
+    Ok(())
 }
 
 /// Handles one name given in a list or CSV row: counts the record and

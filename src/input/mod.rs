@@ -146,7 +146,8 @@ pub enum LabelText {
     /// Copied into the label set's arena as the file is read, and the
     /// pages read are released (`madvise(MADV_DONTNEED)`) after each part:
     /// resident memory stays proportional to the registered labels, not to
-    /// the file.
+    /// the file. This applies to zone files in the CZDS profile, where
+    /// records outnumber labels; other mapped inputs still borrow.
     Copy,
 }
 
