@@ -9,12 +9,29 @@
 //!
 //! Threads: rayon's global pool (`RAYON_NUM_THREADS`). `SCAN_TIME_REPEAT=N`
 //! runs the scan N times on the same label set and reports the fastest.
+//! `SCAN_TIME_PHASES=1` also prints when each phase of the scan starts
+//! (seconds since the start of the scan), through the progress reports.
 use lgrscan::builtin;
 use lgrscan::input::{self, Config, Input, InputFormat, MmapChoice, NsTargets, Strictness};
 use lgrscan::lgr::Lgr;
 use lgrscan::scan::{self, LgrSet, NoProgress, ScanConfig};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+/// Records when each phase starts.
+struct Phases {
+    start: Mutex<Instant>,
+    log: Mutex<Vec<(String, f64)>>,
+}
+
+impl scan::Progress for Phases {
+    fn phase(&self, name: &str, _total: u64) {
+        let t = self.start.lock().map(|s| s.elapsed().as_secs_f64()).unwrap_or(0.0);
+        if let Ok(mut l) = self.log.lock() {
+            l.push((name.to_string(), t));
+        }
+    }
+}
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -77,11 +94,21 @@ fn main() -> Res<()> {
         std::env::var("SCAN_TIME_REPEAT").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     let mut scan_s = f64::INFINITY;
     let mut report = None;
+    let phases = std::env::var_os("SCAN_TIME_PHASES").is_some();
     for _ in 0..repeat.max(1) {
+        let p = Phases { start: Mutex::new(Instant::now()), log: Mutex::new(Vec::new()) };
+        let progress: &dyn scan::Progress = if phases { &p } else { &NoProgress };
         let t = Instant::now();
-        let r = scan::scan(&labels, &set, &ScanConfig::default(), &NoProgress);
-        scan_s = scan_s.min(t.elapsed().as_secs_f64());
+        let r = scan::scan(&labels, &set, &ScanConfig::default(), progress);
+        let s = t.elapsed().as_secs_f64();
+        scan_s = scan_s.min(s);
         report = Some(r);
+        if phases {
+            for (name, at) in p.log.lock().map(|l| l.clone()).unwrap_or_default() {
+                println!("  {at:7.3} s  {name}");
+            }
+            println!("  {s:7.3} s  end");
+        }
     }
     let report = report.ok_or("no scan")?;
     let n = labels.len();
