@@ -27,6 +27,7 @@ mod xml;
 
 pub use cpset::CpSet;
 
+pub(crate) use eval::IndexScratch;
 pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
 pub use merge::merge;
 pub use props::UNICODE_VERSION;
@@ -60,6 +61,13 @@ impl Hasher for CpHasher {
     }
     fn write_u32(&mut self, v: u32) {
         self.0 = (self.0.rotate_left(5) ^ u64::from(v)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.write_u64(v as u64);
+        self.write_u64((v >> 64) as u64);
     }
 }
 
@@ -529,6 +537,31 @@ impl Lgr {
                     || (c.cps.len() == 1 && c.vars.iter().all(|v| v.cps[..] >= c.cps[..]))
             })
         })
+    }
+
+    /// The ASCII code points an index label (RFC 7940 §8.5) can get from an
+    /// element with a non-ASCII code point: those of its all-ASCII variants.
+    /// An all-ASCII index label of a label with a non-ASCII code point
+    /// contains at least one of them. All of them when some such variant is
+    /// empty (no code point to require).
+    pub(crate) fn ascii_from_non_ascii(&self) -> [bool; 128] {
+        let mut out = [false; 128];
+        for c in &self.chars {
+            if c.cps.iter().all(|&x| x < 0x80) {
+                continue;
+            }
+            for v in &c.vars {
+                if v.cps.is_empty() {
+                    return [true; 128];
+                }
+                if v.cps.iter().all(|&x| x < 0x80) {
+                    for &x in &v.cps[..] {
+                        out[x as usize] = true;
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Equivalence classes of the ASCII code points for judging (RFC 7940
