@@ -207,6 +207,24 @@ impl Lgr {
     /// whether every element has one (RFC 7940 §5.3.4, §8.3).
     fn reflexive_types(&self, label: &Label) -> (TypeSet, bool) {
         let cps = label.cps();
+        // `only` matters only when some reflexive variant is valid: look
+        // for one first (most labels have none), testing only the elements
+        // that have reflexive variants.
+        let any = (0..cps.len()).any(|i| {
+            self.chars_from(cps[i]).iter().any(|&ci| {
+                let c = &self.chars[ci as usize];
+                !c.reflexive.is_empty()
+                    && starts(cps, i, &c.cps)
+                    && self.ctx_ok(c.ctx, label, i, c.cps.len())
+                    && c.reflexive.iter().any(|&vi| {
+                        let v = &c.vars[vi as usize];
+                        v.typ != 0 && self.ctx_ok(v.ctx, label, i, v.cps.len())
+                    })
+            })
+        });
+        if !any {
+            return (0, false);
+        }
         let mut set: TypeSet = 0;
         let mut only = true;
         for i in 0..cps.len() {
@@ -349,7 +367,26 @@ impl Lgr {
         out: &mut Vec<u32>,
     ) -> bool {
         out.clear();
-        if label.is_empty() || !self.prelim_ok(label) {
+        if label.is_empty() {
+            return false;
+        }
+        // Which elements match at each position with their context rule
+        // holding: the repertoire test and every DP run read it.
+        let mut ok = std::mem::take(&mut sc.ok);
+        sc.table = self.char_table(label, &mut ok);
+        sc.ok = ok;
+        let in_repertoire = if sc.table {
+            let cps = label.cps();
+            let mut i = 0;
+            while i < cps.len() && sc.ok[i] != 0 {
+                let k = sc.ok[i].trailing_zeros() as usize;
+                i += self.chars[self.chars_from(cps[i])[k] as usize].cps.len();
+            }
+            i >= cps.len()
+        } else {
+            self.prelim_ok(label)
+        };
+        if !in_repertoire {
             return false;
         }
         match self.index_mode {
@@ -380,6 +417,28 @@ impl Lgr {
                 found
             }
         }
+    }
+
+    /// Per position of the label, bit `k` set when the `k`-th element of
+    /// [`Lgr::chars_from`] there matches and its context rule holds. False
+    /// (and `ok` incomplete) when some position has more than 64 elements.
+    fn char_table(&self, label: &Label, ok: &mut Vec<u64>) -> bool {
+        ok.clear();
+        let cps = label.cps();
+        for i in 0..cps.len() {
+            let mut bits = 0u64;
+            for (k, &ci) in self.chars_from(cps[i]).iter().enumerate() {
+                if k >= 64 {
+                    return false;
+                }
+                let c = &self.chars[ci as usize];
+                if starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                    bits |= 1 << k;
+                }
+            }
+            ok.push(bits);
+        }
+        true
     }
 
     /// The code points of element `e` (see [`Link`]).
@@ -425,13 +484,18 @@ impl Lgr {
         for i in (0..n).rev() {
             let mut cur: Option<Link> = None;
             let mut cur_elem: &[u32] = &[];
-            for &ci in self.chars_from(cps[i]) {
+            for (k, &ci) in self.chars_from(cps[i]).iter().enumerate() {
                 let c = &self.chars[ci as usize];
                 let len = c.cps.len();
                 if i == 0 && first.is_some_and(|f| f != len) {
                     continue;
                 }
-                if !starts(cps, i, &c.cps) || !self.ctx_ok(c.ctx, label, i, len) {
+                let matches = if sc.table {
+                    sc.ok[i] & (1 << k) != 0
+                } else {
+                    starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, len)
+                };
+                if !matches {
                     continue;
                 }
                 if best[i + len].is_none() {
@@ -440,9 +504,12 @@ impl Lgr {
                 let skip = (i + first.unwrap_or(len)).min(n);
                 let mut elem: &[u32] = &c.cps;
                 let mut e = (ci, u32::MAX);
+                // The variants are sorted by code points: the first one
+                // smaller than the element whose context holds is the
+                // smallest replacement.
                 for (vi, v) in c.vars.iter().enumerate() {
-                    if v.cps[..] >= *elem {
-                        continue;
+                    if v.cps[..] >= c.cps[..] {
+                        break;
                     }
                     let ok = if v.ctx == Ctx::None {
                         true
@@ -457,6 +524,7 @@ impl Lgr {
                     if ok {
                         elem = &v.cps;
                         e = (ci, vi as u32);
+                        break;
                     }
                 }
                 let cand = Link { elem: e, next: i + len };
@@ -499,6 +567,9 @@ fn first_diff(a: &[u32], b: &[u32]) -> Option<std::cmp::Ordering> {
 /// Buffers [`Lgr::index_into`] reuses across labels.
 #[derive(Default)]
 pub(crate) struct IndexScratch {
+    /// See [`Lgr::char_table`]; `table` says whether `ok` is complete.
+    ok: Vec<u64>,
+    table: bool,
     best: Vec<Option<Link>>,
     scratch: Label,
     buf: Vec<u32>,
