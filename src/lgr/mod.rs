@@ -127,6 +127,12 @@ pub struct Lgr {
     pub(crate) chars: Vec<Char>,
     /// For each first code point, the chars starting with it, longest first.
     pub(crate) by_first: CpMap<Box<[u32]>>,
+    /// `by_first` as a dense table over the code points from `first_lo`:
+    /// entry `cp - first_lo` is a range of `first_flat` (empty when the
+    /// span of first code points is too wide for a table).
+    first_lo: u32,
+    first_tab: Vec<(u32, u32)>,
+    first_flat: Vec<u32>,
     pub(crate) rules: Vec<CompiledRule>,
     /// Per rule, code points a match needs one of (see `rules::required_set`).
     pub(crate) rule_required: Vec<Option<CpSet>>,
@@ -471,11 +477,15 @@ impl Lgr {
         let rule_names = doc.rules.iter().map(|r| r.name.clone()).collect();
         let ascii_classes = ascii_classes(&doc, &resolver, &chars, &by_first)?;
         drop(resolver);
+        let (first_lo, first_tab, first_flat) = first_table(&by_first);
         Ok(Lgr {
             name: name.to_string(),
             doc,
             chars,
             by_first,
+            first_lo,
+            first_tab,
+            first_flat,
             rules: compiled,
             rule_required,
             rule_names,
@@ -516,13 +526,20 @@ impl Lgr {
     }
 
     /// The chars (repertoire elements) starting with `cp`, longest first.
+    #[inline]
     pub(crate) fn chars_from(&self, cp: u32) -> &[u32] {
-        self.by_first.get(&cp).map(|b| &b[..]).unwrap_or(&[])
+        if self.first_tab.is_empty() {
+            return self.by_first.get(&cp).map(|b| &b[..]).unwrap_or(&[]);
+        }
+        match self.first_tab.get(cp.wrapping_sub(self.first_lo) as usize) {
+            Some(&(a, b)) => self.first_flat.get(a as usize..b as usize).unwrap_or(&[]),
+            None => &[],
+        }
     }
 
     /// Does the LGR list `cp` as the first code point of any element?
     pub fn starts_element(&self, cp: u32) -> bool {
-        self.by_first.contains_key(&cp)
+        !self.chars_from(cp).is_empty()
     }
 
     /// True when every element made only of ASCII code points is a single
@@ -593,6 +610,30 @@ impl Lgr {
         v.sort_unstable();
         v
     }
+}
+
+/// Widest span of first code points [`Lgr::chars_from`] keeps as a table.
+const FIRST_TABLE_MAX: u32 = 1 << 16;
+
+/// The dense form of `by_first` (see [`Lgr::chars_from`]), or empty
+/// tables when its span is wider than [`FIRST_TABLE_MAX`].
+fn first_table(by_first: &CpMap<Box<[u32]>>) -> (u32, Vec<(u32, u32)>, Vec<u32>) {
+    let (Some(&lo), Some(&hi)) = (by_first.keys().min(), by_first.keys().max()) else {
+        return (0, Vec::new(), Vec::new());
+    };
+    if hi - lo >= FIRST_TABLE_MAX {
+        return (0, Vec::new(), Vec::new());
+    }
+    let mut tab = vec![(0u32, 0u32); (hi - lo + 1) as usize];
+    let mut flat = Vec::new();
+    for cp in lo..=hi {
+        if let Some(v) = by_first.get(&cp) {
+            let a = flat.len() as u32;
+            flat.extend_from_slice(v);
+            tab[(cp - lo) as usize] = (a, flat.len() as u32);
+        }
+    }
+    (lo, tab, flat)
 }
 
 /// The class [`Lgr::ascii_classes`] gives code points that start no element.

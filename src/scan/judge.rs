@@ -1,7 +1,9 @@
 //! Phase 1 of a scan: judge every label against the LGR set and compute
 //! the index labels that must be kept.
 
-use super::{Finding, FindingKind, LgrSet, MEMO_MAX_LEN, Progress};
+use super::{
+    Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_TARGET, Progress,
+};
 use crate::idna2008::Finding as IdnaFinding;
 use crate::input::{Label as InputLabel, LabelSet};
 use crate::lgr::{IndexScratch, Label as EvalLabel, Lgr, Reason, Verdict};
@@ -9,6 +11,7 @@ use icu_properties::props::Script;
 use icu_properties::{CodePointMapData, PropertyNamesShort};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpHasher>>;
 
@@ -334,6 +337,7 @@ impl Worker {
     fn memo_judge(
         &mut self,
         set: &LgrSet,
+        shared: &Mutex<FastMap<u128, Memo>>,
         label: &InputLabel<'_>,
         u: &[u8],
         packed: Option<u128>,
@@ -341,6 +345,16 @@ impl Worker {
         if let Some(k) = packed {
             if let Some(m) = self.memo.get(&k) {
                 return *m;
+            }
+            // Workers see mostly the same class strings: share what one
+            // judged (locked on local misses only, which are rare).
+            let m = shared.lock().ok().and_then(|s| s.get(&k).copied());
+            if let Some(m) = m {
+                if self.memo.len() >= MEMO_MAX_ENTRIES {
+                    self.memo.clear();
+                }
+                self.memo.insert(k, m);
+                return m;
             }
         } else {
             self.key.clear();
@@ -361,6 +375,11 @@ impl Worker {
                     self.memo.clear();
                 }
                 self.memo.insert(k, m);
+                if let Ok(mut s) = shared.lock()
+                    && s.len() < MEMO_MAX_ENTRIES
+                {
+                    s.insert(k, m);
+                }
             }
             None => {
                 if self.memo_long.len() >= MEMO_MAX_ENTRIES {
@@ -373,7 +392,13 @@ impl Worker {
     }
 
     /// Judges label `i`.
-    fn label(&mut self, set: &LgrSet, labels: &LabelSet, i: usize) {
+    fn label(
+        &mut self,
+        set: &LgrSet,
+        shared: &Mutex<FastMap<u128, Memo>>,
+        labels: &LabelSet,
+        i: usize,
+    ) {
         let Some(label) = labels.get(i) else { return };
         let nl = set.judges.len();
         // A plain label (lower-case LDH text in a mapped source, no finding)
@@ -386,23 +411,23 @@ impl Worker {
             // may equal an IDN label's index label.
             let mut k: u128 = 0;
             let mut ldh = u.len() <= set.pack_max;
-            let mut alpha = false;
-            let mut target = false;
+            let mut flags = 0u8;
             for &b in u {
-                let c = set.pack_code[usize::from(b)];
+                let e = set.pack_code[usize::from(b)];
+                let c = e & PACK_CODE;
                 ldh &= c != 0;
                 k = (k << set.pack_bits) | u128::from(c);
-                alpha |= b.is_ascii_alphabetic();
-                target |= set.ascii_target[usize::from(b)];
+                flags |= e;
             }
-            if target {
+            let alpha = flags & PACK_ALPHA != 0;
+            if flags & PACK_TARGET != 0 {
                 self.acc.ascii_cands.push((i as u32, text_hash(u)));
             }
             let fast = u.len() <= MEMO_MAX_LEN
                 && (plain || label.finding().is_none())
                 && label.csv().is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
             if fast {
-                let m = self.memo_judge(set, &label, u, ldh.then_some(k));
+                let m = self.memo_judge(set, shared, &label, u, ldh.then_some(k));
                 self.acc.per_lgr[m.slot as usize] += 1;
                 if alpha {
                     self.acc.latn += 1;
@@ -475,6 +500,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     let n = labels.len();
     progress.phase("judging labels", n as u64);
     let nl = set.judges.len();
+    let shared = Mutex::new(FastMap::default());
     let acc = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .fold(
@@ -482,7 +508,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
             |mut w, chunk| {
                 let end = ((chunk + 1) * CHUNK).min(n);
                 for i in chunk * CHUNK..end {
-                    w.label(set, labels, i);
+                    w.label(set, &shared, labels, i);
                 }
                 progress.advance((end - chunk * CHUNK) as u64);
                 w

@@ -41,14 +41,22 @@ pub struct LgrSet {
     /// The classes of the LDH bytes numbered from 1 (0 for other bytes),
     /// so that the class string of an LDH label packs into a `u128` of
     /// `pack_bits` bits per byte, for labels up to `pack_max` bytes.
+    /// Per byte: the class code (bits 0–5), [`PACK_ALPHA`] and
+    /// [`PACK_TARGET`].
     pack_code: [u8; 256],
     pack_bits: u32,
     pack_max: usize,
-    /// ASCII bytes one of which every all-ASCII index label of an IDN label
-    /// contains (see [`Lgr::ascii_from_non_ascii`]): only ASCII labels with
-    /// one of them can join a group by their text.
-    ascii_target: [bool; 256],
 }
+
+/// [`LgrSet::pack_code`] flag: an ASCII letter.
+const PACK_ALPHA: u8 = 0x40;
+/// [`LgrSet::pack_code`] flag: one of the ASCII bytes one of which every
+/// all-ASCII index label of an IDN label contains (see
+/// [`Lgr::ascii_from_non_ascii`]); only ASCII labels with one of them can
+/// join a group by their text.
+const PACK_TARGET: u8 = 0x80;
+/// [`LgrSet::pack_code`] mask of the class code.
+const PACK_CODE: u8 = 0x3f;
 
 impl LgrSet {
     /// A set. With `variants` `None`, the single LGR is its own variant
@@ -94,20 +102,15 @@ impl LgrSet {
         // pack to different values.
         let pack_bits = usize::BITS - ids.len().leading_zeros();
         let pack_max = (128 / pack_bits as usize).min(MEMO_MAX_LEN);
-        let mut ascii_target = [false; 256];
         for (b, t) in variants.ascii_from_non_ascii().into_iter().enumerate() {
-            ascii_target[b] = t;
+            if t {
+                pack_code[b] |= PACK_TARGET;
+            }
+            if (b as u8).is_ascii_alphabetic() {
+                pack_code[b] |= PACK_ALPHA;
+            }
         }
-        Ok(LgrSet {
-            judges,
-            variants,
-            ascii_identity,
-            ascii_class,
-            pack_code,
-            pack_bits,
-            pack_max,
-            ascii_target,
-        })
+        Ok(LgrSet { judges, variants, ascii_identity, ascii_class, pack_code, pack_bits, pack_max })
     }
 
     /// The judging LGRs, in order.
