@@ -405,20 +405,34 @@ impl Worker {
         // is its own original text; others go through their U-label.
         let plain = label.record().forms == crate::input::NO_FORMS;
         let u: &[u8] = if plain { label.original() } else { label.ulabel().as_bytes() };
-        let ascii = u.is_ascii();
+        // Plain labels are LDH text.
+        let ascii = plain || u.is_ascii();
         if ascii && set.ascii_identity {
             // Pack the class string; note the script and whether the text
             // may equal an IDN label's index label.
-            let mut k: u128 = 0;
             let mut ldh = u.len() <= set.pack_max;
             let mut flags = 0u8;
-            for &b in u {
-                let e = set.pack_code[usize::from(b)];
-                let c = e & PACK_CODE;
-                ldh &= c != 0;
-                k = (k << set.pack_bits) | u128::from(c);
-                flags |= e;
-            }
+            // The same value either way (codes are never 0), cheaper in 64
+            // bits when the label fits.
+            let k = if u.len() * set.pack_bits as usize <= 64 {
+                let mut k: u64 = 0;
+                for &b in u {
+                    let e = set.pack_code[usize::from(b)];
+                    ldh &= e & PACK_CODE != 0;
+                    k = (k << set.pack_bits) | u64::from(e & PACK_CODE);
+                    flags |= e;
+                }
+                u128::from(k)
+            } else {
+                let mut k: u128 = 0;
+                for &b in u {
+                    let e = set.pack_code[usize::from(b)];
+                    ldh &= e & PACK_CODE != 0;
+                    k = (k << set.pack_bits) | u128::from(e & PACK_CODE);
+                    flags |= e;
+                }
+                k
+            };
             let alpha = flags & PACK_ALPHA != 0;
             if flags & PACK_TARGET != 0 {
                 self.acc.ascii_cands.push((i as u32, text_hash(u)));
@@ -453,7 +467,7 @@ impl Worker {
         let eligible = j.eligible();
         self.acc.per_lgr[if eligible { j.lgr.unwrap_or(nl) } else { nl }] += 1;
         *self.acc.per_script.entry(script_of(self.prepared.cps())).or_default() += 1;
-        let keep = !(ascii && set.ascii_identity) && !self.prepared.is_empty();
+        let keep = !(self.prepared.is_empty() || ascii && set.ascii_identity);
         let has = (keep || (!eligible && ascii && set.ascii_identity))
             && set.variants.index_into(&self.prepared, &mut self.scratch, &mut self.index);
         if !eligible {
