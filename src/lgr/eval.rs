@@ -546,7 +546,11 @@ impl Lgr {
         }
         let Some(head) = best[0] else { return false };
         out.clear();
-        out.extend(self.chain(best, head));
+        let mut at = Some(head);
+        while let Some(link) = at {
+            out.extend_from_slice(self.elem(link.elem));
+            at = if link.next < n { best[link.next] } else { None };
+        }
         true
     }
 }

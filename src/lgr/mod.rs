@@ -125,12 +125,11 @@ pub struct Lgr {
     name: String,
     doc: LgrDoc,
     pub(crate) chars: Vec<Char>,
-    /// For each first code point, the chars starting with it, longest first.
-    pub(crate) by_first: CpMap<Box<[u32]>>,
-    /// `by_first` as a dense table over the code points from `first_lo`:
-    /// entry `cp - first_lo` is a range of `first_flat` (empty when the
-    /// span of first code points is too wide for a table).
-    first_lo: u32,
+    /// For each first code point, the chars starting with it, longest
+    /// first, as a two-level table: `first_pages[cp >> 8]` is 0 or one
+    /// more than the page of 256 entries of `first_tab` for `cp`, whose
+    /// entry `cp & 0xff` is a range of `first_flat`.
+    first_pages: Vec<u32>,
     first_tab: Vec<(u32, u32)>,
     first_flat: Vec<u32>,
     pub(crate) rules: Vec<CompiledRule>,
@@ -477,13 +476,12 @@ impl Lgr {
         let rule_names = doc.rules.iter().map(|r| r.name.clone()).collect();
         let ascii_classes = ascii_classes(&doc, &resolver, &chars, &by_first)?;
         drop(resolver);
-        let (first_lo, first_tab, first_flat) = first_table(&by_first);
+        let (first_pages, first_tab, first_flat) = first_table(&by_first);
         Ok(Lgr {
             name: name.to_string(),
             doc,
             chars,
-            by_first,
-            first_lo,
+            first_pages,
             first_tab,
             first_flat,
             rules: compiled,
@@ -528,10 +526,11 @@ impl Lgr {
     /// The chars (repertoire elements) starting with `cp`, longest first.
     #[inline]
     pub(crate) fn chars_from(&self, cp: u32) -> &[u32] {
-        if self.first_tab.is_empty() {
-            return self.by_first.get(&cp).map(|b| &b[..]).unwrap_or(&[]);
-        }
-        match self.first_tab.get(cp.wrapping_sub(self.first_lo) as usize) {
+        let page = match self.first_pages.get((cp >> 8) as usize) {
+            Some(&p) if p > 0 => p - 1,
+            _ => return &[],
+        };
+        match self.first_tab.get(((page << 8) | (cp & 0xff)) as usize) {
             Some(&(a, b)) => self.first_flat.get(a as usize..b as usize).unwrap_or(&[]),
             None => &[],
         }
@@ -612,28 +611,27 @@ impl Lgr {
     }
 }
 
-/// Widest span of first code points [`Lgr::chars_from`] keeps as a table.
-const FIRST_TABLE_MAX: u32 = 1 << 16;
-
-/// The dense form of `by_first` (see [`Lgr::chars_from`]), or empty
-/// tables when its span is wider than [`FIRST_TABLE_MAX`].
-fn first_table(by_first: &CpMap<Box<[u32]>>) -> (u32, Vec<(u32, u32)>, Vec<u32>) {
-    let (Some(&lo), Some(&hi)) = (by_first.keys().min(), by_first.keys().max()) else {
-        return (0, Vec::new(), Vec::new());
-    };
-    if hi - lo >= FIRST_TABLE_MAX {
-        return (0, Vec::new(), Vec::new());
-    }
-    let mut tab = vec![(0u32, 0u32); (hi - lo + 1) as usize];
+/// The two-level form of `by_first` (see [`Lgr::chars_from`]).
+fn first_table(by_first: &CpMap<Box<[u32]>>) -> (Vec<u32>, Vec<(u32, u32)>, Vec<u32>) {
+    let mut firsts: Vec<u32> = by_first.keys().copied().collect();
+    firsts.sort_unstable();
+    let mut pages: Vec<u32> = Vec::new();
+    let mut tab: Vec<(u32, u32)> = Vec::new();
     let mut flat = Vec::new();
-    for cp in lo..=hi {
-        if let Some(v) = by_first.get(&cp) {
-            let a = flat.len() as u32;
-            flat.extend_from_slice(v);
-            tab[(cp - lo) as usize] = (a, flat.len() as u32);
+    for cp in firsts {
+        let p = (cp >> 8) as usize;
+        if pages.len() <= p {
+            pages.resize(p + 1, 0);
         }
+        if pages[p] == 0 {
+            tab.resize(tab.len() + 256, (0, 0));
+            pages[p] = (tab.len() >> 8) as u32;
+        }
+        let a = flat.len() as u32;
+        flat.extend_from_slice(&by_first[&cp]);
+        tab[(((pages[p] - 1) << 8) | (cp & 0xff)) as usize] = (a, flat.len() as u32);
     }
-    (lo, tab, flat)
+    (pages, tab, flat)
 }
 
 /// The class [`Lgr::ascii_classes`] gives code points that start no element.
