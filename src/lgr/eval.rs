@@ -389,6 +389,9 @@ impl Lgr {
         if !in_repertoire {
             return false;
         }
+        if sc.table && self.index_simple(label, sc, out) {
+            return true;
+        }
         match self.index_mode {
             IndexMode::Rfc7940 => self.index_dp(label, None, sc, out),
             IndexMode::Reference => {
@@ -437,6 +440,47 @@ impl Lgr {
                 }
             }
             ok.push(bits);
+        }
+        true
+    }
+
+    /// The index label when exactly one element, of one code point,
+    /// matches at each position (the usual case): the partition is unique,
+    /// so the DP of [`Lgr::index_dp`] reduces to replacing each code point
+    /// by its smallest variant whose context holds (in either
+    /// [`IndexMode`], since the first element has length 1). False, with
+    /// `out` unspecified, when the label is not of that kind.
+    fn index_simple(&self, label: &Label, sc: &mut IndexScratch, out: &mut Vec<u32>) -> bool {
+        let cps = label.cps();
+        out.clear();
+        for (i, &bits) in sc.ok.iter().enumerate() {
+            if bits.count_ones() != 1 {
+                return false;
+            }
+            let ci = self.chars_from(cps[i])[bits.trailing_zeros() as usize];
+            let c = &self.chars[ci as usize];
+            if c.cps.len() != 1 {
+                return false;
+            }
+            let mut elem: &[u32] = &c.cps;
+            for v in &c.vars {
+                if v.cps[..] >= c.cps[..] {
+                    break;
+                }
+                let ok = v.ctx == Ctx::None || {
+                    sc.buf.clear();
+                    sc.buf.extend_from_slice(&cps[..i]);
+                    sc.buf.extend_from_slice(&v.cps);
+                    sc.buf.extend_from_slice(&cps[i + 1..]);
+                    sc.scratch.set_cps(&sc.buf);
+                    self.ctx_ok(v.ctx, &sc.scratch, i, v.cps.len())
+                };
+                if ok {
+                    elem = &v.cps;
+                    break;
+                }
+            }
+            out.extend_from_slice(elem);
         }
         true
     }
