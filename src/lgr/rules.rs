@@ -119,12 +119,24 @@ fn ends_at(d: &Dfa, text: &str, at: usize) -> bool {
 /// that can match the empty string in UTF-8 mode (the general search then
 /// checks where empty matches fall), or no start state.
 #[inline]
-fn run(d: &Dfa, hay: &[u8], start: usize, end: usize, rev: bool, anchored: Anchored) -> Option<bool> {
+fn run(
+    d: &Dfa,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    rev: bool,
+    anchored: Anchored,
+) -> Option<bool> {
     if d.has_empty() && d.is_utf8() {
         return None;
     }
-    let look_behind = if rev { hay.get(end).copied() } else { start.checked_sub(1).map(|i| hay[i]) };
-    let cfg = regex_automata::util::start::Config::new().anchored(anchored).look_behind(look_behind);
+    let look_behind = if rev {
+        hay.get(end).copied()
+    } else {
+        start.checked_sub(1).and_then(|i| hay.get(i).copied())
+    };
+    let cfg =
+        regex_automata::util::start::Config::new().anchored(anchored).look_behind(look_behind);
     let mut sid = d.start_state(&cfg).ok()?;
     let step = |sid| {
         if d.is_special_state(sid) {
