@@ -35,6 +35,20 @@ impl Label {
         l
     }
 
+    /// Reuses this label's buffers for a new string, code point by code
+    /// point (no normalisation), as [`Label::from_text`] reads it.
+    pub fn set_text(&mut self, s: &str) {
+        self.cps.clear();
+        self.offs.clear();
+        self.text.clear();
+        self.text.push_str(s);
+        for (i, c) in s.char_indices() {
+            self.cps.push(u32::from(c));
+            self.offs.push(i);
+        }
+        self.offs.push(s.len());
+    }
+
     /// Reuses this label's buffers for new code points.
     pub fn set_cps(&mut self, cps: &[u32]) {
         self.cps.clear();
@@ -140,7 +154,7 @@ impl Lgr {
             let mut taken = None;
             for &ci in cands {
                 let c = &self.chars[ci as usize];
-                if !cps[i..].starts_with(&c.cps) {
+                if !starts(cps, i, &c.cps) {
                     continue;
                 }
                 if !self.ctx_ok(c.ctx, label, i, c.cps.len()) {
@@ -170,16 +184,53 @@ impl Lgr {
         failures
     }
 
+    /// True when the repertoire test of [`Lgr::prelim`] finds no failure
+    /// (RFC 7940 §8.1); stops at the first failing code point and never
+    /// allocates.
+    pub(crate) fn prelim_ok(&self, label: &Label) -> bool {
+        let cps = label.cps();
+        let mut i = 0;
+        'pos: while i < cps.len() {
+            for &ci in self.chars_from(cps[i]) {
+                let c = &self.chars[ci as usize];
+                if starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                    i += c.cps.len();
+                    continue 'pos;
+                }
+            }
+            return false;
+        }
+        true
+    }
+
     /// Variant types of the reflexive variants valid in the label, and
     /// whether every element has one (RFC 7940 §5.3.4, §8.3).
     fn reflexive_types(&self, label: &Label) -> (TypeSet, bool) {
         let cps = label.cps();
+        // `only` matters only when some reflexive variant is valid: look
+        // for one first (most labels have none), testing only the elements
+        // that have reflexive variants.
+        let any = (0..cps.len()).any(|i| {
+            self.chars_from(cps[i]).iter().any(|&ci| {
+                let c = &self.chars[ci as usize];
+                !c.reflexive.is_empty()
+                    && starts(cps, i, &c.cps)
+                    && self.ctx_ok(c.ctx, label, i, c.cps.len())
+                    && c.reflexive.iter().any(|&vi| {
+                        let v = &c.vars[vi as usize];
+                        v.typ != 0 && self.ctx_ok(v.ctx, label, i, v.cps.len())
+                    })
+            })
+        });
+        if !any {
+            return (0, false);
+        }
         let mut set: TypeSet = 0;
         let mut only = true;
         for i in 0..cps.len() {
             for &ci in self.chars_from(cps[i]) {
                 let c = &self.chars[ci as usize];
-                if !cps[i..].starts_with(&c.cps) || !self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                if !starts(cps, i, &c.cps) || !self.ctx_ok(c.ctx, label, i, c.cps.len()) {
                     continue;
                 }
                 let mut is_var = false;
@@ -201,7 +252,7 @@ impl Lgr {
     /// checked first, which is much cheaper than the automaton search.
     fn rule_matches(&self, r: u32, label: &Label) -> bool {
         if let Some(Some(req)) = self.rule_required.get(r as usize)
-            && !label.text().chars().any(|c| req.contains(u32::from(c)))
+            && !label.cps().iter().any(|&c| req.contains(c))
         {
             return false;
         }
@@ -240,7 +291,7 @@ impl Lgr {
         if label.is_empty() {
             return Verdict { eligible: false, disposition: "invalid", reason: Reason::Empty };
         }
-        let failures = self.prelim(label, None);
+        let failures = if self.prelim_ok(label) { Vec::new() } else { self.prelim(label, None) };
         if !failures.is_empty() {
             return Verdict {
                 eligible: false,
@@ -303,11 +354,46 @@ impl Lgr {
 
     /// [`Lgr::index_label`] on a prepared label.
     pub fn index_of(&self, label: &Label) -> Option<Vec<u32>> {
-        if label.is_empty() || !self.prelim(label, None).is_empty() {
-            return None;
+        let mut out = Vec::new();
+        self.index_into(label, &mut IndexScratch::default(), &mut out).then_some(out)
+    }
+
+    /// [`Lgr::index_of`] with buffers reused across labels: the index label
+    /// goes to `out` (cleared first); false when there is none.
+    pub(crate) fn index_into(
+        &self,
+        label: &Label,
+        sc: &mut IndexScratch,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        out.clear();
+        if label.is_empty() {
+            return false;
+        }
+        // Which elements match at each position with their context rule
+        // holding: the repertoire test and every DP run read it.
+        let mut ok = std::mem::take(&mut sc.ok);
+        sc.table = self.char_table(label, &mut ok);
+        sc.ok = ok;
+        let in_repertoire = if sc.table {
+            let cps = label.cps();
+            let mut i = 0;
+            while i < cps.len() && sc.ok[i] != 0 {
+                let k = sc.ok[i].trailing_zeros() as usize;
+                i += self.chars[self.chars_from(cps[i])[k] as usize].cps.len();
+            }
+            i >= cps.len()
+        } else {
+            self.prelim_ok(label)
+        };
+        if !in_repertoire {
+            return false;
+        }
+        if sc.table && self.index_simple(label, sc, out) {
+            return true;
         }
         match self.index_mode {
-            IndexMode::Rfc7940 => self.index_dp(label, None),
+            IndexMode::Rfc7940 => self.index_dp(label, None, sc, out),
             IndexMode::Reference => {
                 // The reference tests a variant's context on the label with
                 // the suffix taken at (position + length of the partition's
@@ -315,48 +401,145 @@ impl Lgr {
                 // `chars_from` lists the elements longest first, so equal
                 // lengths are adjacent.
                 let cps = label.cps();
-                let mut best: Option<Vec<u32>> = None;
+                let mut found = false;
                 let mut last_len = 0;
+                let mut cand = std::mem::take(&mut sc.cand);
                 for &ci in self.chars_from(cps[0]) {
                     let l0 = self.chars[ci as usize].cps.len();
                     if l0 == last_len {
                         continue;
                     }
                     last_len = l0;
-                    if let Some(v) = self.index_dp(label, Some(l0))
-                        && best.as_ref().is_none_or(|b| v < *b)
-                    {
-                        best = Some(v);
+                    if !found {
+                        found = self.index_dp(label, Some(l0), sc, out);
+                    } else if self.index_dp(label, Some(l0), sc, &mut cand) && cand < *out {
+                        std::mem::swap(out, &mut cand);
                     }
                 }
-                best
+                sc.cand = cand;
+                found
             }
         }
     }
 
-    /// Index label by dynamic programming from the right. With `first`,
-    /// only partitions whose first element has that length are taken, and
-    /// variant contexts see the suffix from (position + `first`), as the
-    /// reference implementation computes them.
-    fn index_dp(&self, label: &Label, first: Option<usize>) -> Option<Vec<u32>> {
+    /// Per position of the label, bit `k` set when the `k`-th element of
+    /// [`Lgr::chars_from`] there matches and its context rule holds. False
+    /// (and `ok` incomplete) when some position has more than 64 elements.
+    fn char_table(&self, label: &Label, ok: &mut Vec<u64>) -> bool {
+        ok.clear();
+        let cps = label.cps();
+        for i in 0..cps.len() {
+            let mut bits = 0u64;
+            for (k, &ci) in self.chars_from(cps[i]).iter().enumerate() {
+                if k >= 64 {
+                    return false;
+                }
+                let c = &self.chars[ci as usize];
+                if starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                    bits |= 1 << k;
+                }
+            }
+            ok.push(bits);
+        }
+        true
+    }
+
+    /// The index label when exactly one element, of one code point,
+    /// matches at each position (the usual case): the partition is unique,
+    /// so the DP of [`Lgr::index_dp`] reduces to replacing each code point
+    /// by its smallest variant whose context holds (in either
+    /// [`IndexMode`], since the first element has length 1). False, with
+    /// `out` unspecified, when the label is not of that kind.
+    fn index_simple(&self, label: &Label, sc: &mut IndexScratch, out: &mut Vec<u32>) -> bool {
+        let cps = label.cps();
+        out.clear();
+        for (i, &bits) in sc.ok.iter().enumerate() {
+            if bits.count_ones() != 1 {
+                return false;
+            }
+            let ci = self.chars_from(cps[i])[bits.trailing_zeros() as usize];
+            let c = &self.chars[ci as usize];
+            if c.cps.len() != 1 {
+                return false;
+            }
+            let mut elem: &[u32] = &c.cps;
+            for v in &c.vars {
+                if v.cps[..] >= c.cps[..] {
+                    break;
+                }
+                let ok = v.ctx == Ctx::None || {
+                    sc.buf.clear();
+                    sc.buf.extend_from_slice(&cps[..i]);
+                    sc.buf.extend_from_slice(&v.cps);
+                    sc.buf.extend_from_slice(&cps[i + 1..]);
+                    sc.scratch.set_cps(&sc.buf);
+                    self.ctx_ok(v.ctx, &sc.scratch, i, v.cps.len())
+                };
+                if ok {
+                    elem = &v.cps;
+                    break;
+                }
+            }
+            out.extend_from_slice(elem);
+        }
+        true
+    }
+
+    /// The code points of element `e` (see [`Link`]).
+    fn elem(&self, e: (u32, u32)) -> &[u32] {
+        match self.chars.get(e.0 as usize) {
+            None => &[],
+            Some(c) if e.1 == u32::MAX => &c.cps,
+            Some(c) => c.vars.get(e.1 as usize).map_or(&[], |v| &v.cps),
+        }
+    }
+
+    /// The code points of the chain starting with `head`.
+    fn chain<'s>(&'s self, best: &'s [Option<Link>], head: Link) -> impl Iterator<Item = u32> + 's {
+        let mut at = Some(head);
+        std::iter::from_fn(move || {
+            let link = at?;
+            at = if link.next + 1 < best.len() { best[link.next] } else { None };
+            Some(self.elem(link.elem).iter().copied())
+        })
+        .flatten()
+    }
+
+    /// Index label by dynamic programming from the right, into `out`. With
+    /// `first`, only partitions whose first element has that length are
+    /// taken, and variant contexts see the suffix from (position +
+    /// `first`), as the reference implementation computes them.
+    fn index_dp(
+        &self,
+        label: &Label,
+        first: Option<usize>,
+        sc: &mut IndexScratch,
+        out: &mut Vec<u32>,
+    ) -> bool {
         let cps = label.cps();
         let n = cps.len();
         // best[i]: the smallest replacement of cps[i..], as its first element
         // and the position its rest starts at (a chain ending at n), so no
         // suffix is copied while the table is filled.
-        let mut best: Vec<Option<Link<'_>>> = vec![None; n + 1];
-        best[n] = Some(Link { elem: &[], next: n });
-        let mut scratch = Label::default();
-        let mut buf: Vec<u32> = Vec::new();
+        let best = &mut sc.best;
+        best.clear();
+        best.resize(n + 1, None);
+        best[n] = Some(Link { elem: (u32::MAX, u32::MAX), next: n });
         for i in (0..n).rev() {
-            let mut cur: Option<Link<'_>> = None;
-            for &ci in self.chars_from(cps[i]) {
+            let mut cur: Option<Link> = None;
+            let mut cur_elem: &[u32] = &[];
+            for (k, &ci) in self.chars_from(cps[i]).iter().enumerate() {
                 let c = &self.chars[ci as usize];
                 let len = c.cps.len();
                 if i == 0 && first.is_some_and(|f| f != len) {
                     continue;
                 }
-                if !cps[i..].starts_with(&c.cps) || !self.ctx_ok(c.ctx, label, i, len) {
+                let matches = if sc.table {
+                    sc.ok[i] & (1 << k) != 0
+                } else {
+                    starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, len)
+                };
+                if !matches {
                     continue;
                 }
                 if best[i + len].is_none() {
@@ -364,57 +547,91 @@ impl Lgr {
                 }
                 let skip = (i + first.unwrap_or(len)).min(n);
                 let mut elem: &[u32] = &c.cps;
-                for v in &c.vars {
-                    if v.cps[..] >= *elem {
-                        continue;
+                let mut e = (ci, u32::MAX);
+                // The variants are sorted by code points: the first one
+                // smaller than the element whose context holds is the
+                // smallest replacement.
+                for (vi, v) in c.vars.iter().enumerate() {
+                    if v.cps[..] >= c.cps[..] {
+                        break;
                     }
                     let ok = if v.ctx == Ctx::None {
                         true
                     } else {
-                        buf.clear();
-                        buf.extend_from_slice(&cps[..i]);
-                        buf.extend_from_slice(&v.cps);
-                        buf.extend_from_slice(&cps[skip..]);
-                        scratch.set_cps(&buf);
-                        self.ctx_ok(v.ctx, &scratch, i, v.cps.len())
+                        sc.buf.clear();
+                        sc.buf.extend_from_slice(&cps[..i]);
+                        sc.buf.extend_from_slice(&v.cps);
+                        sc.buf.extend_from_slice(&cps[skip..]);
+                        sc.scratch.set_cps(&sc.buf);
+                        self.ctx_ok(v.ctx, &sc.scratch, i, v.cps.len())
                     };
                     if ok {
                         elem = &v.cps;
+                        e = (ci, vi as u32);
+                        break;
                     }
                 }
-                let cand = Link { elem, next: i + len };
+                let cand = Link { elem: e, next: i + len };
                 let better = match &cur {
                     None => true,
-                    Some(c0) => chain(&best, cand).cmp(chain(&best, *c0)).is_lt(),
+                    // Compare the first elements before walking the chains:
+                    // they decide unless one is a prefix of the other.
+                    Some(c0) => match first_diff(elem, cur_elem) {
+                        Some(o) => o.is_lt(),
+                        None => self.chain(best, cand).cmp(self.chain(best, *c0)).is_lt(),
+                    },
                 };
                 if better {
                     cur = Some(cand);
+                    cur_elem = elem;
                 }
             }
             best[i] = cur;
         }
-        let head = best[0]?;
-        Some(chain(&best, head).collect())
+        let Some(head) = best[0] else { return false };
+        out.clear();
+        let mut at = Some(head);
+        while let Some(link) = at {
+            out.extend_from_slice(self.elem(link.elem));
+            at = if link.next < n { best[link.next] } else { None };
+        }
+        true
     }
 }
 
-/// One step of an index label being built: an element's replacement, then
-/// the best replacement of the label from `next` on.
-#[derive(Clone, Copy)]
-struct Link<'a> {
-    elem: &'a [u32],
-    next: usize,
+/// Does `cps[i..]` start with `elem`, whose first code point is known to be
+/// `cps[i]` (it was found by [`Lgr::chars_from`])?
+#[inline]
+fn starts(cps: &[u32], i: usize, elem: &[u32]) -> bool {
+    elem.len() == 1 || cps[i..].starts_with(elem)
 }
 
-/// The code points of the chain starting with `head`.
-fn chain<'a>(best: &'a [Option<Link<'a>>], head: Link<'a>) -> impl Iterator<Item = u32> + 'a {
-    let mut at = Some(head);
-    std::iter::from_fn(move || {
-        let link = at?;
-        at = if link.next + 1 < best.len() { best[link.next] } else { None };
-        Some(link.elem.iter().copied())
-    })
-    .flatten()
+/// The order of `a` and `b` at their first differing position, `None` when
+/// one is a prefix of the other.
+fn first_diff(a: &[u32], b: &[u32]) -> Option<std::cmp::Ordering> {
+    a.iter().zip(b).map(|(x, y)| x.cmp(y)).find(|o| o.is_ne())
+}
+
+/// Buffers [`Lgr::index_into`] reuses across labels.
+#[derive(Default)]
+pub(crate) struct IndexScratch {
+    /// See [`Lgr::char_table`]; `table` says whether `ok` is complete.
+    ok: Vec<u64>,
+    table: bool,
+    best: Vec<Option<Link>>,
+    scratch: Label,
+    buf: Vec<u32>,
+    cand: Vec<u32>,
+}
+
+/// One step of an index label being built: an element's replacement (the
+/// char's index and the variant's index, `u32::MAX` for the char itself;
+/// both `u32::MAX` at the end), then the best replacement of the label
+/// from `next` on.
+#[derive(Clone, Copy)]
+struct Link {
+    elem: (u32, u32),
+    next: usize,
 }
 
 /// How variant context rules are tested while computing an index label.

@@ -27,6 +27,7 @@ mod xml;
 
 pub use cpset::CpSet;
 
+pub(crate) use eval::IndexScratch;
 pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
 pub use merge::merge;
 pub use props::UNICODE_VERSION;
@@ -60,6 +61,13 @@ impl Hasher for CpHasher {
     }
     fn write_u32(&mut self, v: u32) {
         self.0 = (self.0.rotate_left(5) ^ u64::from(v)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.write_u64(v as u64);
+        self.write_u64((v >> 64) as u64);
     }
 }
 
@@ -117,8 +125,13 @@ pub struct Lgr {
     name: String,
     doc: LgrDoc,
     pub(crate) chars: Vec<Char>,
-    /// For each first code point, the chars starting with it, longest first.
-    pub(crate) by_first: CpMap<Box<[u32]>>,
+    /// For each first code point, the chars starting with it, longest
+    /// first, as a two-level table: `first_pages[cp >> 8]` is 0 or one
+    /// more than the page of 256 entries of `first_tab` for `cp`, whose
+    /// entry `cp & 0xff` is a range of `first_flat`.
+    first_pages: Vec<u32>,
+    first_tab: Vec<(u32, u32)>,
+    first_flat: Vec<u32>,
     pub(crate) rules: Vec<CompiledRule>,
     /// Per rule, code points a match needs one of (see `rules::required_set`).
     pub(crate) rule_required: Vec<Option<CpSet>>,
@@ -463,11 +476,14 @@ impl Lgr {
         let rule_names = doc.rules.iter().map(|r| r.name.clone()).collect();
         let ascii_classes = ascii_classes(&doc, &resolver, &chars, &by_first)?;
         drop(resolver);
+        let (first_pages, first_tab, first_flat) = first_table(&by_first);
         Ok(Lgr {
             name: name.to_string(),
             doc,
             chars,
-            by_first,
+            first_pages,
+            first_tab,
+            first_flat,
             rules: compiled,
             rule_required,
             rule_names,
@@ -508,13 +524,21 @@ impl Lgr {
     }
 
     /// The chars (repertoire elements) starting with `cp`, longest first.
+    #[inline]
     pub(crate) fn chars_from(&self, cp: u32) -> &[u32] {
-        self.by_first.get(&cp).map(|b| &b[..]).unwrap_or(&[])
+        let page = match self.first_pages.get((cp >> 8) as usize) {
+            Some(&p) if p > 0 => p - 1,
+            _ => return &[],
+        };
+        match self.first_tab.get(((page << 8) | (cp & 0xff)) as usize) {
+            Some(&(a, b)) => self.first_flat.get(a as usize..b as usize).unwrap_or(&[]),
+            None => &[],
+        }
     }
 
     /// Does the LGR list `cp` as the first code point of any element?
     pub fn starts_element(&self, cp: u32) -> bool {
-        self.by_first.contains_key(&cp)
+        !self.chars_from(cp).is_empty()
     }
 
     /// True when every element made only of ASCII code points is a single
@@ -529,6 +553,31 @@ impl Lgr {
                     || (c.cps.len() == 1 && c.vars.iter().all(|v| v.cps[..] >= c.cps[..]))
             })
         })
+    }
+
+    /// The ASCII code points an index label (RFC 7940 §8.5) can get from an
+    /// element with a non-ASCII code point: those of its all-ASCII variants.
+    /// An all-ASCII index label of a label with a non-ASCII code point
+    /// contains at least one of them. All of them when some such variant is
+    /// empty (no code point to require).
+    pub(crate) fn ascii_from_non_ascii(&self) -> [bool; 128] {
+        let mut out = [false; 128];
+        for c in &self.chars {
+            if c.cps.iter().all(|&x| x < 0x80) {
+                continue;
+            }
+            for v in &c.vars {
+                if v.cps.is_empty() {
+                    return [true; 128];
+                }
+                if v.cps.iter().all(|&x| x < 0x80) {
+                    for &x in &v.cps[..] {
+                        out[x as usize] = true;
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Equivalence classes of the ASCII code points for judging (RFC 7940
@@ -560,6 +609,29 @@ impl Lgr {
         v.sort_unstable();
         v
     }
+}
+
+/// The two-level form of `by_first` (see [`Lgr::chars_from`]).
+fn first_table(by_first: &CpMap<Box<[u32]>>) -> (Vec<u32>, Vec<(u32, u32)>, Vec<u32>) {
+    let mut firsts: Vec<u32> = by_first.keys().copied().collect();
+    firsts.sort_unstable();
+    let mut pages: Vec<u32> = Vec::new();
+    let mut tab: Vec<(u32, u32)> = Vec::new();
+    let mut flat = Vec::new();
+    for cp in firsts {
+        let p = (cp >> 8) as usize;
+        if pages.len() <= p {
+            pages.resize(p + 1, 0);
+        }
+        if pages[p] == 0 {
+            tab.resize(tab.len() + 256, (0, 0));
+            pages[p] = (tab.len() >> 8) as u32;
+        }
+        let a = flat.len() as u32;
+        flat.extend_from_slice(&by_first[&cp]);
+        tab[(((pages[p] - 1) << 8) | (cp & 0xff)) as usize] = (a, flat.len() as u32);
+    }
+    (pages, tab, flat)
 }
 
 /// The class [`Lgr::ascii_classes`] gives code points that start no element.

@@ -87,18 +87,85 @@ impl CompiledRule {
 }
 
 fn search_anywhere(d: &Dfa, text: &str) -> bool {
+    if let Some(r) = run(d, text.as_bytes(), 0, text.len(), false, Anchored::No) {
+        return r;
+    }
     let input = Input::new(text).earliest(true);
     matches!(d.try_search_fwd(&input), Ok(Some(_)))
 }
 
 fn starts_at(d: &Dfa, text: &str, at: usize) -> bool {
+    if let Some(r) = run(d, text.as_bytes(), at, text.len(), false, Anchored::Yes) {
+        return r;
+    }
     let input = Input::new(text).range(at..).anchored(Anchored::Yes).earliest(true);
     matches!(d.try_search_fwd(&input), Ok(Some(_)))
 }
 
 fn ends_at(d: &Dfa, text: &str, at: usize) -> bool {
+    if let Some(r) = run(d, text.as_bytes(), 0, at, true, Anchored::Yes) {
+        return r;
+    }
     let input = Input::new(text).range(..at).anchored(Anchored::Yes).earliest(true);
     matches!(d.try_search_rev(&input), Ok(Some(_)))
+}
+
+/// Whether `d` matches in `hay[start..end]` (searching backwards from `end`
+/// when `rev`), as `try_search_fwd` / `try_search_rev` with `earliest`
+/// would say, without their per-call set-up: the DFA walked byte by byte
+/// until a match, dead or quit state, then the end-of-input transition
+/// (the span always reaches the end of the text in the searched
+/// direction). `None` when the caller must use the general search: a DFA
+/// that can match the empty string in UTF-8 mode (the general search then
+/// checks where empty matches fall), or no start state.
+#[inline]
+fn run(
+    d: &Dfa,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    rev: bool,
+    anchored: Anchored,
+) -> Option<bool> {
+    if d.has_empty() && d.is_utf8() {
+        return None;
+    }
+    let look_behind = if rev {
+        hay.get(end).copied()
+    } else {
+        start.checked_sub(1).and_then(|i| hay.get(i).copied())
+    };
+    let cfg =
+        regex_automata::util::start::Config::new().anchored(anchored).look_behind(look_behind);
+    let mut sid = d.start_state(&cfg).ok()?;
+    let step = |sid| {
+        if d.is_special_state(sid) {
+            if d.is_match_state(sid) {
+                return Some(true);
+            }
+            if d.is_dead_state(sid) || d.is_quit_state(sid) {
+                return Some(false);
+            }
+        }
+        None
+    };
+    let bytes = hay.get(start..end)?;
+    if rev {
+        for &b in bytes.iter().rev() {
+            sid = d.next_state(sid, b);
+            if let Some(r) = step(sid) {
+                return Some(r);
+            }
+        }
+    } else {
+        for &b in bytes {
+            sid = d.next_state(sid, b);
+            if let Some(r) = step(sid) {
+                return Some(r);
+            }
+        }
+    }
+    Some(d.is_match_state(d.next_eoi_state(sid)))
 }
 
 #[derive(Clone, Debug)]

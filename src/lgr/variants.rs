@@ -53,6 +53,8 @@ enum Flow {
 
 struct Gen<'s> {
     orig: &'s [u32],
+    /// The original label prepared, for contexts tested on it unchanged.
+    orig_label: Label,
     target: Option<&'s [u32]>,
     prefix: Vec<u32>,
     scratch: Label,
@@ -61,7 +63,14 @@ struct Gen<'s> {
 
 impl<'s> Gen<'s> {
     fn new(orig: &'s [u32], target: Option<&'s [u32]>) -> Gen<'s> {
-        Gen { orig, target, prefix: Vec::new(), scratch: Label::default(), buf: Vec::new() }
+        Gen {
+            orig,
+            orig_label: Label::from_cps(orig),
+            target,
+            prefix: Vec::new(),
+            scratch: Label::default(),
+            buf: Vec::new(),
+        }
     }
 }
 
@@ -82,6 +91,14 @@ impl Lgr {
     fn ctx_in(&self, g: &mut Gen<'_>, ctx: Ctx, elem: &[u32], pos: usize, skip: usize) -> bool {
         if ctx == Ctx::None {
             return true;
+        }
+        // The label tested is the original one: no need to build it.
+        if skip == elem.len()
+            && g.prefix.len() == pos
+            && g.orig[..pos] == g.prefix[..]
+            && g.orig[pos..].starts_with(elem)
+        {
+            return self.ctx_ok(ctx, &g.orig_label, pos, elem.len());
         }
         g.buf.clear();
         g.buf.extend_from_slice(&g.prefix);
@@ -117,7 +134,7 @@ impl Lgr {
             if c.vars.is_empty() || !rest.starts_with(&c.cps) {
                 continue;
             }
-            if self.ctx_in(g, c.ctx, &c.cps.clone(), pos, c.cps.len()) {
+            if self.ctx_in(g, c.ctx, &c.cps, pos, c.cps.len()) {
                 same.push(ci);
             }
         }

@@ -1,9 +1,10 @@
 //! Phases 2 and 3 of a scan: group labels by index label, pick each group's
 //! holder, and judge the other members as its variants (RFC 7940 §8.3).
 
-use super::judge::{Judged, index_text, judge_one, verdict_fields};
+use super::judge::{Judged, Keyed, index_text, judge_one, text_hash_cps, verdict_fields};
 use super::{Finding, FindingKind, HolderPolicy, LgrSet, Progress, ScanConfig, Summary};
 use crate::input::LabelSet;
+use crate::lgr::Label as EvalLabel;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -39,84 +40,106 @@ impl Role {
     }
 }
 
-fn cps_of(s: &str) -> Vec<u32> {
-    s.chars().map(u32::from).collect()
+/// A group of labels sharing an index label: the label indices (sorted)
+/// and the index label's code points.
+struct Group {
+    members: Vec<u32>,
+    key: Vec<u32>,
 }
 
 /// Groups the kept index labels; with the ASCII shortcut, adds the ASCII
-/// labels whose text is some group's index label.
+/// labels whose text is some group's index label. Groups are sorted by
+/// members.
 fn groups(
     labels: &LabelSet,
     set: &LgrSet,
-    judged: &Judged,
+    judged: &mut Judged,
     progress: &dyn Progress,
-) -> Vec<Vec<u32>> {
-    let mut keyed: Vec<(&[u32], u32)> = judged.keyed.iter().map(|(k, i)| (&k[..], *i)).collect();
-    keyed.par_sort_unstable();
-    let mut by_key: HashMap<&[u32], Vec<u32>> = HashMap::new();
+) -> Vec<Group> {
+    let arena = &judged.arena;
+    let key = |k: &Keyed| &arena[k.start..k.start + k.len as usize];
+    let keyed = &mut judged.keyed;
+    keyed.par_sort_unstable_by_key(|k| (k.hash, k.len));
+    // Candidate groups: several labels, or one whose index label is all
+    // ASCII (an ASCII label may have it as its text).
+    let mut out: Vec<Group> = Vec::new();
     let mut i = 0;
     while i < keyed.len() {
         let mut j = i + 1;
-        while j < keyed.len() && keyed[j].0 == keyed[i].0 {
+        while j < keyed.len() && keyed[j].hash == keyed[i].hash && keyed[j].len == keyed[i].len {
             j += 1;
         }
-        let members: Vec<u32> = keyed[i..j].iter().map(|x| x.1).collect();
-        let all_ascii = keyed[i].0.iter().all(|&c| c < 0x80);
-        if j - i > 1 || (set.ascii_identity && all_ascii) {
-            by_key.insert(keyed[i].0, members);
+        let run = &mut keyed[i..j];
+        if run.len() > 1 && run.iter().any(|k| key(k) != key(&run[0])) {
+            // A hash collision: split the run by index label.
+            run.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        }
+        let mut a = 0;
+        while a < run.len() {
+            let mut b = a + 1;
+            while b < run.len() && key(&run[b]) == key(&run[a]) {
+                b += 1;
+            }
+            let k = key(&run[a]);
+            if b - a > 1 || (set.ascii_identity && k.iter().all(|&c| c < 0x80)) {
+                out.push(Group {
+                    members: run[a..b].iter().map(|x| x.label).collect(),
+                    key: k.to_vec(),
+                });
+            }
+            a = b;
         }
         i = j;
     }
-    if set.ascii_identity && by_key.keys().any(|k| k.iter().all(|&c| c < 0x80)) {
-        let n = labels.len();
-        progress.phase("matching ASCII labels", n as u64);
-        let ascii_keys: FastMap<Vec<u8>, &[u32]> = by_key
-            .keys()
-            .filter(|k| k.iter().all(|&c| c < 0x80))
-            .map(|k| (k.iter().map(|&c| c as u8).collect(), *k))
-            .collect();
-        let mut key_lens = [false; 256];
-        for k in ascii_keys.keys() {
-            key_lens[k.len().min(255)] = true;
+    if set.ascii_identity && out.iter().any(|g| g.key.iter().all(|&c| c < 0x80)) {
+        let cands = &judged.ascii_cands;
+        progress.phase("matching ASCII labels", cands.len() as u64);
+        let mut by_hash: FastMap<u32, Vec<u32>> = FastMap::default();
+        for (gi, g) in out.iter().enumerate() {
+            if g.key.iter().all(|&c| c < 0x80) {
+                by_hash.entry(text_hash_cps(&g.key)).or_default().push(gi as u32);
+            }
         }
-        let found: Vec<(&[u32], u32)> = (0..n)
-            .into_par_iter()
+        let out_ref = &out;
+        let mut found: Vec<(u32, u32)> = cands
+            .par_iter()
             .with_min_len(4096)
-            .filter_map(|i| {
-                // Cheap first test on the record: a label stored as plain
-                // LDH text has the length of its text.
-                let rec = labels.records().get(i)?;
-                if rec.forms == crate::input::NO_FORMS && !key_lens[usize::from(rec.len).min(255)] {
-                    return None;
-                }
-                let l = labels.get(i)?;
-                let u = l.ulabel();
-                if !u.is_ascii() {
-                    return None;
-                }
-                let key = *ascii_keys.get(u.as_bytes())?;
-                // Confirm: the index label of an ASCII label is itself or none.
-                (set.variants.index_label(key).as_deref() == Some(key)).then_some((key, i as u32))
+            .filter_map(|&(i, h)| {
+                let gs = by_hash.get(&h)?;
+                let u = labels.get(i as usize)?.ulabel().as_bytes();
+                gs.iter()
+                    .find(|&&g| {
+                        let k = &out_ref[g as usize].key;
+                        k.len() == u.len() && k.iter().zip(u).all(|(&c, &b)| c == u32::from(b))
+                    })
+                    .map(|&g| (g, i))
             })
             .collect();
-        progress.advance(n as u64);
-        for (k, i) in found {
-            if let Some(v) = by_key.get_mut(k) {
-                v.push(i);
+        progress.advance(cands.len() as u64);
+        // Confirm: the index label of an ASCII label is itself or none.
+        found.sort_unstable();
+        let mut confirmed: Option<(u32, bool)> = None;
+        for (g, i) in found {
+            let ok = match confirmed {
+                Some((cg, ok)) if cg == g => ok,
+                _ => {
+                    let k = &out[g as usize].key;
+                    let ok = set.variants.index_label(k).as_deref() == Some(&k[..]);
+                    confirmed = Some((g, ok));
+                    ok
+                }
+            };
+            if ok {
+                out[g as usize].members.push(i);
             }
         }
     }
-    let mut out: Vec<Vec<u32>> = by_key
-        .into_values()
-        .filter(|v| v.len() > 1)
-        .map(|mut v| {
-            v.sort_unstable();
-            v.dedup();
-            v
-        })
-        .filter(|v| v.len() > 1)
-        .collect();
-    out.sort_unstable();
+    out.retain_mut(|g| {
+        g.members.sort_unstable();
+        g.members.dedup();
+        g.members.len() > 1
+    });
+    out.sort_unstable_by(|a, b| a.members.cmp(&b.members));
     out
 }
 
@@ -126,8 +149,10 @@ fn resolve(
     labels: &LabelSet,
     set: &LgrSet,
     config: &ScanConfig,
-    members: &[u32],
+    group: &Group,
+    invalid: &[Finding],
 ) -> (Vec<Finding>, u64, u64) {
+    let members = &group.members[..];
     let view = |i: u32| labels.get(i as usize).expect("group members are label indices");
     let holder = match config.holder {
         HolderPolicy::Input => members[0],
@@ -140,10 +165,13 @@ fn resolve(
             .expect("groups are not empty"),
     };
     let h = view(holder);
-    let hcps = cps_of(h.ulabel());
-    let index = set.variants.index_label(&hcps).map(|x| index_text(&x)).unwrap_or_default();
+    let hlabel = EvalLabel::from_text(h.ulabel());
+    let hcps = hlabel.cps();
+    // Every member's index label is the group's (an ASCII member's was
+    // confirmed to be its own text).
+    let index = index_text(&group.key);
     let hreg = h.csv().and_then(|c| c.registrant.as_deref());
-    let hj = judge_one(set, &h, &hcps);
+    let hj = judge_one(set, &h, &hlabel);
     let [hlgr, hdisp, hreason, _] = verdict_fields(set, &hj);
     let mut rows = vec![Finding {
         kind: FindingKind::Collision,
@@ -162,13 +190,14 @@ fn resolve(
             continue;
         }
         let l = view(m);
-        let mcps = cps_of(l.ulabel());
+        let mcps: Vec<u32> = l.ulabel().chars().map(u32::from).collect();
         // A member that is invalid on its own (an IDNA2008 finding, or not
         // eligible under its LGR) cannot be allocated, whatever its variant
         // disposition: e.g. ALEF + MADDAH ABOVE is an allocatable variant
-        // of ALEF WITH MADDA ABOVE but not NFC.
-        let own_invalid = !judge_one(set, &l, &mcps).eligible();
-        let (disposition, reason, role) = match set.variants.variant_disposition(&hcps, &mcps) {
+        // of ALEF WITH MADDA ABOVE but not NFC. The judging phase listed
+        // exactly those labels (sorted).
+        let own_invalid = invalid.binary_search_by_key(&(m as usize), |f| f.label).is_ok();
+        let (disposition, reason, role) = match set.variants.variant_disposition(hcps, &mcps) {
             Some(v) => {
                 let role = match v.disposition {
                     _ if own_invalid => Role::Invalid,
@@ -215,13 +244,14 @@ pub(crate) fn collide(
     labels: &LabelSet,
     set: &LgrSet,
     config: &ScanConfig,
-    judged: &Judged,
+    judged: &mut Judged,
     progress: &dyn Progress,
 ) -> (Vec<Finding>, Summary) {
     let groups = groups(labels, set, judged, progress);
     progress.phase("resolving variant sets", groups.len() as u64);
+    let invalid = &judged.invalid[..];
     let mut resolved: Vec<(Vec<Finding>, u64, u64)> =
-        groups.par_iter().map(|g| resolve(labels, set, config, g)).collect();
+        groups.par_iter().map(|g| resolve(labels, set, config, g, invalid)).collect();
     progress.advance(groups.len() as u64);
     let mut summary = Summary { groups: groups.len() as u64, ..Summary::default() };
     resolved.retain(|r| {

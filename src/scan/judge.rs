@@ -1,14 +1,17 @@
 //! Phase 1 of a scan: judge every label against the LGR set and compute
 //! the index labels that must be kept.
 
-use super::{Finding, FindingKind, LgrSet, Progress};
+use super::{
+    Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_TARGET, Progress,
+};
 use crate::idna2008::Finding as IdnaFinding;
 use crate::input::{Label as InputLabel, LabelSet};
-use crate::lgr::{Lgr, Reason, Verdict};
+use crate::lgr::{IndexScratch, Label as EvalLabel, Lgr, Reason, Verdict};
 use icu_properties::props::Script;
 use icu_properties::{CodePointMapData, PropertyNamesShort};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpHasher>>;
 
@@ -25,8 +28,52 @@ pub(crate) struct Judged {
     pub per_lgr: Vec<(String, u64)>,
     pub per_script: Vec<(String, u64)>,
     pub families: Vec<(String, u64)>,
-    /// Index labels kept, with the label index.
-    pub keyed: Vec<(Box<[u32]>, u32)>,
+    /// Index labels kept (their code points are in `arena`).
+    pub keyed: Vec<Keyed>,
+    pub arena: Vec<u32>,
+    /// ASCII labels whose text may be an IDN label's index label (they
+    /// have a byte of [`LgrSet::ascii_target`]), with [`text_hash`] of it.
+    pub ascii_cands: Vec<(u32, u32)>,
+}
+
+/// An index label kept: `arena[start..start + len]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Keyed {
+    /// [`key_hash`] of the index label.
+    pub hash: u64,
+    pub label: u32,
+    pub len: u32,
+    pub start: usize,
+}
+
+/// Hash of an index label, for grouping.
+pub(crate) fn key_hash(cps: &[u32]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::lgr::CpHasher::default();
+    for &c in cps {
+        h.write_u32(c);
+    }
+    h.write_u32(cps.len() as u32);
+    h.finish()
+}
+
+/// Hash of an ASCII text (the same for an all-ASCII index label's code
+/// points, see [`text_hash_cps`]).
+pub(crate) fn text_hash(b: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &x in b {
+        h = (h ^ u32::from(x)).wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+/// [`text_hash`] of all-ASCII code points.
+pub(crate) fn text_hash_cps(cps: &[u32]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &x in cps {
+        h = (h ^ (x & 0xff)).wrapping_mul(0x0100_0193);
+    }
+    h
 }
 
 /// How one label was judged.
@@ -50,7 +97,12 @@ impl Judgement<'_> {
 /// Judges one label (issue rules: the CSV `lgr` pin, else the first LGR of
 /// the set under which it is eligible, else the one covering most of its
 /// code points, ties to the first).
-pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]) -> Judgement<'a> {
+pub(crate) fn judge_one<'a>(
+    set: &'a LgrSet,
+    label: &InputLabel<'_>,
+    prepared: &EvalLabel,
+) -> Judgement<'a> {
+    let cps = prepared.cps();
     if let Some(f) = label.finding() {
         return Judgement {
             lgr: None,
@@ -63,7 +115,7 @@ pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]
         return match set.find(pin) {
             Some(i) => Judgement {
                 lgr: Some(i),
-                verdict: Some(set.judges[i].judge(cps)),
+                verdict: Some(set.judges[i].judge_label(prepared)),
                 other: None,
                 idna_family: None,
             },
@@ -82,7 +134,7 @@ pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]
     for (i, lgr) in set.judges.iter().enumerate() {
         let cover = cps.iter().filter(|&&c| lgr.starts_element(c)).count();
         if cover == cps.len() {
-            let v = lgr.judge(cps);
+            let v = lgr.judge_label(prepared);
             if v.eligible {
                 return Judgement {
                     lgr: Some(i),
@@ -97,7 +149,7 @@ pub(crate) fn judge_one<'a>(set: &'a LgrSet, label: &InputLabel<'_>, cps: &[u32]
         }
     }
     let (i, _) = best.expect("the set is not empty");
-    let v = set.judges[i].judge(cps);
+    let v = set.judges[i].judge_label(prepared);
     Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None }
 }
 
@@ -177,15 +229,14 @@ pub(crate) fn script_of(cps: &[u32]) -> &'static str {
     }
 }
 
-/// What the memo keeps of an all-ASCII label's judgement.
+/// What the memo keeps of an all-ASCII label's judgement: the slot of
+/// `per_lgr` it counts in, and whether it is eligible.
 #[derive(Clone, Copy)]
 struct Memo {
-    lgr: Option<usize>,
+    slot: u32,
     eligible: bool,
 }
 
-/// Longest label the memo takes (RFC 1035 §2.3.4).
-const MEMO_MAX_LEN: usize = 63;
 /// Entries after which a worker's memo is emptied.
 const MEMO_MAX_ENTRIES: usize = 200_000;
 
@@ -196,9 +247,14 @@ struct Acc {
     idn: u64,
     indexed: u64,
     per_lgr: Vec<u64>,
+    /// All-ASCII labels counted apart (`Latn`, `Zyyy`).
+    latn: u64,
+    zyyy: u64,
     per_script: BTreeMap<&'static str, u64>,
     families: BTreeMap<String, u64>,
-    keyed: Vec<(Box<[u32]>, u32)>,
+    keyed: Vec<Keyed>,
+    arena: Vec<u32>,
+    ascii_cands: Vec<(u32, u32)>,
 }
 
 impl Acc {
@@ -225,8 +281,8 @@ impl Acc {
         });
     }
 
-    fn merge(mut self, o: Acc) -> Acc {
-        self.invalid.extend(o.invalid);
+    fn merge(mut self, mut o: Acc) -> Acc {
+        self.invalid.append(&mut o.invalid);
         self.idn += o.idn;
         self.indexed += o.indexed;
         if self.per_lgr.len() < o.per_lgr.len() {
@@ -235,14 +291,199 @@ impl Acc {
         for (i, n) in o.per_lgr.into_iter().enumerate() {
             self.per_lgr[i] += n;
         }
+        self.latn += o.latn;
+        self.zyyy += o.zyyy;
         for (k, n) in o.per_script {
             *self.per_script.entry(k).or_default() += n;
         }
         for (k, n) in o.families {
             *self.families.entry(k).or_default() += n;
         }
-        self.keyed.extend(o.keyed);
+        let shift = self.arena.len();
+        self.arena.append(&mut o.arena);
+        self.keyed.extend(o.keyed.into_iter().map(|k| Keyed { start: k.start + shift, ..k }));
+        self.ascii_cands.append(&mut o.ascii_cands);
         self
+    }
+}
+
+/// A worker's state: its accumulator and buffers reused across labels.
+struct Worker {
+    acc: Acc,
+    prepared: EvalLabel,
+    scratch: IndexScratch,
+    index: Vec<u32>,
+    /// Memo of LDH labels by packed class string.
+    memo: FastMap<u128, Memo>,
+    /// Memo of other all-ASCII labels by class string.
+    memo_long: FastMap<Box<[u8]>, Memo>,
+    key: Vec<u8>,
+}
+
+impl Worker {
+    fn new(nl: usize) -> Worker {
+        Worker {
+            acc: Acc { per_lgr: vec![0; nl + 1], ..Acc::default() },
+            prepared: EvalLabel::default(),
+            scratch: IndexScratch::default(),
+            index: Vec::new(),
+            memo: FastMap::default(),
+            memo_long: FastMap::default(),
+            key: Vec::new(),
+        }
+    }
+
+    /// The memo entry of an all-ASCII label, judging it on a miss.
+    fn memo_judge(
+        &mut self,
+        set: &LgrSet,
+        shared: &Mutex<FastMap<u128, Memo>>,
+        label: &InputLabel<'_>,
+        u: &[u8],
+        packed: Option<u128>,
+    ) -> Memo {
+        if let Some(k) = packed {
+            if let Some(m) = self.memo.get(&k) {
+                return *m;
+            }
+            // Workers see mostly the same class strings: share what one
+            // judged (locked on local misses only, which are rare).
+            let m = shared.lock().ok().and_then(|s| s.get(&k).copied());
+            if let Some(m) = m {
+                if self.memo.len() >= MEMO_MAX_ENTRIES {
+                    self.memo.clear();
+                }
+                self.memo.insert(k, m);
+                return m;
+            }
+        } else {
+            self.key.clear();
+            self.key.extend(u.iter().map(|&b| set.ascii_class[usize::from(b & 0x7f)]));
+            if let Some(m) = self.memo_long.get(&self.key[..]) {
+                return *m;
+            }
+        }
+        let nl = set.judges.len();
+        self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
+        let j = judge_one(set, label, &self.prepared);
+        let eligible = j.eligible();
+        let m =
+            Memo { slot: if eligible { j.lgr.unwrap_or(nl) as u32 } else { nl as u32 }, eligible };
+        match packed {
+            Some(k) => {
+                if self.memo.len() >= MEMO_MAX_ENTRIES {
+                    self.memo.clear();
+                }
+                self.memo.insert(k, m);
+                if let Ok(mut s) = shared.lock()
+                    && s.len() < MEMO_MAX_ENTRIES
+                {
+                    s.insert(k, m);
+                }
+            }
+            None => {
+                if self.memo_long.len() >= MEMO_MAX_ENTRIES {
+                    self.memo_long.clear();
+                }
+                self.memo_long.insert(self.key.clone().into_boxed_slice(), m);
+            }
+        }
+        m
+    }
+
+    /// Judges label `i`.
+    fn label(
+        &mut self,
+        set: &LgrSet,
+        shared: &Mutex<FastMap<u128, Memo>>,
+        labels: &LabelSet,
+        i: usize,
+    ) {
+        let Some(label) = labels.get(i) else { return };
+        let nl = set.judges.len();
+        // A plain label (lower-case LDH text in a mapped source, no finding)
+        // is its own original text; others go through their U-label.
+        let plain = label.record().forms == crate::input::NO_FORMS;
+        let u: &[u8] = if plain { label.original() } else { label.ulabel().as_bytes() };
+        // Plain labels are LDH text.
+        let ascii = plain || u.is_ascii();
+        if ascii && set.ascii_identity {
+            // Pack the class string; note the script and whether the text
+            // may equal an IDN label's index label.
+            let mut ldh = u.len() <= set.pack_max;
+            let mut flags = 0u8;
+            // The same value either way (codes are never 0), cheaper in 64
+            // bits when the label fits.
+            let k = if u.len() * set.pack_bits as usize <= 64 {
+                let mut k: u64 = 0;
+                for &b in u {
+                    let e = set.pack_code[usize::from(b)];
+                    ldh &= e & PACK_CODE != 0;
+                    k = (k << set.pack_bits) | u64::from(e & PACK_CODE);
+                    flags |= e;
+                }
+                u128::from(k)
+            } else {
+                let mut k: u128 = 0;
+                for &b in u {
+                    let e = set.pack_code[usize::from(b)];
+                    ldh &= e & PACK_CODE != 0;
+                    k = (k << set.pack_bits) | u128::from(e & PACK_CODE);
+                    flags |= e;
+                }
+                k
+            };
+            let alpha = flags & PACK_ALPHA != 0;
+            if flags & PACK_TARGET != 0 {
+                self.acc.ascii_cands.push((i as u32, text_hash(u)));
+            }
+            let fast = u.len() <= MEMO_MAX_LEN
+                && (plain || label.finding().is_none())
+                && label.csv().is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
+            if fast {
+                let m = self.memo_judge(set, shared, &label, u, ldh.then_some(k));
+                self.acc.per_lgr[m.slot as usize] += 1;
+                if alpha {
+                    self.acc.latn += 1;
+                } else {
+                    self.acc.zyyy += 1;
+                }
+                if !m.eligible {
+                    // Rare: judge again for the reason's text.
+                    self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
+                    let j = judge_one(set, &label, &self.prepared);
+                    let has =
+                        set.variants.index_into(&self.prepared, &mut self.scratch, &mut self.index);
+                    self.acc.push_invalid(set, i, &j, has.then_some(&self.index[..]));
+                }
+                return;
+            }
+        }
+        self.prepared.set_text(label.ulabel());
+        if label.is_idn() {
+            self.acc.idn += 1;
+        }
+        let j = judge_one(set, &label, &self.prepared);
+        let eligible = j.eligible();
+        self.acc.per_lgr[if eligible { j.lgr.unwrap_or(nl) } else { nl }] += 1;
+        *self.acc.per_script.entry(script_of(self.prepared.cps())).or_default() += 1;
+        let keep = !(self.prepared.is_empty() || ascii && set.ascii_identity);
+        let has = (keep || (!eligible && ascii && set.ascii_identity))
+            && set.variants.index_into(&self.prepared, &mut self.scratch, &mut self.index);
+        if !eligible {
+            self.acc.push_invalid(set, i, &j, has.then_some(&self.index[..]));
+        }
+        if keep && has {
+            self.acc.indexed += 1;
+            let start = self.acc.arena.len();
+            self.acc.arena.extend_from_slice(&self.index);
+            self.acc.keyed.push(Keyed {
+                hash: key_hash(&self.index),
+                label: i as u32,
+                len: self.index.len() as u32,
+                start,
+            });
+        }
     }
 }
 
@@ -273,106 +514,42 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     let n = labels.len();
     progress.phase("judging labels", n as u64);
     let nl = set.judges.len();
+    let shared = Mutex::new(FastMap::default());
     let acc = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .fold(
-            || {
-                let acc = Acc { per_lgr: vec![0; nl + 1], ..Acc::default() };
-                (acc, Vec::<u32>::new(), Vec::<u8>::new(), FastMap::<Box<[u8]>, Memo>::default())
-            },
-            |(mut acc, mut cps, mut key, mut memo), chunk| {
+            || Worker::new(nl),
+            |mut w, chunk| {
                 let end = ((chunk + 1) * CHUNK).min(n);
                 for i in chunk * CHUNK..end {
-                    let Some(label) = labels.get(i) else { continue };
-                    let u = label.ulabel();
-                    let finding = label.finding();
-                    let fast = set.ascii_identity
-                        && u.is_ascii()
-                        && u.len() <= MEMO_MAX_LEN
-                        && finding.is_none()
-                        && label
-                            .csv()
-                            .is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
-                    if fast {
-                        key.clear();
-                        key.extend(u.bytes().map(|b| set.ascii_class[b as usize]));
-                        let m = match memo.get(&key[..]) {
-                            Some(m) => *m,
-                            None => {
-                                cps.clear();
-                                cps.extend(u.bytes().map(u32::from));
-                                let j = judge_one(set, &label, &cps);
-                                let m = Memo { lgr: j.lgr, eligible: j.eligible() };
-                                if memo.len() >= MEMO_MAX_ENTRIES {
-                                    memo.clear();
-                                }
-                                memo.insert(key.clone().into_boxed_slice(), m);
-                                m
-                            }
-                        };
-                        acc.per_lgr[if m.eligible { m.lgr.unwrap_or(nl) } else { nl }] += 1;
-                        let script = if u.bytes().any(|b| b.is_ascii_alphabetic()) {
-                            "Latn"
-                        } else {
-                            "Zyyy"
-                        };
-                        *acc.per_script.entry(script).or_default() += 1;
-                        if !m.eligible {
-                            // Rare: judge again for the reason's text.
-                            cps.clear();
-                            cps.extend(u.bytes().map(u32::from));
-                            let j = judge_one(set, &label, &cps);
-                            let index = set.variants.index_label(&cps);
-                            acc.push_invalid(set, i, &j, index.as_deref());
-                        }
-                        continue;
-                    }
-                    cps.clear();
-                    cps.extend(u.chars().map(u32::from));
-                    let ascii = u.is_ascii();
-                    if label.is_idn() {
-                        acc.idn += 1;
-                    }
-                    let j = judge_one(set, &label, &cps);
-                    let eligible = j.eligible();
-                    acc.per_lgr[if eligible { j.lgr.unwrap_or(nl) } else { nl }] += 1;
-                    *acc.per_script.entry(script_of(&cps)).or_default() += 1;
-                    let index = if (ascii && set.ascii_identity) || cps.is_empty() {
-                        None
-                    } else {
-                        set.variants.index_label(&cps)
-                    };
-                    if !eligible {
-                        let index = match &index {
-                            Some(x) => Some(x.clone()),
-                            None if ascii && set.ascii_identity => set.variants.index_label(&cps),
-                            None => None,
-                        };
-                        acc.push_invalid(set, i, &j, index.as_deref());
-                    }
-                    if let Some(x) = index {
-                        acc.indexed += 1;
-                        acc.keyed.push((x.into_boxed_slice(), i as u32));
-                    }
+                    w.label(set, &shared, labels, i);
                 }
                 progress.advance((end - chunk * CHUNK) as u64);
-                (acc, cps, key, memo)
+                w
             },
         )
-        .map(|(a, ..)| a)
+        .map(|w| w.acc)
         .reduce(|| Acc { per_lgr: vec![0; nl + 1], ..Acc::default() }, Acc::merge);
     let mut per_lgr: Vec<(String, u64)> =
         set.judges.iter().zip(&acc.per_lgr).map(|(l, &n)| (l.name().to_string(), n)).collect();
     per_lgr.push(("(none: invalid)".to_string(), acc.per_lgr.get(nl).copied().unwrap_or(0)));
     let invalid_count = acc.invalid.len() as u64;
+    let mut per_script = acc.per_script;
+    for (k, v) in [("Latn", acc.latn), ("Zyyy", acc.zyyy)] {
+        if v > 0 {
+            *per_script.entry(k).or_default() += v;
+        }
+    }
     Judged {
         invalid: acc.invalid,
         invalid_count,
         idn: acc.idn,
         indexed: acc.indexed,
         per_lgr,
-        per_script: acc.per_script.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        per_script: per_script.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         families: acc.families.into_iter().collect(),
         keyed: acc.keyed,
+        arena: acc.arena,
+        ascii_cands: acc.ascii_cands,
     }
 }

@@ -18,6 +18,9 @@
 mod group;
 mod judge;
 
+/// Longest label whose judgement is memoised (RFC 1035 §2.3.4).
+const MEMO_MAX_LEN: usize = 63;
+
 use crate::lgr::Lgr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,7 +38,25 @@ pub struct LgrSet {
     /// [`Lgr::ascii_classes`]): the judgement of an all-ASCII label is a
     /// function of its class string, so it is memoised on it.
     ascii_class: [u8; 128],
+    /// The classes of the LDH bytes numbered from 1 (0 for other bytes),
+    /// so that the class string of an LDH label packs into a `u128` of
+    /// `pack_bits` bits per byte, for labels up to `pack_max` bytes.
+    /// Per byte: the class code (bits 0–5), [`PACK_ALPHA`] and
+    /// [`PACK_TARGET`].
+    pack_code: [u8; 256],
+    pack_bits: u32,
+    pack_max: usize,
 }
+
+/// [`LgrSet::pack_code`] flag: an ASCII letter.
+const PACK_ALPHA: u8 = 0x40;
+/// [`LgrSet::pack_code`] flag: one of the ASCII bytes one of which every
+/// all-ASCII index label of an IDN label contains (see
+/// [`Lgr::ascii_from_non_ascii`]); only ASCII labels with one of them can
+/// join a group by their text.
+const PACK_TARGET: u8 = 0x80;
+/// [`LgrSet::pack_code`] mask of the class code.
+const PACK_CODE: u8 = 0x3f;
 
 impl LgrSet {
     /// A set. With `variants` `None`, the single LGR is its own variant
@@ -64,7 +85,32 @@ impl LgrSet {
             });
             *slot = id as u8;
         }
-        Ok(LgrSet { judges, variants, ascii_identity, ascii_class })
+        let mut pack_code = [0u8; 256];
+        let mut ids: Vec<u8> = Vec::new();
+        for b in (b'a'..=b'z').chain(b'0'..=b'9').chain([b'-']) {
+            let id = ascii_class[b as usize];
+            let code = match ids.iter().position(|&x| x == id) {
+                Some(p) => p + 1,
+                None => {
+                    ids.push(id);
+                    ids.len()
+                }
+            };
+            pack_code[b as usize] = code as u8;
+        }
+        // Codes 1..=ids.len(), never 0, so strings of different lengths
+        // pack to different values.
+        let pack_bits = usize::BITS - ids.len().leading_zeros();
+        let pack_max = (128 / pack_bits as usize).min(MEMO_MAX_LEN);
+        for (b, t) in variants.ascii_from_non_ascii().into_iter().enumerate() {
+            if t {
+                pack_code[b] |= PACK_TARGET;
+            }
+            if (b as u8).is_ascii_alphabetic() {
+                pack_code[b] |= PACK_ALPHA;
+            }
+        }
+        Ok(LgrSet { judges, variants, ascii_identity, ascii_class, pack_code, pack_bits, pack_max })
     }
 
     /// The judging LGRs, in order.
@@ -223,11 +269,10 @@ pub fn scan(
     progress: &dyn Progress,
 ) -> Report {
     let start = std::time::Instant::now();
-    let judged = judge::judge_all(labels, lgrs, progress);
-    let (mut findings, mut summary) = group::collide(labels, lgrs, config, &judged, progress);
-    let mut invalid = judged.invalid;
-    invalid.sort_by_key(|f| f.label);
-    findings.extend(invalid);
+    let mut judged = judge::judge_all(labels, lgrs, progress);
+    judged.invalid.sort_by_key(|f| f.label);
+    let (mut findings, mut summary) = group::collide(labels, lgrs, config, &mut judged, progress);
+    findings.append(&mut judged.invalid);
     summary.labels = labels.len() as u64;
     summary.idn_labels = judged.idn;
     summary.invalid = judged.invalid_count;
