@@ -120,16 +120,27 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         } else {
             Format::Csv
         });
-    let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
+    // LGR files that cannot be opened are reported before the input is
+    // read; the LGRs are then parsed while the input is read.
+    for spec in args.lgrs.iter().chain(&args.variants) {
+        if !spec.starts_with("builtin:") {
+            std::fs::metadata(spec).with_context(|| format!("{spec}: cannot read the LGR"))?;
+        }
+    }
     let bar = Bar::new(!args.quiet && stderr_tty);
     let config = args.input.config()?.progress(bar.reading(&args.inputs));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let read_start = std::time::Instant::now();
     // Inside the pool: the reader converts IDN labels on rayon's current
     // pool, so --threads bounds the whole run.
-    let labels = pool
-        .install(|| input::read(args.inputs.iter().map(|a| Input::from_arg(a)), &config))
-        .context("reading input")?;
+    let (set, labels) = pool.install(|| {
+        rayon::join(
+            || lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into()),
+            || input::read(args.inputs.iter().map(|a| Input::from_arg(a)), &config),
+        )
+    });
+    let set = set?;
+    let labels = labels.context("reading input")?;
     let read_time = read_start.elapsed();
     let scan_config = ScanConfig {
         holder: match args.holder {
