@@ -594,26 +594,28 @@ const CHUNK_MAX: usize = 8 << 20;
 /// …and at least this.
 const CHUNK_MIN: usize = 64 << 10;
 
-/// Reads the mapped `data` from `pos` with the fast path, in chunks
-/// extracted in parallel on rayon's current pool and merged in order.
-/// Returns where it stopped: the end, or a line for the general parser.
-/// Progress is reported per chunk merged.
-pub(crate) fn parallel(
+/// Reads `buf` from `pos` with the fast path, in chunks extracted in
+/// parallel on rayon's current pool and merged in order; `buf[0]` is at
+/// `base` in the source, and `eof` says whether the data ends with `buf`.
+/// `merged(start, next)` is called after each chunk is merged. Returns
+/// where it stopped and why: the end of `buf`, a line for the general
+/// parser, or an incomplete last line.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
     r: &mut Reader<'_>,
     st: &mut ZoneState,
-    source: &Data,
+    buf: &[u8],
+    base: u64,
     mut pos: usize,
-    apex: &[u8],
-) -> Result<usize, Error> {
+    eof: bool,
+    opts: &FastOpts<'_>,
+    mut merged: impl FnMut(&Reader<'_>, usize, usize),
+) -> Result<(usize, Stop), Error> {
     use rayon::prelude::*;
-    let data = source.bytes();
-    let len = data.len();
-    let copy = r.config.label_text == LabelText::Copy;
+    let len = buf.len();
     // Chunks per wave: enough to keep every thread busy, few enough that
     // the extracted labels waiting for the merge stay small.
     let wave = 4 * rayon::current_num_threads().max(1);
-    let origin = st.origin.clone();
-    let opts = FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
     let size = ((len - pos.min(len)) / wave).clamp(CHUNK_MIN, CHUNK_MAX);
     let mut bounds = Vec::with_capacity(wave + 1);
     while pos < len {
@@ -623,28 +625,54 @@ pub(crate) fn parallel(
         while bounds.len() <= wave && s < len {
             let mut e = s.saturating_add(size).min(len);
             if e < len {
-                e = memchr::memchr(b'\n', &data[e - 1..]).map_or(len, |k| e + k);
+                e = memchr::memchr(b'\n', &buf[e - 1..]).map_or(len, |k| e + k);
             }
             bounds.push(e);
             s = e;
         }
-        let chunks: Vec<Chunk> =
-            bounds.par_windows(2).map(|w| extract(data, w[0], w[1], w[1] == len, &opts)).collect();
+        let chunks: Vec<Chunk> = if bounds.len() == 2 {
+            vec![extract(buf, bounds[0], bounds[1], eof && bounds[1] == len, opts)]
+        } else {
+            bounds
+                .par_windows(2)
+                .map(|w| extract(buf, w[0], w[1], eof && w[1] == len, opts))
+                .collect()
+        };
         for (c, w) in chunks.into_iter().zip(bounds.windows(2)) {
             let (next, stop) = (c.next, c.stop);
-            merge(r, st, data, 0, c)?;
-            r.config.report(next - w[0]);
-            if copy {
-                // Nothing borrows from what was read: release its pages.
-                source.release(w[0], next);
-            }
+            merge(r, st, buf, base, c)?;
+            merged(r, w[0], next);
             pos = next;
             if stop != Stop::End {
-                return Ok(pos);
+                return Ok((pos, stop));
             }
         }
     }
-    Ok(pos)
+    Ok((pos, Stop::End))
+}
+
+/// Reads the mapped `source` from `pos` with the fast path ([`run`]),
+/// reporting progress per chunk and, with [`LabelText::Copy`], releasing
+/// the pages read. Returns where it stopped: the end, or a line for the
+/// general parser.
+pub(crate) fn parallel(
+    r: &mut Reader<'_>,
+    st: &mut ZoneState,
+    source: &Data,
+    pos: usize,
+    apex: &[u8],
+) -> Result<usize, Error> {
+    let copy = r.config.label_text == LabelText::Copy;
+    let origin = st.origin.clone();
+    let opts = FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
+    let (next, _) = run(r, st, source.bytes(), 0, pos, true, &opts, |r, start, next| {
+        r.config.report(next - start);
+        if copy {
+            // Nothing borrows from what was read: release its pages.
+            source.release(start, next);
+        }
+    })?;
+    Ok(next)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::{
 };
 
 /// How much of a stream is read at a time.
-const CHUNK: usize = 4 << 20;
+const CHUNK: usize = 16 << 20;
 
 pub(crate) struct Reader<'c> {
     pub(crate) c: Collector,

@@ -276,11 +276,10 @@ pub(crate) fn parse(
                 let copy = !st.mapped || r.config.label_text == super::LabelText::Copy;
                 let opts =
                     FastOpts { apex: &apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
-                let c = czds::extract(buf, pos, buf.len(), eof, &opts);
+                let res = czds::run(r, st, buf, base, pos, eof, &opts, |_, _, _| {});
                 st.origin = origin;
                 st.apex_plain = Some(apex);
-                let (next, stop) = (c.next, c.stop);
-                czds::merge(r, st, buf, base, c)?;
+                let (next, stop) = res?;
                 match stop {
                     Stop::NeedMore => return Ok(next),
                     Stop::End => return Ok(buf.len()),
