@@ -195,8 +195,8 @@ pub(crate) fn orders_increasing(orders: u8, a: &[u8], b: &[u8]) -> u8 {
 ///
 /// Lines of a zone dump are short (50 bytes or so), and a `memchr` call per
 /// line costs more than its search: this compares 64 bytes at a time with
-/// SSE2 (part of every x86-64 CPU) and keeps the newlines of the block as
-/// a bit mask; elsewhere it is `memchr`'s iterator.
+/// SSE2 (part of every x86-64 CPU; a byte loop elsewhere) and keeps the
+/// newlines of the block as a bit mask.
 struct Newlines<'a> {
     buf: &'a [u8],
     /// Start of the current block.
