@@ -12,7 +12,9 @@
 //! `SCAN_TIME_PHASES=1` also prints when each phase of the scan starts
 //! (seconds since the start of the scan), through the progress reports.
 use lgrscan::builtin;
-use lgrscan::input::{self, Config, Input, InputFormat, MmapChoice, NsTargets, Strictness};
+use lgrscan::input::{
+    self, Config, Input, InputFormat, LabelText, MmapChoice, NsTargets, Strictness,
+};
 use lgrscan::lgr::Lgr;
 use lgrscan::scan::{self, LgrSet, NoProgress, ScanConfig};
 use std::sync::{Arc, Mutex};
@@ -86,7 +88,9 @@ fn main() -> Res<()> {
         .format(format)
         .strictness(Strictness::Lenient)
         .ns_targets(NsTargets::Skip)
-        .mmap(mmap);
+        .mmap(mmap)
+        // As `lgrscan scan --mmap auto` (the default).
+        .label_text(LabelText::Copy);
     let t = Instant::now();
     let labels = input::read(inputs.iter().map(|a| Input::from_arg(a)), &config)?;
     let read = t.elapsed().as_secs_f64();
