@@ -713,7 +713,7 @@ pub(crate) fn run(
     mut pos: usize,
     eof: bool,
     opts: &FastOpts<'_>,
-    mut merged: impl FnMut(&Reader<'_>, usize, usize),
+    mut merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
 ) -> Result<(usize, Stop), Error> {
     use rayon::prelude::*;
     let len = buf.len();
@@ -721,11 +721,10 @@ pub(crate) fn run(
     // the extracted labels waiting for the merge stay small.
     let wave = 4 * rayon::current_num_threads().max(1);
     let size = ((len - pos.min(len)) / wave).clamp(CHUNK_MIN, CHUNK_MAX);
-    let mut bounds = Vec::with_capacity(wave + 1);
-    while pos < len {
-        bounds.clear();
-        bounds.push(pos);
-        let mut s = pos;
+    // The chunk bounds of a wave from `from`, at line starts.
+    let plan = |from: usize| -> Vec<usize> {
+        let mut bounds = vec![from];
+        let mut s = from;
         while bounds.len() <= wave && s < len {
             let mut e = s.saturating_add(size).min(len);
             if e < len {
@@ -734,25 +733,52 @@ pub(crate) fn run(
             bounds.push(e);
             s = e;
         }
-        let chunks: Vec<Chunk> = if bounds.len() == 2 {
-            vec![extract(buf, bounds[0], bounds[1], eof && bounds[1] == len, opts)]
-        } else {
-            bounds
+        bounds
+    };
+    let extract_wave = |bounds: &[usize]| -> Vec<Chunk> {
+        match bounds.len() {
+            0 | 1 => Vec::new(),
+            2 => vec![extract(buf, bounds[0], bounds[1], eof && bounds[1] == len, opts)],
+            _ => bounds
                 .par_windows(2)
                 .map(|w| extract(buf, w[0], w[1], eof && w[1] == len, opts))
-                .collect()
-        };
-        for (c, w) in chunks.into_iter().zip(bounds.windows(2)) {
-            let (next, stop) = (c.next, c.stop);
-            merge(r, st, buf, base, c)?;
-            merged(r, w[0], next);
-            pos = next;
-            if stop != Stop::End {
-                return Ok((pos, stop));
-            }
+                .collect(),
         }
+    };
+    if pos >= len {
+        return Ok((pos, Stop::End));
     }
-    Ok((pos, Stop::End))
+    let mut bounds = plan(pos);
+    let mut chunks = extract_wave(&bounds);
+    loop {
+        // Merge this wave (in order, on one thread) while the next one is
+        // extracted; if this one stops early, the next is dropped.
+        let next_from = bounds.last().copied().unwrap_or(len);
+        let next_bounds = if next_from < len { plan(next_from) } else { Vec::new() };
+        let (next_chunks, stopped) = rayon::join(
+            || extract_wave(&next_bounds),
+            || -> Result<Option<(usize, Stop)>, Error> {
+                for (c, w) in std::mem::take(&mut chunks).into_iter().zip(bounds.windows(2)) {
+                    let (next, stop) = (c.next, c.stop);
+                    merge(r, st, buf, base, c)?;
+                    merged(r, w[0], next);
+                    pos = next;
+                    if stop != Stop::End {
+                        return Ok(Some((next, stop)));
+                    }
+                }
+                Ok(None)
+            },
+        );
+        if let Some(done) = stopped? {
+            return Ok(done);
+        }
+        if next_bounds.len() < 2 {
+            return Ok((pos, Stop::End));
+        }
+        bounds = next_bounds;
+        chunks = next_chunks;
+    }
 }
 
 /// Reads the mapped `source` from `pos` with the fast path ([`run`]),
