@@ -26,9 +26,9 @@ cat "$ZONE" > /dev/null   # warm the page cache
 
 now() { date +%s.%N; }
 calc() { awk "BEGIN{print $1}"; }
-best() { # best of 3 wall-clock runs of "$@"
+best() { # best of 5 wall-clock runs of "$@"
   local b=""
-  for _ in 1 2 3; do
+  for _ in 1 2 3 4 5; do
     local t0 t1 d
     t0=$(now); "$@" > /dev/null; t1=$(now)
     d=$(awk "BEGIN{print $t1 - $t0}")
