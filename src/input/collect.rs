@@ -375,18 +375,8 @@ impl Collector {
         if matches!(orig, Orig::Mapped)
             && idna2008::is_plain_ldh(octets)
             && self.set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some())
-            && let Ok(index) = u32::try_from(self.set.records.len())
         {
-            self.set.records.push(LabelRecord {
-                offset: loc.offset,
-                text: IN_SOURCE,
-                line: u32::try_from(loc.line).unwrap_or(u32::MAX),
-                source: u16::try_from(loc.source).unwrap_or(u16::MAX),
-                len: octets.len() as u16,
-                forms: NONE,
-            });
-            self.set.accounting.registered_labels += 1;
-            return Ok(index);
+            return self.push_plain(loc, octets.len() as u16, IN_SOURCE);
         }
         let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
             Cow::Owned(octets.to_ascii_lowercase())
@@ -403,13 +393,7 @@ impl Collector {
     /// in the arena at `text` (see [`Collector::register_new`]).
     #[inline]
     pub(crate) fn push_plain(&mut self, loc: Loc, len: u16, text: u64) -> Result<u32, Error> {
-        let index = u32::try_from(self.set.records.len()).map_err(|_| {
-            Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
-                self.path(loc.source),
-                loc.line,
-                Some(loc.offset),
-            )
-        })?;
+        let index = self.next_index(loc)?;
         self.set.records.push(LabelRecord {
             offset: loc.offset,
             text,
@@ -420,6 +404,17 @@ impl Collector {
         });
         self.set.accounting.registered_labels += 1;
         Ok(index)
+    }
+
+    /// The index the next new label gets; an error past 2^32 labels.
+    fn next_index(&self, loc: Loc) -> Result<u32, Error> {
+        u32::try_from(self.set.records.len()).map_err(|_| {
+            Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
+                self.path(loc.source),
+                loc.line,
+                Some(loc.offset),
+            )
+        })
     }
 
     /// The deduplicator, for callers that register sorted runs of labels.
@@ -440,13 +435,7 @@ impl Collector {
         forms: Option<Forms>,
         key: Cow<'_, [u8]>,
     ) -> Result<u32, Error> {
-        let index = u32::try_from(self.set.records.len()).map_err(|_| {
-            Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
-                self.path(loc.source),
-                loc.line,
-                Some(loc.offset),
-            )
-        })?;
+        let index = self.next_index(loc)?;
         let source_mapped =
             self.set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
         let len16 = u16::try_from(octets.len()).ok();
