@@ -393,17 +393,31 @@ impl Collector {
     /// in the arena at `text` (see [`Collector::register_new`]).
     #[inline]
     pub(crate) fn push_plain(&mut self, loc: Loc, len: u16, text: u64) -> Result<u32, Error> {
-        let index = self.next_index(loc)?;
-        self.set.records.push(LabelRecord {
+        self.next_index(loc)?;
+        Ok(self.push_record(LabelRecord {
             offset: loc.offset,
             text,
             line: u32::try_from(loc.line).unwrap_or(u32::MAX),
             source: u16::try_from(loc.source).unwrap_or(u16::MAX),
             len,
             forms: NONE,
-        });
+        }))
+    }
+
+    /// Whether `n` more labels keep every index below 2^32 (then
+    /// [`Collector::push_record`] may be used for them).
+    pub(crate) fn room_for(&self, n: usize) -> bool {
+        self.set.records.len().saturating_add(n) < NONE as usize
+    }
+
+    /// Adds the record of a new plain label without a forms entry and
+    /// returns its index; the caller checked [`Collector::room_for`].
+    #[inline]
+    pub(crate) fn push_record(&mut self, rec: LabelRecord) -> u32 {
+        let index = self.set.records.len() as u32;
+        self.set.records.push(rec);
         self.set.accounting.registered_labels += 1;
-        Ok(index)
+        index
     }
 
     /// The index the next new label gets; an error past 2^32 labels.

@@ -23,7 +23,7 @@ use memchr::memchr;
 
 use super::collect::{Class, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, hash_bytes};
-use super::labels::{IN_SOURCE, NONE};
+use super::labels::{IN_SOURCE, LabelRecord, NONE};
 use super::reader::Reader;
 use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
@@ -115,29 +115,41 @@ pub(crate) enum Kind {
     Outside,
 }
 
-/// Equality of two short byte strings without a call to `memcmp`.
+/// Equality of two short byte strings without a call to `memcmp`: words
+/// of 8 bytes, the last one overlapping the one before (4 and 1 bytes
+/// for shorter strings).
 #[inline(always)]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    let mut i = 0;
-    while i + 8 <= a.len() {
-        let (mut x, mut y) = ([0u8; 8], [0u8; 8]);
-        x.copy_from_slice(&a[i..i + 8]);
-        y.copy_from_slice(&b[i..i + 8]);
-        if x != y {
-            return false;
-        }
-        i += 8;
+    #[inline(always)]
+    fn word(s: &[u8], i: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[i..i + 8]);
+        u64::from_ne_bytes(w)
     }
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
+    #[inline(always)]
+    fn half(s: &[u8], i: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[i..i + 4]);
+        u32::from_ne_bytes(w)
     }
-    true
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word(a, i) != word(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        return word(a, n - 8) == word(b, n - 8);
+    }
+    if n >= 4 {
+        return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4);
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Compares two byte strings, 8 bytes at a time (labels are short, and
@@ -353,6 +365,8 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
     let mut pos = start;
     let (mut prev_at, mut prev_len) = (start, 0usize);
     let mut kind = Kind::None;
+    // Lines of the current owner after its first.
+    let mut run = 0u64;
     let mut last_reg: Option<(usize, usize)> = None;
     while pos < end {
         let (line_end, next) = match newlines.next() {
@@ -363,36 +377,31 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                 break;
             }
         };
-        let mut line = &buf[pos..line_end];
-        if let [head @ .., b'\r'] = line {
-            line = head;
-        }
-        let Some(&first) = line.first() else {
-            c.stop = Stop::Slow;
-            break;
-        };
-        if matches!(first, b' ' | b'\t' | b';' | b'$') {
-            c.stop = Stop::Slow;
-            break;
-        }
+        let whole = &buf[pos..line_end];
         let p = prev_len;
+        // Most lines repeat the previous owner: counted, nothing else.
         let owner_len = if p > 0
-            && line.len() > p
-            && line[p] == b'\t'
-            && same_bytes(&line[..p], &buf[prev_at..prev_at + p])
+            && whole.len() > p
+            && whole[p] == b'\t'
+            && same_bytes(&whole[..p], &buf[prev_at..prev_at + p])
         {
-            match kind {
-                Kind::Apex => c.apex_records += 1,
-                Kind::Registered(_) => c.same_registered += 1,
-                Kind::Deeper => c.deeper_records += 1,
-                Kind::Outside => c.outside_records += 1,
-                Kind::None => {
-                    c.stop = Stop::Slow;
-                    break;
-                }
-            }
+            run += 1;
             p
         } else {
+            count_run(&mut c, kind, run);
+            run = 0;
+            let mut line = whole;
+            if let [head @ .., b'\r'] = line {
+                line = head;
+            }
+            let Some(&first) = line.first() else {
+                c.stop = Stop::Slow;
+                break;
+            };
+            if matches!(first, b' ' | b'\t' | b';' | b'$') {
+                c.stop = Stop::Slow;
+                break;
+            }
             let Some(tab) = first_tab(line) else {
                 c.stop = Stop::Slow;
                 break;
@@ -483,11 +492,14 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
             tab
         };
         if o.ns && matches!(kind, Kind::Registered(_)) {
-            ns_line(&mut c, &mut ns_ids, &line[owner_len..], o.origin, &mut owned_target);
+            let rest = &whole[owner_len..];
+            let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+            ns_line(&mut c, &mut ns_ids, rest, o.origin, &mut owned_target);
         }
         c.lines += 1;
         pos = next;
     }
+    count_run(&mut c, kind, run);
     c.next = pos;
     if !ns_ids.is_empty() {
         let mut names: Vec<Box<[u8]>> = vec![Box::default(); ns_ids.len()];
@@ -499,6 +511,18 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
     c.last_owner = (prev_at, prev_len);
     c.last_kind = kind;
     c
+}
+
+/// Counts `run` more records of an owner of this kind.
+#[inline]
+fn count_run(c: &mut Chunk, kind: Kind, run: u64) {
+    match kind {
+        Kind::Apex => c.apex_records += run,
+        Kind::Registered(_) => c.same_registered += run,
+        Kind::Deeper => c.deeper_records += run,
+        Kind::Outside => c.outside_records += run,
+        Kind::None => {}
+    }
 }
 
 /// Records the NS target of a line of the last registered owner, if it is
@@ -653,6 +677,34 @@ pub(crate) fn merge(
         col.set.records.reserve(regs.len());
     }
     let mut text_pos = arena_base;
+    if bulk && (borrow || copied) && col.room_for(regs.len()) {
+        // The common case: sorted, and plain labels' text borrowed from
+        // the map or copied by the chunk (not touched again here).
+        let source = u16::try_from(st.source).unwrap_or(u16::MAX);
+        for g in regs {
+            let id = if g.plain {
+                let text = if borrow { IN_SOURCE } else { text_pos };
+                text_pos += u64::from(g.len);
+                col.push_record(LabelRecord {
+                    offset: base + g.at as u64,
+                    text,
+                    line: u32::try_from(line0 + u64::from(g.line)).unwrap_or(u32::MAX),
+                    source,
+                    len: g.len,
+                    forms: NONE,
+                })
+            } else {
+                let octets = label(g);
+                let orig = if borrow { Orig::Mapped } else { Orig::Text(octets) };
+                col.register_new(loc(g), octets, orig)?
+            };
+            if need_ids {
+                ids.push(id);
+            }
+            last_id = id;
+        }
+        regs = &[];
+    }
     for g in regs {
         let octets = label(g);
         let orig = if borrow { Orig::Mapped } else { Orig::Text(octets) };
@@ -829,6 +881,16 @@ mod tests {
 
     #[test]
     fn short_compare() {
+        let text = b"abcdefghijklmnopqrstuvwxyz0123456789";
+        for n in 0..text.len() {
+            let a = &text[..n];
+            assert!(same_bytes(a, a));
+            for i in 0..n {
+                let mut b = a.to_vec();
+                b[i] ^= 0x20;
+                assert!(!same_bytes(a, &b), "{n} {i}");
+            }
+        }
         assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
         assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
         assert!(!same_bytes(b"abc", b"abcd"));
