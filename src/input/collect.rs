@@ -393,42 +393,16 @@ impl Collector {
     /// in the arena at `text` (see [`Collector::register_new`]).
     #[inline]
     pub(crate) fn push_plain(&mut self, loc: Loc, len: u16, text: u64) -> Result<u32, Error> {
-        self.next_index(loc)?;
-        Ok(self.push_record(LabelRecord {
-            offset: loc.offset,
-            text,
-            line: u32::try_from(loc.line).unwrap_or(u32::MAX),
-            source: u16::try_from(loc.source).unwrap_or(u16::MAX),
-            len,
-            forms: NONE,
-        }))
-    }
-
-    /// Whether `n` more labels keep every index below 2^32 (then
-    /// [`Collector::push_record`] may be used for them).
-    pub(crate) fn room_for(&self, n: usize) -> bool {
-        self.set.records.len().saturating_add(n) < NONE as usize
-    }
-
-    /// Adds the record of a new plain label without a forms entry and
-    /// returns its index; the caller checked [`Collector::room_for`].
-    #[inline]
-    pub(crate) fn push_record(&mut self, rec: LabelRecord) -> u32 {
-        let index = self.set.records.len() as u32;
-        self.set.records.push(rec);
+        let index = self.next_index(loc)?;
+        self.set.records.push(LabelRecord::at(loc, len, text, NONE));
         self.set.accounting.registered_labels += 1;
-        index
+        Ok(index)
     }
 
     /// The index the next new label gets; an error past 2^32 labels.
+    #[inline]
     fn next_index(&self, loc: Loc) -> Result<u32, Error> {
-        u32::try_from(self.set.records.len()).map_err(|_| {
-            Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
-                self.path(loc.source),
-                loc.line,
-                Some(loc.offset),
-            )
-        })
+        self.set.next_index(loc)
     }
 
     /// The deduplicator, for callers that register sorted runs of labels.
@@ -453,14 +427,7 @@ impl Collector {
         let source_mapped =
             self.set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
         let len16 = u16::try_from(octets.len()).ok();
-        let mut rec = LabelRecord {
-            offset: loc.offset,
-            text: IN_SOURCE,
-            line: u32::try_from(loc.line).unwrap_or(u32::MAX),
-            source: u16::try_from(loc.source).unwrap_or(u16::MAX),
-            len: len16.unwrap_or(0),
-            forms: NONE,
-        };
+        let mut rec = LabelRecord::at(loc, len16.unwrap_or(0), IN_SOURCE, NONE);
         let in_source = matches!(orig, Orig::Mapped) && source_mapped && len16.is_some();
         // The arena entry needs the original to be the octets (no escapes).
         let same_text = match orig {
@@ -592,12 +559,7 @@ impl Collector {
     }
 
     fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
-        let i = u32::try_from(self.set.forms.len())
-            .ok()
-            .filter(|&i| i != NONE)
-            .ok_or_else(|| Error::new(ErrorKind::Malformed("more than 2^32 labels".into())))?;
-        self.set.forms.push(e);
-        Ok(i)
+        self.set.push_forms(e)
     }
 
     /// Counts a record whose owner was classified by an earlier record.
@@ -767,6 +729,52 @@ impl Collector {
     }
 }
 
+impl LabelSet {
+    /// The index the next new label gets; an error past 2^32 labels.
+    #[inline]
+    fn next_index(&self, loc: Loc) -> Result<u32, Error> {
+        match u32::try_from(self.records.len()) {
+            Ok(i) => Ok(i),
+            Err(_) => Err(self.too_many_labels(loc)),
+        }
+    }
+
+    #[cold]
+    fn too_many_labels(&self, loc: Loc) -> Error {
+        let path = self.sources.get(loc.source as usize).map_or(Path::new("-"), |s| &s.path);
+        Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
+            path,
+            loc.line,
+            Some(loc.offset),
+        )
+    }
+
+    /// Adds a forms entry and returns its index.
+    fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
+        let i = u32::try_from(self.forms.len())
+            .ok()
+            .filter(|&i| i != NONE)
+            .ok_or_else(|| Error::new(ErrorKind::Malformed("more than 2^32 labels".into())))?;
+        self.forms.push(e);
+        Ok(i)
+    }
+}
+
+impl LabelRecord {
+    /// The record of a label of `len` octets seen at `loc`, its text at
+    /// `text` in the arena (or [`IN_SOURCE`]), its forms entry `forms`.
+    pub(crate) fn at(loc: Loc, len: u16, text: u64, forms: u32) -> LabelRecord {
+        LabelRecord {
+            offset: loc.offset,
+            text,
+            line: u32::try_from(loc.line).unwrap_or(u32::MAX),
+            source: u16::try_from(loc.source).unwrap_or(u16::MAX),
+            len,
+            forms,
+        }
+    }
+}
+
 /// Registers a label whose forms were computed ahead (lists: A-label key
 /// mode; `text` starts with the entry's forms). A valid IDN keeps its forms
 /// in the set's shared text; others get a [`Full`] entry.
@@ -790,16 +798,7 @@ fn register_ahead(
         set.accounting.duplicate_records += 1;
         return Ok(i);
     }
-    let path = |set: &LabelSet| {
-        set.sources.get(loc.source as usize).map_or(Path::new("-"), |s| s.path.as_path()).to_owned()
-    };
-    let index = u32::try_from(set.records.len()).map_err(|_| {
-        Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
-            &path(set),
-            loc.line,
-            Some(loc.offset),
-        )
-    })?;
+    let index = set.next_index(loc)?;
     let source_mapped = set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
     let len16 = u16::try_from(octets.len()).ok();
     let in_source = matches!(orig, Orig::Mapped) && source_mapped && len16.is_some();
@@ -846,19 +845,8 @@ fn register_ahead(
             pending: None,
         })),
     };
-    let forms_index = u32::try_from(set.forms.len())
-        .ok()
-        .filter(|&i| i != NONE)
-        .ok_or_else(|| Error::new(ErrorKind::Malformed("more than 2^32 labels".into())))?;
-    set.forms.push(forms);
-    set.records.push(LabelRecord {
-        offset: loc.offset,
-        text: IN_SOURCE,
-        line: u32::try_from(loc.line).unwrap_or(u32::MAX),
-        source: u16::try_from(loc.source).unwrap_or(u16::MAX),
-        len: len16.unwrap_or(0),
-        forms: forms_index,
-    });
+    let forms_index = set.push_forms(forms)?;
+    set.records.push(LabelRecord::at(loc, len16.unwrap_or(0), IN_SOURCE, forms_index));
     set.accounting.registered_labels += 1;
     Ok(index)
 }

@@ -23,7 +23,7 @@ use memchr::memchr;
 
 use super::collect::{Class, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, hash_bytes};
-use super::labels::{IN_SOURCE, LabelRecord, NONE};
+use super::labels::{IN_SOURCE, NONE};
 use super::reader::Reader;
 use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
@@ -430,43 +430,35 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                     }
                     let label = head;
                     let upper = f & H_UPPER != 0;
-                    if let Some((s, l)) = last_reg
-                        && same_bytes(&buf[s..s + l], label)
-                    {
+                    let again = last_reg.is_some_and(|(s, l)| same_bytes(&buf[s..s + l], label));
+                    if again {
                         // The last registered owner again, after deeper
                         // names (canonical order puts them there).
                         c.same_registered += 1;
                         kind = Kind::Registered(c.regs.len() as u32 - 1);
-                        prev_at = pos;
-                        prev_len = tab;
-                        c.lines += 1;
-                        pos = next;
-                        if o.ns {
-                            ns_line(&mut c, &mut ns_ids, &line[tab..], o.origin, &mut owned_target);
+                    } else {
+                        if upper {
+                            c.orders = 0;
+                        } else if let Some((s, l)) = last_reg {
+                            c.orders = orders_increasing(c.orders, &buf[s..s + l], label);
                         }
-                        continue;
+                        last_reg = Some((pos, label.len()));
+                        kind = Kind::Registered(c.regs.len() as u32);
+                        // Plain: lower-case LDH, at most 63 octets, no
+                        // hyphen at either end nor in positions 3 and 4
+                        // (`idna2008::is_plain_ldh`, from the flags above).
+                        let m = label.len();
+                        let plain = f & (H_UPPER | H_NON_LDH) == 0
+                            && m <= crate::idna2008::MAX_LABEL_OCTETS
+                            && label[0] != b'-'
+                            && label[m - 1] != b'-'
+                            && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
+                        debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
+                        if plain && o.copy {
+                            c.text.extend_from_slice(label);
+                        }
+                        c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain });
                     }
-                    if upper {
-                        c.orders = 0;
-                    } else if let Some((s, l)) = last_reg {
-                        c.orders = orders_increasing(c.orders, &buf[s..s + l], label);
-                    }
-                    last_reg = Some((pos, label.len()));
-                    kind = Kind::Registered(c.regs.len() as u32);
-                    // Plain: lower-case LDH, at most 63 octets, no hyphen
-                    // at either end nor in positions 3 and 4
-                    // (`idna2008::is_plain_ldh`).
-                    let m = label.len();
-                    let plain = f & (H_UPPER | H_NON_LDH) == 0
-                        && m <= crate::idna2008::MAX_LABEL_OCTETS
-                        && label[0] != b'-'
-                        && label[m - 1] != b'-'
-                        && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
-                    debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
-                    if plain && o.copy {
-                        c.text.extend_from_slice(label);
-                    }
-                    c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain });
                 } else {
                     c.deeper_records += 1;
                     c.deeper.push(owner_hash(owner, f & H_UPPER != 0 || !exact));
@@ -677,47 +669,18 @@ pub(crate) fn merge(
         col.set.records.reserve(regs.len());
     }
     let mut text_pos = arena_base;
-    if bulk && (borrow || copied) && col.room_for(regs.len()) {
-        // The common case: sorted, and plain labels' text borrowed from
-        // the map or copied by the chunk (not touched again here).
-        let source = u16::try_from(st.source).unwrap_or(u16::MAX);
-        for g in regs {
-            let id = if g.plain {
-                let text = if borrow { IN_SOURCE } else { text_pos };
-                text_pos += u64::from(g.len);
-                col.push_record(LabelRecord {
-                    offset: base + g.at as u64,
-                    text,
-                    line: u32::try_from(line0 + u64::from(g.line)).unwrap_or(u32::MAX),
-                    source,
-                    len: g.len,
-                    forms: NONE,
-                })
-            } else {
-                let octets = label(g);
-                let orig = if borrow { Orig::Mapped } else { Orig::Text(octets) };
-                col.register_new(loc(g), octets, orig)?
-            };
-            if need_ids {
-                ids.push(id);
-            }
-            last_id = id;
-        }
-        regs = &[];
-    }
+    let orig = |octets| if borrow { Orig::Mapped } else { Orig::Text(octets) };
     for g in regs {
-        let octets = label(g);
-        let orig = if borrow { Orig::Mapped } else { Orig::Text(octets) };
         let id = if bulk && g.plain && (borrow || copied) {
-            // Plain labels: their text is borrowed from the map, or was
-            // copied by the chunk; it is not touched again here.
+            // The common case: sorted, and plain labels' text borrowed
+            // from the map or copied by the chunk (not touched again here).
             let text = if borrow { IN_SOURCE } else { text_pos };
             text_pos += u64::from(g.len);
             col.push_plain(loc(g), g.len, text)?
         } else if bulk {
-            col.register_new(loc(g), octets, orig)?
+            col.register_new(loc(g), label(g), orig(label(g)))?
         } else {
-            col.register(loc(g), octets, orig, KeyMode::Octets)?
+            col.register(loc(g), label(g), orig(label(g)), KeyMode::Octets)?
         };
         if need_ids {
             ids.push(id);
