@@ -9,6 +9,10 @@ use super::model::*;
 use crate::error::LgrError;
 use roxmltree::{Document, Node, ParsingOptions};
 
+/// The elements that define a class (RFC 7940 §6.2 and §6.3).
+const CLASS_ELEMENTS: [&str; 6] =
+    ["class", "union", "complement", "intersection", "difference", "symmetric-difference"];
+
 const NS: &str = "urn:ietf:params:xml:ns:lgr-1.0";
 
 /// Parses an LGR document from its XML text (RFC 7940 §4).
@@ -315,12 +319,7 @@ impl<'i> Parser<'_, 'i> {
     fn rules(&self, node: Node, doc: &mut LgrDoc) -> R<()> {
         for e in self.elements(node)? {
             match e.tag_name().name() {
-                "class"
-                | "union"
-                | "complement"
-                | "intersection"
-                | "difference"
-                | "symmetric-difference" => {
+                n if CLASS_ELEMENTS.contains(&n) => {
                     let name = e
                         .attribute("name")
                         .ok_or_else(|| self.err(e, "a top-level class needs a 'name'"))?;
@@ -455,12 +454,7 @@ impl<'i> Parser<'_, 'i> {
         let mut kids = Vec::new();
         for c in self.elements(e)? {
             match c.tag_name().name() {
-                "class"
-                | "union"
-                | "complement"
-                | "intersection"
-                | "difference"
-                | "symmetric-difference" => kids.push(self.class(c, false)?),
+                n if CLASS_ELEMENTS.contains(&n) => kids.push(self.class(c, false)?),
                 other => {
                     return Err(self.err(c, format!("<{other}> may not appear in <{name}>")));
                 }
@@ -550,12 +544,7 @@ impl<'i> Parser<'_, 'i> {
                 self.check_attrs(e, &["cp", "count", "comment", "ref"])?;
                 Matcher::Char(self.cps(e, "cp")?, self.count(e)?)
             }
-            "class"
-            | "union"
-            | "complement"
-            | "intersection"
-            | "difference"
-            | "symmetric-difference" => {
+            n if CLASS_ELEMENTS.contains(&n) => {
                 if e.attribute("name").is_some() {
                     return Err(self.err(e, "a class inside a rule may not have a 'name'"));
                 }
