@@ -251,6 +251,24 @@ fn czds_fast_path_matches_general_parser() {
 /// parenthesis, a 3 MB line, no final newline).
 /// Glue, outside names, IDNs, a comment line and a blank-owner line in the
 /// middle (the general parser takes them, then the fast path again).
+/// A-labels of Devanagari strings (valid IDNs, and some that are not:
+/// not NFC, a combining mark first) and A-labels that do not decode or
+/// decode to ASCII: the fast path computes the forms of the valid ones.
+fn idn_labels() -> Vec<String> {
+    let mut out: Vec<String> = (0..400u32)
+        .filter_map(|i| {
+            let cps = [0x915 + i % 37, 0x93E + (i / 37) % 12, 0x915 + (i * 7) % 37];
+            let u: String = cps.iter().filter_map(|&c| char::from_u32(c)).collect();
+            let u = if i % 50 == 0 { format!("\u{93F}{u}") } else { u };
+            lgrscan::idna2008::to_alabel(&u).ok()
+        })
+        .collect();
+    out.extend(["xn--99999999999", "xn--abc-", "xn--a-ecp"].map(String::from));
+    out.sort();
+    out.dedup();
+    out
+}
+
 fn big_czds(order: u8) -> String {
     let mut labels: Vec<String> = (0..30_000u32)
         .map(|i| match i % 7 {
@@ -260,6 +278,7 @@ fn big_czds(order: u8) -> String {
         })
         .collect();
     labels.extend(["xn--bcher-kva", "xn--zz", "xn--mnchen-3ya", "-bad", "x--y"].map(String::from));
+    labels.extend(idn_labels());
     match order {
         0 => labels.sort(),
         1 => labels.sort_by_key(|l| format!("{l}.")),
@@ -354,6 +373,20 @@ fn parallel_fast_path_matches_sequential_reads() {
         // record per line, and the fast path reads it so.
         if order < 3 {
             same_list(&alabels(&slow), &alabels(&stream), order);
+            // The forms and findings too (the fast path computes valid
+            // IDNs' forms in its chunks; the general parser when the set is
+            // finished).
+            let forms = |s: &lgrscan::input::LabelSet| {
+                s.iter()
+                    .map(|l| {
+                        let f = l.finding().map(|f| f.to_string());
+                        format!("{} {} {} {f:?}", l.original_text(), l.alabel(), l.ulabel())
+                    })
+                    .collect::<Vec<_>>()
+            };
+            same_list(&forms(&slow), &forms(&stream), order);
+            same_list(&forms(&slow), &forms(&mapped), order);
+            same_list(&forms(&slow), &forms(&copied), order);
             same_list(&ns(&slow), &ns(&stream), order);
             let lines: Vec<u32> = slow.iter().map(|l| l.line() - 1).collect();
             assert_eq!(lines, stream.iter().map(|l| l.line()).collect::<Vec<_>>());
@@ -384,7 +417,11 @@ fn parallel_fast_path_matches_sequential_reads() {
         }
         assert_eq!(format!("{:?}", mapped.accounting()), format!("{:?}", stream.accounting()));
         // Order 2 repeats labels in upper case: folded into the first.
-        assert_eq!(mapped.len(), if order == 3 { 30_012 } else { 30_005 }, "order {order}");
+        let idns = idn_labels().len();
+        assert!(idns > 300, "{idns}");
+        assert_eq!(mapped.len(), idns + if order == 3 { 30_012 } else { 30_005 }, "order {order}");
+        let valid = mapped.iter().filter(|l| l.is_idn() && l.finding().is_none()).count();
+        assert!(valid > 300 && valid < idns + 2, "{valid} valid IDNs");
         let xn = mapped.iter().find(|l| l.alabel() == "xn--bcher-kva").unwrap();
         assert_eq!(xn.ulabel(), "bücher");
         assert!(mapped.iter().any(|l| l.finding().is_some()));

@@ -1,8 +1,8 @@
 //! IDNA2008: A-label ⇄ U-label conversion and label validity.
 //!
 //! This module owns everything that knows about `xn--`: Punycode
-//! ([RFC 3492]; decoded by [`idna::punycode`], encoded by an equivalent
-//! encoder that is faster on whole labels), the derived property of code
+//! ([RFC 3492]; a decoder and an encoder that agree with
+//! [`idna::punycode`] and are faster on whole labels), the derived property of code
 //! points ([RFC 5892]), the contextual rules ([RFC 5892 Appendix A]), the
 //! Bidi rule ([RFC 5893]) and the label rules of the protocol
 //! ([RFC 5891 §4–5]). It does not apply UTS #46 mappings: IDNA2008 labels
@@ -395,11 +395,9 @@ fn ascii_forms(text: &str, out: &mut String, chars: &mut Vec<char>) -> FormsAt {
         }
         return owned(None);
     };
-    let Some(decoded) = idna::punycode::decode(puny) else {
+    if punycode::decode_into(puny.as_bytes(), chars).is_none() {
         return owned(Some(Finding::PunycodeDecode));
-    };
-    chars.clear();
-    chars.extend_from_slice(&decoded);
+    }
     out.extend(chars.iter());
     let ulen = out.len() - start - alen;
     let with = |finding| FormsAt::Owned { alen, ulen: Some(ulen), finding };

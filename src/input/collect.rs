@@ -410,6 +410,32 @@ impl Collector {
         &mut self.dedup
     }
 
+    /// Registers a valid lower-case IDN of a zone whose forms were
+    /// computed by the fast path (`alabel` equals `octets`, the key):
+    /// deduplicated, unless `known_new`, then kept as a compact entry.
+    pub(crate) fn register_idn(
+        &mut self,
+        loc: Loc,
+        octets: &[u8],
+        orig: Orig<'_>,
+        ulabel: &str,
+        known_new: bool,
+    ) -> Result<u32, Error> {
+        let Ok(alabel) = std::str::from_utf8(octets) else {
+            return self.register(loc, octets, orig, KeyMode::Octets);
+        };
+        if !known_new {
+            let set = &self.set;
+            if let Seen::Existing(i) =
+                self.dedup.insert(octets, |i| set.key_of(&set.records[i as usize]))
+            {
+                self.set.accounting.duplicate_records += 1;
+                return Ok(i);
+            }
+        }
+        push_formed(&mut self.set, loc, octets, orig, alabel, Some(ulabel), None)
+    }
+
     /// Adds a new label (after deduplication) and returns its index.
     #[allow(clippy::too_many_arguments)]
     fn push_label(
@@ -798,6 +824,21 @@ fn register_ahead(
         set.accounting.duplicate_records += 1;
         return Ok(i);
     }
+    push_formed(set, loc, octets, orig, alabel, ulabel, e.finding.as_deref())
+}
+
+/// Adds a new label (after deduplication) whose forms are known: a valid
+/// IDN keeps them in the set's shared text ([`FormsEntry::Idn`]), others
+/// get a [`Full`] entry.
+pub(crate) fn push_formed(
+    set: &mut LabelSet,
+    loc: Loc,
+    octets: &[u8],
+    orig: Orig<'_>,
+    alabel: &str,
+    ulabel: Option<&str>,
+    finding: Option<&Finding>,
+) -> Result<u32, Error> {
     let index = set.next_index(loc)?;
     let source_mapped = set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
     let len16 = u16::try_from(octets.len()).ok();
@@ -809,7 +850,7 @@ fn register_ahead(
         Orig::Text(t) => Some(t),
     };
     let ulabel_text = ulabel.unwrap_or(alabel);
-    let compact = e.finding.is_none()
+    let compact = finding.is_none()
         && len16.is_some()
         && original.is_none_or(|o| o == octets)
         && u16::try_from(alabel.len()).is_ok()
@@ -839,7 +880,7 @@ fn register_ahead(
         None => FormsEntry::Full(Box::new(Full {
             alabel: alabel.into(),
             ulabel: ulabel.map(Into::into),
-            finding: e.finding.as_deref().cloned(),
+            finding: finding.cloned(),
             original: original.map(Into::into),
             key: None,
             pending: None,

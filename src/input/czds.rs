@@ -98,10 +98,26 @@ pub(crate) struct Chunk {
     /// (`copied`).
     pub(crate) text: Vec<u8>,
     pub(crate) copied: bool,
+    /// The valid lower-case IDNs of `regs`, in order, with their forms
+    /// computed here (in parallel) rather than when the set is finished:
+    /// each U-label is `idn_text[at..at + ulen]`.
+    pub(crate) idns: Vec<ChunkIdn>,
+    pub(crate) idn_text: String,
     /// Owner of the last line read (a range of the buffer), and what it
     /// was.
     pub(crate) last_owner: (usize, usize),
     pub(crate) last_kind: Kind,
+}
+
+/// A registered label of a chunk that is a valid IDN (RFC 5891 §5.4,
+/// A-label = its text) and its U-label.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChunkIdn {
+    /// Index into [`Chunk::regs`].
+    pub(crate) reg: u32,
+    /// The U-label in [`Chunk::idn_text`].
+    pub(crate) at: u32,
+    pub(crate) ulen: u32,
 }
 
 /// What an owner is, before registration.
@@ -356,11 +372,14 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
         ns_pairs: Vec::new(),
         text: Vec::new(),
         copied: o.copy,
+        idns: Vec::new(),
+        idn_text: String::new(),
         last_owner: (start, 0),
         last_kind: Kind::None,
     };
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
+    let mut chars: Vec<char> = Vec::new();
     let mut newlines = Newlines::new(&buf[start..end]);
     let mut pos = start;
     let (mut prev_at, mut prev_len) = (start, 0usize);
@@ -457,6 +476,9 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                         if plain && o.copy {
                             c.text.extend_from_slice(label);
                         }
+                        if !plain && !upper {
+                            idn_forms(&mut c, label, &mut chars);
+                        }
                         c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain });
                     }
                 } else {
@@ -503,6 +525,25 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
     c.last_owner = (prev_at, prev_len);
     c.last_kind = kind;
     c
+}
+
+/// Computes the IDNA2008 forms of a new registered label that is not
+/// plain (most are `xn--` labels) and keeps them when it is a valid IDN
+/// whose A-label is its text; anything else is left to the collector.
+#[cold]
+fn idn_forms(c: &mut Chunk, label: &[u8], chars: &mut Vec<char>) {
+    use crate::idna2008::{FormsAt, forms_into};
+    let at = c.idn_text.len();
+    if let FormsAt::Owned { alen, ulen: Some(ulen), finding: None } =
+        forms_into(label, &mut c.idn_text, chars)
+        && alen == label.len()
+        && c.idn_text.as_bytes()[at..at + alen] == *label
+        && let (Ok(u_at), Ok(ulen)) = (u32::try_from(at + alen), u32::try_from(ulen))
+    {
+        c.idns.push(ChunkIdn { reg: c.regs.len() as u32, at: u_at, ulen });
+        return;
+    }
+    c.idn_text.truncate(at);
 }
 
 /// Counts `run` more records of an owner of this kind.
@@ -640,6 +681,9 @@ pub(crate) fn merge(
     let mut ids: Vec<u32> = Vec::with_capacity(if need_ids { c.regs.len() } else { 0 });
     let mut last_id = NONE;
     let mut regs = &c.regs[..];
+    // The next IDN with its forms computed, and its index into `c.regs`.
+    let mut idns = c.idns.iter().peekable();
+    let mut reg_index = 0u32;
     let mut text_at = 0usize;
     // The owner of the previous chunk's last line may go on here.
     if let Some(g) = regs.first()
@@ -649,6 +693,10 @@ pub(crate) fn merge(
         ids.extend(need_ids.then_some(i));
         last_id = i;
         regs = &regs[1..];
+        reg_index = 1;
+        if idns.peek().is_some_and(|d| d.reg == 0) {
+            idns.next();
+        }
         if g.plain {
             text_at += usize::from(g.len);
         }
@@ -671,7 +719,15 @@ pub(crate) fn merge(
     let mut text_pos = arena_base;
     let orig = |octets| if borrow { Orig::Mapped } else { Orig::Text(octets) };
     for g in regs {
-        let id = if bulk && g.plain && (borrow || copied) {
+        let idn = match idns.peek() {
+            Some(d) if d.reg == reg_index => idns.next(),
+            _ => None,
+        };
+        reg_index += 1;
+        let id = if let Some(d) = idn {
+            let ulabel = &c.idn_text[d.at as usize..(d.at + d.ulen) as usize];
+            col.register_idn(loc(g), label(g), orig(label(g)), ulabel, bulk)?
+        } else if bulk && g.plain && (borrow || copied) {
             // The common case: sorted, and plain labels' text borrowed
             // from the map or copied by the chunk (not touched again here).
             let text = if borrow { IN_SOURCE } else { text_pos };
