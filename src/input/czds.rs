@@ -131,6 +131,143 @@ pub(crate) enum Kind {
     Outside,
 }
 
+/// Bit i set when `buf[a + i] == buf[b + i]`, for i < 32, when 32 bytes
+/// can be loaded from both positions (two SSE2 comparisons; SSE2 is part
+/// of every x86-64 CPU). `None` otherwise, and on other architectures.
+#[inline(always)]
+fn eq_mask32(buf: &[u8], a: usize, b: usize) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    if a.max(b).saturating_add(32) <= buf.len() {
+        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
+        // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads
+        // read `buf[a..a + 32]` and `buf[b..b + 32]`, within `buf`.
+        let eq = unsafe {
+            let pa = buf.as_ptr().add(a).cast::<__m128i>();
+            let pb = buf.as_ptr().add(b).cast::<__m128i>();
+            let half = |k: usize| {
+                let e = _mm_cmpeq_epi8(_mm_loadu_si128(pa.add(k)), _mm_loadu_si128(pb.add(k)));
+                _mm_movemask_epi8(e) as u32 & 0xFFFF
+            };
+            half(0) | half(1) << 16
+        };
+        return Some(eq);
+    }
+    None
+}
+
+/// The low `n` bits (n ≤ 32).
+#[inline(always)]
+fn low_bits(n: usize) -> u32 {
+    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
+}
+
+/// Whether `buf[a..a + n]` equals `buf[b..b + n]` (false when either is
+/// past the end). Owners are short: up to 32 bytes are compared at once
+/// ([`eq_mask32`]); longer ones by [`same_bytes`].
+#[inline(always)]
+fn same_at(buf: &[u8], a: usize, b: usize, n: usize) -> bool {
+    if n <= 32
+        && let Some(eq) = eq_mask32(buf, a, b)
+    {
+        let need = low_bits(n);
+        return eq & need == need;
+    }
+    match (buf.get(a..a.saturating_add(n)), buf.get(b..b.saturating_add(n))) {
+        (Some(x), Some(y)) => same_bytes(x, y),
+        _ => false,
+    }
+}
+
+/// [`orders_increasing`] of the labels `buf[a..a + la]` and
+/// `buf[b..b + lb]`: the first difference of short labels is found at
+/// once ([`eq_mask32`]).
+#[inline(always)]
+fn orders_increasing_at(orders: u8, buf: &[u8], a: usize, la: usize, b: usize, lb: usize) -> u8 {
+    let n = la.min(lb);
+    if n < 32
+        && let Some(eq) = eq_mask32(buf, a, b)
+    {
+        let differ = !eq & low_bits(n);
+        if differ != 0 {
+            let d = differ.trailing_zeros() as usize;
+            return if buf[a + d] < buf[b + d] { orders } else { 0 };
+        }
+    }
+    orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb])
+}
+
+/// Byte classes of up to 32 bytes of a line from one SSE2 pass (bit i:
+/// byte i): the tabs, and what [`HEAD_CLASS`] flags any prefix has.
+#[derive(Clone, Copy)]
+struct Classes32 {
+    tab: u32,
+    /// Neither lower-case LDH nor an upper-case letter.
+    not_ldh: u32,
+    upper: u32,
+    dot: u32,
+    special: u32,
+}
+
+impl Classes32 {
+    /// The classes of `buf[at..at + 32]`, when 32 bytes can be loaded
+    /// (x86-64 only).
+    #[inline(always)]
+    fn load(buf: &[u8], at: usize) -> Option<Classes32> {
+        #[cfg(target_arch = "x86_64")]
+        if at.saturating_add(32) <= buf.len() {
+            use std::arch::x86_64::{
+                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+                _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+            };
+            // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned
+            // loads read `buf[at..at + 32]`, within `buf`.
+            let half = |k: usize| unsafe {
+                let v = _mm_loadu_si128(buf.as_ptr().add(at).cast::<__m128i>().add(k));
+                let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+                // lo <= byte < lo + n, unsigned.
+                let range = |lo: u8, n: u8| {
+                    let x = _mm_sub_epi8(v, _mm_set1_epi8(lo as i8));
+                    _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8((n - 1) as i8)), x)
+                };
+                let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
+                let upper = range(b'A', 26);
+                let ok = _mm_or_si128(
+                    _mm_or_si128(range(b'a', 26), range(b'0', 10)),
+                    _mm_or_si128(is(b'-'), upper),
+                );
+                let special = _mm_or_si128(
+                    _mm_or_si128(is(b'\\'), is(b' ')),
+                    _mm_or_si128(is(b'\r'), is(b'\n')),
+                );
+                [mask(is(b'\t')), !mask(ok) & 0xFFFF, mask(upper), mask(is(b'.')), mask(special)]
+            };
+            let (l, h) = (half(0), half(1));
+            let m = |i: usize| l[i] | h[i] << 16;
+            return Some(Classes32 {
+                tab: m(0),
+                not_ldh: m(1),
+                upper: m(2),
+                dot: m(3),
+                special: m(4),
+            });
+        }
+        #[allow(unreachable_code)]
+        None
+    }
+
+    /// The [`HEAD_CLASS`] flags of the first `n` bytes (n < 32), without
+    /// branches.
+    #[inline(always)]
+    fn flags(&self, n: usize) -> u8 {
+        let m = low_bits(n);
+        let any = |x: u32, flag: u8| if x & m != 0 { flag } else { 0 };
+        any(self.upper, H_UPPER)
+            | any(self.not_ldh, H_NON_LDH)
+            | any(self.dot, H_DOT | H_NON_LDH)
+            | any(self.special, H_SPECIAL | H_NON_LDH)
+    }
+}
+
 /// Equality of two short byte strings without a call to `memcmp`: words
 /// of 8 bytes, the last one overlapping the one before (4 and 1 bytes
 /// for shorter strings).
@@ -398,12 +535,11 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
         };
         let whole = &buf[pos..line_end];
         let p = prev_len;
-        // Most lines repeat the previous owner: counted, nothing else.
-        let owner_len = if p > 0
-            && whole.len() > p
-            && whole[p] == b'\t'
-            && same_bytes(&whole[..p], &buf[prev_at..prev_at + p])
-        {
+        // Most lines repeat the previous owner: counted, nothing else. The
+        // previous owner is followed by its tab, so comparing one byte more
+        // checks this line's tab too (and that the line is long enough: an
+        // owner has no newline).
+        let owner_len = if p > 0 && same_at(buf, pos, prev_at, p + 1) {
             run += 1;
             p
         } else {
@@ -421,9 +557,24 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                 c.stop = Stop::Slow;
                 break;
             }
-            let Some(tab) = first_tab(line) else {
+            // The owner's tab and classes from one pass when it is short
+            // (`classes` is kept only when the tab is in its 32 bytes).
+            let mut classes = Classes32::load(buf, pos);
+            let tab = match classes {
+                Some(k) if k.tab != 0 => k.tab.trailing_zeros() as usize,
+                _ => {
+                    classes = None;
+                    first_tab(line).unwrap_or(usize::MAX)
+                }
+            };
+            // A tab past the line is on a later line: none on this one.
+            if tab >= line.len() {
                 c.stop = Stop::Slow;
                 break;
+            }
+            let fold = |bytes: &[u8]| match classes {
+                Some(k) => k.flags(bytes.len()),
+                None => bytes.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]),
             };
             let owner = &line[..tab];
             let (n, a) = (owner.len(), apex.len());
@@ -437,7 +588,7 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                 && (root || owner[n - a - 1] == b'.');
             if under {
                 let head = &owner[..n - a - usize::from(!root)];
-                let f = head.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]);
+                let f = fold(head);
                 if f & H_SPECIAL != 0 || head.is_empty() {
                     c.stop = Stop::Slow;
                     break;
@@ -459,7 +610,7 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                         if upper {
                             c.orders = 0;
                         } else if let Some((s, l)) = last_reg {
-                            c.orders = orders_increasing(c.orders, &buf[s..s + l], label);
+                            c.orders = orders_increasing_at(c.orders, buf, s, l, pos, label.len());
                         }
                         last_reg = Some((pos, label.len()));
                         kind = Kind::Registered(c.regs.len() as u32);
@@ -487,7 +638,7 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                     kind = Kind::Deeper;
                 }
             } else {
-                let f = owner.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]);
+                let f = fold(owner);
                 if f & H_SPECIAL != 0 {
                     c.stop = Stop::Slow;
                     break;
@@ -895,6 +1046,48 @@ mod tests {
                 .collect();
             let want: Vec<usize> = memchr::memchr_iter(b'\n', &buf).collect();
             assert_eq!(Newlines::new(&buf).collect::<Vec<_>>(), want, "{buf:?}");
+        }
+    }
+
+    #[test]
+    fn simd_classes_and_compares_agree_with_the_byte_loops() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // Bytes of every class, often LDH so that prefixes are long.
+        let pool = b"abz09-AZ.\\ \r\n\t\x00\x7f\x80\xffq";
+        for _ in 0..20_000 {
+            let buf: Vec<u8> = (0..80)
+                .map(|_| {
+                    let r = next();
+                    if r % 3 == 0 { pool[(r >> 8) as usize % pool.len()] } else { b'k' }
+                })
+                .collect();
+            let k = Classes32::load(&buf, 0).unwrap();
+            let tab = buf[..32].iter().position(|&b| b == b'\t');
+            assert_eq!((k.tab != 0).then(|| k.tab.trailing_zeros() as usize), tab);
+            for n in 0..32 {
+                let f = buf[..n].iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]);
+                assert_eq!(k.flags(n), f, "{:?}", &buf[..n]);
+            }
+            // Two labels sharing a prefix: the orders and equality agree.
+            let (a, b) = (0, 40);
+            let mut buf = buf;
+            let common = (next() % 34) as usize;
+            buf.copy_within(a..a + common, b);
+            let (la, lb) = ((next() % 36) as usize, (next() % 36) as usize);
+            for orders in [1, 2, 3] {
+                assert_eq!(
+                    orders_increasing_at(orders, &buf, a, la, b, lb),
+                    orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb])
+                );
+            }
+            let n = la.min(33);
+            assert_eq!(same_at(&buf, a, b, n), buf[a..a + n] == buf[b..b + n]);
         }
     }
 
