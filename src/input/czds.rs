@@ -395,24 +395,22 @@ fn first_tab(line: &[u8]) -> Option<usize> {
     memchr(b'\t', line)
 }
 
-/// The positions of the newlines of a buffer, in order.
+/// The position of the first newline of `buf[pos..end]`, if any.
 ///
-/// Lines of a zone dump are short (50 bytes or so), and a `memchr` call per
-/// line costs more than its search: this compares 64 bytes at a time with
-/// SSE2 (part of every x86-64 CPU; a byte loop elsewhere) and keeps the
-/// newlines of the block as a bit mask.
-struct Newlines<'a> {
-    buf: &'a [u8],
-    /// Start of the current block.
-    at: usize,
-    /// Bit i: byte `at + i` is a newline (not yet returned).
-    mask: u64,
-}
-
-impl<'a> Newlines<'a> {
-    fn new(buf: &'a [u8]) -> Newlines<'a> {
-        Newlines { buf, at: 0, mask: block_mask(buf, 0) }
+/// Lines of a zone dump are short (50 bytes or so): the 64 bytes from
+/// `pos` are compared at once ([`block_mask`]), so the branch that finds
+/// the newline is taken on almost every line (a newline mask per 64-byte
+/// block, consumed line by line, left one mispredicted refill per line or
+/// two). Longer lines go on with `memchr`.
+#[inline(always)]
+fn next_newline(buf: &[u8], pos: usize, end: usize) -> Option<usize> {
+    let m = block_mask(buf, pos);
+    if m != 0 {
+        let k = pos + m.trailing_zeros() as usize;
+        return (k < end).then_some(k);
     }
+    let from = (pos + 64).min(end);
+    memchr(b'\n', &buf[from..end]).map(|k| from + k)
 }
 
 /// The newline mask of the 64 bytes of `buf` from `at` (fewer at the end).
@@ -438,26 +436,6 @@ fn block_mask(buf: &[u8], at: usize) -> u64 {
         mask |= u64::from(b == b'\n') << i;
     }
     mask
-}
-
-impl Iterator for Newlines<'_> {
-    type Item = usize;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<usize> {
-        loop {
-            if self.mask != 0 {
-                let i = self.at + self.mask.trailing_zeros() as usize;
-                self.mask &= self.mask - 1;
-                return Some(i);
-            }
-            self.at += 64;
-            if self.at >= self.buf.len() {
-                return None;
-            }
-            self.mask = block_mask(self.buf, self.at);
-        }
-    }
 }
 
 /// Byte classes of the part of an owner below the apex.
@@ -517,7 +495,6 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
     let mut chars: Vec<char> = Vec::new();
-    let mut newlines = Newlines::new(&buf[start..end]);
     let mut pos = start;
     let (mut prev_at, mut prev_len) = (start, 0usize);
     let mut kind = Kind::None;
@@ -525,8 +502,8 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
     let mut run = 0u64;
     let mut last_reg: Option<(usize, usize)> = None;
     while pos < end {
-        let (line_end, next) = match newlines.next() {
-            Some(k) => (start + k, start + k + 1),
+        let (line_end, next) = match next_newline(buf, pos, end) {
+            Some(k) => (k, k + 1),
             None if eof => (end, end),
             None => {
                 c.stop = Stop::NeedMore;
@@ -1035,17 +1012,23 @@ mod tests {
     #[test]
     fn newlines_as_memchr() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
-        for len in 0..400 {
+        for len in 0..400usize {
             let buf: Vec<u8> = (0..len)
                 .map(|_| {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
-                    [b'\n', b'\x0b', b'\x8a', b'a', 0, b'\t', b'\n'][(x % 7) as usize]
+                    // Newlines rarer than other bytes: lines of all lengths.
+                    [b'\n', b'\x0b', b'\x8a', b'a', 0, b'\t', b'a', b'b', b'c', b'd']
+                        [(x % 10) as usize]
                 })
                 .collect();
-            let want: Vec<usize> = memchr::memchr_iter(b'\n', &buf).collect();
-            assert_eq!(Newlines::new(&buf).collect::<Vec<_>>(), want, "{buf:?}");
+            for end in [len, len / 2, len.saturating_sub(65)] {
+                for pos in 0..end {
+                    let want = memchr::memchr(b'\n', &buf[pos..end]).map(|k| pos + k);
+                    assert_eq!(next_newline(&buf, pos, end), want, "{pos} {end} {buf:?}");
+                }
+            }
         }
     }
 
