@@ -399,6 +399,24 @@ impl Collector {
         Ok(index)
     }
 
+    /// Adds `n` new plain labels (see [`Collector::push_plain`]) at once;
+    /// returns the index of the last. `loc`: where the first is, for the
+    /// error past 2^32 labels.
+    pub(crate) fn push_plain_run(
+        &mut self,
+        loc: Loc,
+        n: usize,
+        recs: impl Iterator<Item = LabelRecord>,
+    ) -> Result<u32, Error> {
+        let set = &mut self.set;
+        let Ok(last) = u32::try_from(set.records.len() + n.saturating_sub(1)) else {
+            return Err(set.too_many_labels(loc));
+        };
+        set.records.extend(recs);
+        set.accounting.registered_labels += n as u64;
+        Ok(last)
+    }
+
     /// The index the next new label gets; an error past 2^32 labels.
     #[inline]
     fn next_index(&self, loc: Loc) -> Result<u32, Error> {

@@ -23,7 +23,7 @@ use memchr::memchr;
 
 use super::collect::{Class, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, hash_bytes};
-use super::labels::{IN_SOURCE, NONE};
+use super::labels::{IN_SOURCE, LabelRecord, NONE};
 use super::reader::Reader;
 use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
@@ -158,7 +158,8 @@ fn eq_mask32(buf: &[u8], a: usize, b: usize) -> Option<u32> {
 /// The low `n` bits (n ≤ 32).
 #[inline(always)]
 fn low_bits(n: usize) -> u32 {
-    if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }
+    debug_assert!(n <= 32);
+    ((1u64 << (n & 63)) - 1) as u32
 }
 
 /// Whether `buf[a..a + n]` equals `buf[b..b + n]` (false when either is
@@ -852,7 +853,31 @@ pub(crate) fn merge(
     }
     let mut text_pos = arena_base;
     let orig = |octets| if borrow { Orig::Mapped } else { Orig::Text(octets) };
-    for g in regs {
+    let fast = bulk && (borrow || copied) && !need_ids;
+    let mut k = 0;
+    while k < regs.len() {
+        // The common case: sorted, and plain labels' text borrowed from the
+        // map or copied by the chunk (not touched again here): runs of
+        // them, up to the next other label, pushed at once.
+        let run = if fast && regs[k].plain {
+            let next_idn = idns.peek().map_or(regs.len(), |d| (d.reg - reg_index) as usize + k);
+            regs[k..next_idn.min(regs.len())].iter().take_while(|g| g.plain).count()
+        } else {
+            0
+        };
+        if run > 0 {
+            let recs = regs[k..k + run].iter().map(|g| {
+                let text = if borrow { IN_SOURCE } else { text_pos };
+                text_pos += u64::from(g.len);
+                LabelRecord::at(loc(g), g.len, text, NONE)
+            });
+            last_id = col.push_plain_run(loc(&regs[k]), run, recs)?;
+            k += run;
+            reg_index += run as u32;
+            continue;
+        }
+        let g = &regs[k];
+        k += 1;
         let idn = match idns.peek() {
             Some(d) if d.reg == reg_index => idns.next(),
             _ => None,
