@@ -206,6 +206,9 @@ impl Lgr {
     /// Variant types of the reflexive variants valid in the label, and
     /// whether every element has one (RFC 7940 §5.3.4, §8.3).
     fn reflexive_types(&self, label: &Label) -> (TypeSet, bool) {
+        if !self.has_reflexive {
+            return (0, false);
+        }
         let cps = label.cps();
         // `only` matters only when some reflexive variant is valid: look
         // for one first (most labels have none), testing only the elements
@@ -487,10 +490,7 @@ impl Lgr {
                 continue;
             }
             let mut elem: &[u32] = &c.cps;
-            for v in &c.vars {
-                if v.cps[..] >= c.cps[..] {
-                    break;
-                }
+            for v in &c.vars[..c.smaller] {
                 let ok = v.ctx == Ctx::None || {
                     sc.buf.clear();
                     sc.buf.extend_from_slice(&cps[..i]);
@@ -575,10 +575,7 @@ impl Lgr {
                 // The variants are sorted by code points: the first one
                 // smaller than the element whose context holds is the
                 // smallest replacement.
-                for (vi, v) in c.vars.iter().enumerate() {
-                    if v.cps[..] >= c.cps[..] {
-                        break;
-                    }
+                for (vi, v) in c.vars[..c.smaller].iter().enumerate() {
                     let ok = if v.ctx == Ctx::None {
                         true
                     } else {

@@ -100,6 +100,9 @@ pub(crate) struct Char {
     pub vars: Vec<Var>,
     /// Indices in `vars` of the reflexive variants.
     pub reflexive: Vec<u16>,
+    /// Number of variants smaller (in code point order) than the element:
+    /// the first ones of `vars`, the candidates for an index label.
+    pub smaller: usize,
 }
 
 #[derive(Debug)]
@@ -137,6 +140,9 @@ pub struct Lgr {
     pub(crate) rule_required: Vec<Option<CpSet>>,
     /// `rule_required` by code point.
     pub(crate) req_masks: ReqMasks,
+    /// Whether some element has a typed reflexive variant (else no label
+    /// has a reflexive variant type, RFC 7940 §5.3.4).
+    pub(crate) has_reflexive: bool,
     pub(crate) rule_names: Vec<String>,
     pub(crate) types: Vec<String>,
     pub(crate) actions: Vec<Action>,
@@ -357,6 +363,7 @@ impl Lgr {
                     c.line,
                     if c.from_range { "range" } else { "char" },
                 )?,
+                smaller: cv.iter().take_while(|v| v.cps[..] < c.cps[..]).count(),
                 vars: cv,
                 reflexive,
             });
@@ -480,6 +487,8 @@ impl Lgr {
         drop(resolver);
         let (first_pages, first_tab, first_flat) = first_table(&by_first);
         let req_masks = ReqMasks::new(&rule_required, &chars);
+        let has_reflexive =
+            chars.iter().any(|c| c.reflexive.iter().any(|&vi| c.vars[vi as usize].typ != 0));
         Ok(Lgr {
             name: name.to_string(),
             doc,
@@ -490,6 +499,7 @@ impl Lgr {
             rules: compiled,
             rule_required,
             req_masks,
+            has_reflexive,
             rule_names,
             types,
             actions,
