@@ -504,7 +504,11 @@ impl Lgr {
                     break;
                 }
             }
-            out.extend_from_slice(elem);
+            // Mostly one code point: a push, not a copy call.
+            match elem {
+                &[x] => out.push(x),
+                _ => out.extend_from_slice(elem),
+            }
         }
         (true, simple)
     }

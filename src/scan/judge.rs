@@ -129,12 +129,11 @@ pub(crate) fn judge_one<'a>(
         };
     }
     // A label with a code point that starts no element of an LGR cannot be
-    // eligible under it (RFC 7940 §8.1): count the coverage first and judge
-    // only when it is complete, or at the end for the best-covering LGR.
-    let mut best: Option<(usize, usize)> = None;
+    // eligible under it (RFC 7940 §8.1): judge only when every code point
+    // starts one, and when no LGR makes the label eligible (rare), take the
+    // best-covering one.
     for (i, lgr) in set.judges.iter().enumerate() {
-        let cover = cps.iter().filter(|&&c| lgr.starts_element(c)).count();
-        if cover == cps.len() {
+        if cps.iter().all(|&c| lgr.starts_element(c)) {
             let v = lgr.judge_label(prepared);
             if v.eligible {
                 return Judgement {
@@ -145,6 +144,10 @@ pub(crate) fn judge_one<'a>(
                 };
             }
         }
+    }
+    let mut best: Option<(usize, usize)> = None;
+    for (i, lgr) in set.judges.iter().enumerate() {
+        let cover = cps.iter().filter(|&&c| lgr.starts_element(c)).count();
         if best.is_none_or(|b| cover > b.1) {
             best = Some((i, cover));
         }
