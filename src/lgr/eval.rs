@@ -206,6 +206,9 @@ impl Lgr {
     /// Variant types of the reflexive variants valid in the label, and
     /// whether every element has one (RFC 7940 §5.3.4, §8.3).
     fn reflexive_types(&self, label: &Label) -> (TypeSet, bool) {
+        if !self.has_reflexive {
+            return (0, false);
+        }
         let cps = label.cps();
         // `only` matters only when some reflexive variant is valid: look
         // for one first (most labels have none), testing only the elements
@@ -249,26 +252,40 @@ impl Lgr {
 
     /// Does rule `r` match anywhere in the label (action `match` /
     /// `not-match`, RFC 7940 §7.2)? The rule's required code points are
-    /// checked first, which is much cheaper than the automaton search.
-    fn rule_matches(&self, r: u32, label: &Label) -> bool {
-        if let Some(Some(req)) = self.rule_required.get(r as usize)
-            && !label.cps().iter().any(|&c| req.contains(c))
-        {
-            return false;
+    /// checked first, which is much cheaper than the automaton search:
+    /// with `mask`, the label's [`super::ReqMasks`] mask, computed on first
+    /// use.
+    fn rule_matches(&self, r: u32, label: &Label, mask: &mut Option<u64>) -> bool {
+        if let Some(Some(req)) = self.rule_required.get(r as usize) {
+            let absent = if self.req_masks.usable {
+                let m = *mask.get_or_insert_with(|| {
+                    label
+                        .cps()
+                        .iter()
+                        .fold(0, |m, &c| m | self.req_masks.get(&self.rule_required, c))
+                });
+                m & (1 << r) == 0
+            } else {
+                !label.cps().iter().any(|&c| req.contains(c))
+            };
+            if absent {
+                return false;
+            }
         }
         self.rules[r as usize].matches(label.text())
     }
 
     /// The first action that applies (RFC 7940 §8.3 steps 2–4).
     pub(crate) fn apply_actions(&self, label: &Label, set: TypeSet, only_variants: bool) -> usize {
+        let mut mask = None;
         for (idx, a) in self.actions.iter().enumerate() {
             if let Some(r) = a.match_rule
-                && !self.rule_matches(r, label)
+                && !self.rule_matches(r, label, &mut mask)
             {
                 continue;
             }
             if let Some(r) = a.not_match_rule
-                && self.rule_matches(r, label)
+                && self.rule_matches(r, label, &mut mask)
             {
                 continue;
             }
@@ -371,10 +388,17 @@ impl Lgr {
             return false;
         }
         // Which elements match at each position with their context rule
-        // holding: the repertoire test and every DP run read it.
+        // holding: the repertoire test and every DP run read it. The index
+        // label of the usual kind of label comes with it (see
+        // `Lgr::char_table`), and then the label is in the repertoire.
         let mut ok = std::mem::take(&mut sc.ok);
-        sc.table = self.char_table(label, &mut ok);
+        let (table, simple) = self.char_table(label, &mut ok, sc, out);
         sc.ok = ok;
+        sc.table = table;
+        if simple {
+            return true;
+        }
+        out.clear();
         let in_repertoire = if sc.table {
             let cps = label.cps();
             let mut i = 0;
@@ -388,9 +412,6 @@ impl Lgr {
         };
         if !in_repertoire {
             return false;
-        }
-        if sc.table && self.index_simple(label, sc, out) {
-            return true;
         }
         match self.index_mode {
             IndexMode::Rfc7940 => self.index_dp(label, None, sc, out),
@@ -425,14 +446,30 @@ impl Lgr {
     /// Per position of the label, bit `k` set when the `k`-th element of
     /// [`Lgr::chars_from`] there matches and its context rule holds. False
     /// (and `ok` incomplete) when some position has more than 64 elements.
-    fn char_table(&self, label: &Label, ok: &mut Vec<u64>) -> bool {
+    ///
+    /// Second, whether exactly one element, of one code point, matches at
+    /// each position (the usual case), and then the index label is in
+    /// `out`: the partition is unique, so the DP of [`Lgr::index_dp`]
+    /// reduces to replacing each code point by its smallest variant whose
+    /// context holds (in either [`IndexMode`], since the first element has
+    /// length 1). `out` is unspecified otherwise.
+    fn char_table(
+        &self,
+        label: &Label,
+        ok: &mut Vec<u64>,
+        sc: &mut IndexScratch,
+        out: &mut Vec<u32>,
+    ) -> (bool, bool) {
         ok.clear();
+        out.clear();
         let cps = label.cps();
+        let mut simple = true;
         for i in 0..cps.len() {
             let mut bits = 0u64;
-            for (k, &ci) in self.chars_from(cps[i]).iter().enumerate() {
+            let cands = self.chars_from(cps[i]);
+            for (k, &ci) in cands.iter().enumerate() {
                 if k >= 64 {
-                    return false;
+                    return (false, false);
                 }
                 let c = &self.chars[ci as usize];
                 if starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, c.cps.len()) {
@@ -440,33 +477,20 @@ impl Lgr {
                 }
             }
             ok.push(bits);
-        }
-        true
-    }
-
-    /// The index label when exactly one element, of one code point,
-    /// matches at each position (the usual case): the partition is unique,
-    /// so the DP of [`Lgr::index_dp`] reduces to replacing each code point
-    /// by its smallest variant whose context holds (in either
-    /// [`IndexMode`], since the first element has length 1). False, with
-    /// `out` unspecified, when the label is not of that kind.
-    fn index_simple(&self, label: &Label, sc: &mut IndexScratch, out: &mut Vec<u32>) -> bool {
-        let cps = label.cps();
-        out.clear();
-        for (i, &bits) in sc.ok.iter().enumerate() {
-            if bits.count_ones() != 1 {
-                return false;
+            if !simple {
+                continue;
             }
-            let ci = self.chars_from(cps[i])[bits.trailing_zeros() as usize];
-            let c = &self.chars[ci as usize];
+            if bits.count_ones() != 1 {
+                simple = false;
+                continue;
+            }
+            let c = &self.chars[cands[bits.trailing_zeros() as usize] as usize];
             if c.cps.len() != 1 {
-                return false;
+                simple = false;
+                continue;
             }
             let mut elem: &[u32] = &c.cps;
-            for v in &c.vars {
-                if v.cps[..] >= c.cps[..] {
-                    break;
-                }
+            for v in &c.vars[..c.smaller] {
                 let ok = v.ctx == Ctx::None || {
                     sc.buf.clear();
                     sc.buf.extend_from_slice(&cps[..i]);
@@ -480,9 +504,13 @@ impl Lgr {
                     break;
                 }
             }
-            out.extend_from_slice(elem);
+            // Mostly one code point: a push, not a copy call.
+            match elem {
+                &[x] => out.push(x),
+                _ => out.extend_from_slice(elem),
+            }
         }
-        true
+        (true, simple)
     }
 
     /// The code points of element `e` (see [`Link`]).
@@ -551,10 +579,7 @@ impl Lgr {
                 // The variants are sorted by code points: the first one
                 // smaller than the element whose context holds is the
                 // smallest replacement.
-                for (vi, v) in c.vars.iter().enumerate() {
-                    if v.cps[..] >= c.cps[..] {
-                        break;
-                    }
+                for (vi, v) in c.vars[..c.smaller].iter().enumerate() {
                     let ok = if v.ctx == Ctx::None {
                         true
                     } else {

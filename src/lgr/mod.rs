@@ -100,6 +100,9 @@ pub(crate) struct Char {
     pub vars: Vec<Var>,
     /// Indices in `vars` of the reflexive variants.
     pub reflexive: Vec<u16>,
+    /// Number of variants smaller (in code point order) than the element:
+    /// the first ones of `vars`, the candidates for an index label.
+    pub smaller: usize,
 }
 
 #[derive(Debug)]
@@ -135,6 +138,11 @@ pub struct Lgr {
     pub(crate) rules: Vec<CompiledRule>,
     /// Per rule, code points a match needs one of (see `rules::required_set`).
     pub(crate) rule_required: Vec<Option<CpSet>>,
+    /// `rule_required` by code point.
+    pub(crate) req_masks: ReqMasks,
+    /// Whether some element has a typed reflexive variant (else no label
+    /// has a reflexive variant type, RFC 7940 §5.3.4).
+    pub(crate) has_reflexive: bool,
     pub(crate) rule_names: Vec<String>,
     pub(crate) types: Vec<String>,
     pub(crate) actions: Vec<Action>,
@@ -355,6 +363,7 @@ impl Lgr {
                     c.line,
                     if c.from_range { "range" } else { "char" },
                 )?,
+                smaller: cv.iter().take_while(|v| v.cps[..] < c.cps[..]).count(),
                 vars: cv,
                 reflexive,
             });
@@ -477,6 +486,9 @@ impl Lgr {
         let ascii_classes = ascii_classes(&doc, &resolver, &chars, &by_first)?;
         drop(resolver);
         let (first_pages, first_tab, first_flat) = first_table(&by_first);
+        let req_masks = ReqMasks::new(&rule_required, &chars);
+        let has_reflexive =
+            chars.iter().any(|c| c.reflexive.iter().any(|&vi| c.vars[vi as usize].typ != 0));
         Ok(Lgr {
             name: name.to_string(),
             doc,
@@ -486,6 +498,8 @@ impl Lgr {
             first_flat,
             rules: compiled,
             rule_required,
+            req_masks,
+            has_reflexive,
             rule_names,
             types,
             actions,
@@ -608,6 +622,76 @@ impl Lgr {
             .collect();
         v.sort_unstable();
         v
+    }
+}
+
+/// Per code point, the rules whose required set (`Lgr::rule_required`)
+/// contains it, as bit `r` for rule `r`: a label's mask, the or of its
+/// code points', says at once which rules it cannot match, instead of a
+/// search of each set for each code point. Tabled, as
+/// [`Lgr::chars_from`]'s table, for the pages of 256 code points of the
+/// repertoire, computed from the sets for other code points. Not `usable`
+/// when a rule with a required set has a number over 63 or the repertoire
+/// spans more than [`ReqMasks::MAX_PAGES`] pages.
+#[derive(Debug, Default)]
+pub(crate) struct ReqMasks {
+    pub(crate) usable: bool,
+    pages: Vec<u32>,
+    tab: Vec<u64>,
+}
+
+impl ReqMasks {
+    /// Most pages of 256 code points the table takes.
+    const MAX_PAGES: usize = 128;
+
+    fn new(req: &[Option<CpSet>], chars: &[Char]) -> ReqMasks {
+        if req.iter().skip(64).any(Option::is_some) {
+            return ReqMasks::default();
+        }
+        let mut pages: Vec<u32> = Vec::new();
+        let mut n = 0usize;
+        for &cp in chars.iter().flat_map(|c| c.cps.iter()) {
+            let p = (cp >> 8) as usize;
+            if pages.len() <= p {
+                pages.resize(p + 1, 0);
+            }
+            if pages[p] == 0 {
+                n += 1;
+                if n > ReqMasks::MAX_PAGES {
+                    return ReqMasks::default();
+                }
+                pages[p] = n as u32;
+            }
+        }
+        let mut tab = vec![0u64; n * 256];
+        for (p, &slot) in pages.iter().enumerate() {
+            if slot == 0 {
+                continue;
+            }
+            let base = ((slot - 1) as usize) << 8;
+            for (i, e) in tab[base..base + 256].iter_mut().enumerate() {
+                *e = ReqMasks::compute(req, ((p << 8) | i) as u32);
+            }
+        }
+        ReqMasks { usable: true, pages, tab }
+    }
+
+    /// The mask of `cp` from the sets.
+    fn compute(req: &[Option<CpSet>], cp: u32) -> u64 {
+        req.iter()
+            .enumerate()
+            .filter(|(_, s)| s.as_ref().is_some_and(|s| s.contains(cp)))
+            .fold(0, |m, (r, _)| m | 1 << r)
+    }
+
+    /// The mask of `cp` (meaningless when not `usable`); `req` is the
+    /// `rule_required` it was built from.
+    #[inline]
+    pub(crate) fn get(&self, req: &[Option<CpSet>], cp: u32) -> u64 {
+        match self.pages.get((cp >> 8) as usize) {
+            Some(&p) if p > 0 => self.tab[(((p - 1) as usize) << 8) | (cp & 0xff) as usize],
+            _ => ReqMasks::compute(req, cp),
+        }
     }
 }
 

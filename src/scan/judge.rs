@@ -2,7 +2,8 @@
 //! the index labels that must be kept.
 
 use super::{
-    Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_TARGET, Progress,
+    Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_CODE2, PACK_OTHER,
+    PACK_TARGET, Packing, Progress,
 };
 use crate::idna2008::Finding as IdnaFinding;
 use crate::input::{Label as InputLabel, LabelSet};
@@ -128,12 +129,11 @@ pub(crate) fn judge_one<'a>(
         };
     }
     // A label with a code point that starts no element of an LGR cannot be
-    // eligible under it (RFC 7940 §8.1): count the coverage first and judge
-    // only when it is complete, or at the end for the best-covering LGR.
-    let mut best: Option<(usize, usize)> = None;
+    // eligible under it (RFC 7940 §8.1): judge only when every code point
+    // starts one, and when no LGR makes the label eligible (rare), take the
+    // best-covering one.
     for (i, lgr) in set.judges.iter().enumerate() {
-        let cover = cps.iter().filter(|&&c| lgr.starts_element(c)).count();
-        if cover == cps.len() {
+        if cps.iter().all(|&c| lgr.starts_element(c)) {
             let v = lgr.judge_label(prepared);
             if v.eligible {
                 return Judgement {
@@ -144,6 +144,10 @@ pub(crate) fn judge_one<'a>(
                 };
             }
         }
+    }
+    let mut best: Option<(usize, usize)> = None;
+    for (i, lgr) in set.judges.iter().enumerate() {
+        let cover = cps.iter().filter(|&&c| lgr.starts_element(c)).count();
         if best.is_none_or(|b| cover > b.1) {
             best = Some((i, cover));
         }
@@ -240,6 +244,45 @@ struct Memo {
 /// Entries after which a worker's memo is emptied.
 const MEMO_MAX_ENTRIES: usize = 200_000;
 
+/// Log2 of the entries of a worker's [`Recent`] cache.
+const RECENT_BITS: u32 = 13;
+
+/// A direct-mapped cache of memo entries by packed class string, in front
+/// of the hash map: most labels repeat a recent class string, and one
+/// probe with no hashing of the key's halves and no control bytes is
+/// cheaper than a hash map look-up.
+struct Recent {
+    /// `(key's low half, key's high half, slot << 2 | tag)`: tag 0 for an
+    /// empty entry, 1 when not eligible, 2 when eligible.
+    slots: Box<[(u64, u64, u64)]>,
+}
+
+impl Recent {
+    fn new() -> Recent {
+        Recent { slots: vec![(0, 0, 0); 1 << RECENT_BITS].into_boxed_slice() }
+    }
+
+    #[inline]
+    fn at(k: u128) -> usize {
+        let h = (k as u64 ^ ((k >> 64) as u64).rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (h >> (64 - RECENT_BITS)) as usize
+    }
+
+    #[inline]
+    fn get(&self, k: u128) -> Option<Memo> {
+        let (lo, hi, v) = self.slots[Recent::at(k)];
+        let tag = v & 3;
+        (tag != 0 && lo == k as u64 && hi == (k >> 64) as u64)
+            .then_some(Memo { slot: (v >> 2) as u32, eligible: tag == 2 })
+    }
+
+    #[inline]
+    fn put(&mut self, k: u128, m: Memo) {
+        let v = u64::from(m.slot) << 2 | (1 + u64::from(m.eligible));
+        self.slots[Recent::at(k)] = (k as u64, (k >> 64) as u64, v);
+    }
+}
+
 /// Per-worker accumulator.
 #[derive(Default)]
 struct Acc {
@@ -307,12 +350,27 @@ impl Acc {
     }
 }
 
+/// Memo entries workers share: they see mostly the same class strings, so
+/// what one judged is shared (locked on local misses only, which are rare).
+#[derive(Default)]
+struct Shared {
+    /// See [`Worker::first`].
+    first: Mutex<FastMap<u128, bool>>,
+    /// See [`Worker::memo`].
+    memo: Mutex<FastMap<u128, Memo>>,
+}
+
 /// A worker's state: its accumulator and buffers reused across labels.
 struct Worker {
     acc: Acc,
     prepared: EvalLabel,
     scratch: IndexScratch,
     index: Vec<u32>,
+    /// Recent entries of `first`.
+    recent: Recent,
+    /// Eligibility of LDH labels under the first judging LGR, by packed
+    /// class string under it ([`LgrSet::pack_first`]).
+    first: FastMap<u128, bool>,
     /// Memo of LDH labels by packed class string.
     memo: FastMap<u128, Memo>,
     /// Memo of other all-ASCII labels by class string.
@@ -327,17 +385,63 @@ impl Worker {
             prepared: EvalLabel::default(),
             scratch: IndexScratch::default(),
             index: Vec::new(),
+            recent: Recent::new(),
+            first: FastMap::default(),
             memo: FastMap::default(),
             memo_long: FastMap::default(),
             key: Vec::new(),
         }
     }
 
+    /// Whether an LDH label whose class string under the first judging
+    /// LGR packs to `k` is eligible under it, judging it on a miss.
+    #[inline]
+    fn first_eligible(&mut self, set: &LgrSet, shared: &Shared, u: &[u8], k: u128) -> bool {
+        if let Some(m) = self.recent.get(k) {
+            return m.eligible;
+        }
+        let e = self.first_eligible_slow(set, shared, u, k);
+        self.recent.put(k, Memo { slot: 0, eligible: e });
+        e
+    }
+
+    /// [`Worker::first_eligible`] past the recent entries.
+    #[inline(never)]
+    fn first_eligible_slow(&mut self, set: &LgrSet, shared: &Shared, u: &[u8], k: u128) -> bool {
+        if let Some(&e) = self.first.get(&k) {
+            return e;
+        }
+        let shared_e = shared.first.lock().ok().and_then(|s| s.get(&k).copied());
+        if let Some(e) = shared_e {
+            if self.first.len() >= MEMO_MAX_ENTRIES {
+                self.first.clear();
+            }
+            self.first.insert(k, e);
+            return e;
+        }
+        self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
+        // As `judge_one` takes the first LGR: every code point starts an
+        // element, and the label is eligible.
+        let lgr = &set.judges[0];
+        let e = self.prepared.cps().iter().all(|&c| lgr.starts_element(c))
+            && lgr.judge_label(&self.prepared).eligible;
+        if self.first.len() >= MEMO_MAX_ENTRIES {
+            self.first.clear();
+        }
+        self.first.insert(k, e);
+        if let Ok(mut s) = shared.first.lock()
+            && s.len() < MEMO_MAX_ENTRIES
+        {
+            s.insert(k, e);
+        }
+        e
+    }
+
     /// The memo entry of an all-ASCII label, judging it on a miss.
     fn memo_judge(
         &mut self,
         set: &LgrSet,
-        shared: &Mutex<FastMap<u128, Memo>>,
+        shared: &Shared,
         label: &InputLabel<'_>,
         u: &[u8],
         packed: Option<u128>,
@@ -348,7 +452,7 @@ impl Worker {
             }
             // Workers see mostly the same class strings: share what one
             // judged (locked on local misses only, which are rare).
-            let m = shared.lock().ok().and_then(|s| s.get(&k).copied());
+            let m = shared.memo.lock().ok().and_then(|s| s.get(&k).copied());
             if let Some(m) = m {
                 if self.memo.len() >= MEMO_MAX_ENTRIES {
                     self.memo.clear();
@@ -375,7 +479,7 @@ impl Worker {
                     self.memo.clear();
                 }
                 self.memo.insert(k, m);
-                if let Ok(mut s) = shared.lock()
+                if let Ok(mut s) = shared.memo.lock()
                     && s.len() < MEMO_MAX_ENTRIES
                 {
                     s.insert(k, m);
@@ -392,13 +496,7 @@ impl Worker {
     }
 
     /// Judges label `i`.
-    fn label(
-        &mut self,
-        set: &LgrSet,
-        shared: &Mutex<FastMap<u128, Memo>>,
-        labels: &LabelSet,
-        i: usize,
-    ) {
+    fn label(&mut self, set: &LgrSet, shared: &Shared, labels: &LabelSet, i: usize) {
         let Some(label) = labels.get(i) else { return };
         let nl = set.judges.len();
         // A plain label (lower-case LDH text in a mapped source, no finding)
@@ -410,29 +508,8 @@ impl Worker {
         if ascii && set.ascii_identity {
             // Pack the class string; note the script and whether the text
             // may equal an IDN label's index label.
-            let mut ldh = u.len() <= set.pack_max;
-            let mut flags = 0u8;
-            // The same value either way (codes are never 0), cheaper in 64
-            // bits when the label fits.
-            let k = if u.len() * set.pack_bits as usize <= 64 {
-                let mut k: u64 = 0;
-                for &b in u {
-                    let e = set.pack_code[usize::from(b)];
-                    ldh &= e & PACK_CODE != 0;
-                    k = (k << set.pack_bits) | u64::from(e & PACK_CODE);
-                    flags |= e;
-                }
-                u128::from(k)
-            } else {
-                let mut k: u128 = 0;
-                for &b in u {
-                    let e = set.pack_code[usize::from(b)];
-                    ldh &= e & PACK_CODE != 0;
-                    k = (k << set.pack_bits) | u128::from(e & PACK_CODE);
-                    flags |= e;
-                }
-                k
-            };
+            let (k0, flags) = pack(&set.pack_first, u);
+            let ldh = flags & PACK_OTHER == 0;
             let alpha = flags & PACK_ALPHA != 0;
             if flags & PACK_TARGET != 0 {
                 self.acc.ascii_cands.push((i as u32, text_hash(u)));
@@ -441,7 +518,15 @@ impl Worker {
                 && (plain || label.finding().is_none())
                 && label.csv().is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
             if fast {
-                let m = self.memo_judge(set, shared, &label, u, ldh.then_some(k));
+                let m = if ldh
+                    && u.len() <= set.pack_first.max
+                    && self.first_eligible(set, shared, u, k0)
+                {
+                    Memo { slot: 0, eligible: true }
+                } else {
+                    let k = (ldh && u.len() <= set.pack.max).then(|| pack(&set.pack, u).0);
+                    self.memo_judge(set, shared, &label, u, k)
+                };
                 self.acc.per_lgr[m.slot as usize] += 1;
                 if alpha {
                     self.acc.latn += 1;
@@ -487,6 +572,51 @@ impl Worker {
     }
 }
 
+/// The class string of an ASCII label packed `p.bits` bits per byte
+/// (meaningful when it has no [`PACK_OTHER`] byte and at most `p.max`
+/// bytes), with the flags of its bytes or-ed together. Four bytes per step,
+/// through two look-ups of [`Packing::pair`]; the same value in 64 bits
+/// when the label fits, which is cheaper.
+#[inline(always)]
+fn pack(p: &Packing, u: &[u8]) -> (u128, u16) {
+    if u.len() * p.bits as usize <= 64 {
+        let (k, f) = pack_in::<u64>(p, u);
+        (u128::from(k), f)
+    } else {
+        pack_in::<u128>(p, u)
+    }
+}
+
+/// [`pack`] in `K`.
+#[inline(always)]
+fn pack_in<K>(p: &Packing, u: &[u8]) -> (K, u16)
+where
+    K: Copy + From<u16> + std::ops::Shl<u32, Output = K> + std::ops::BitOr<Output = K> + Default,
+{
+    let bits = p.bits;
+    let pair = |a: u8, b: u8| p.pair[usize::from(u16::from_le_bytes([a, b]))];
+    let mut k = K::default();
+    let mut flags = 0u16;
+    let quads = u.chunks_exact(4);
+    let rest = quads.remainder();
+    for w in quads {
+        let (e0, e1) = (pair(w[0], w[1]), pair(w[2], w[3]));
+        k = (k << (4 * bits)) | (K::from(e0 & PACK_CODE2) << (2 * bits)) | K::from(e1 & PACK_CODE2);
+        flags |= e0 | e1;
+    }
+    if rest.len() >= 2 {
+        let e = pair(rest[0], rest[1]);
+        k = (k << (2 * bits)) | K::from(e & PACK_CODE2);
+        flags |= e;
+    }
+    if rest.len() % 2 == 1 {
+        let e = p.one[usize::from(rest[rest.len() - 1])];
+        k = (k << bits) | K::from(e & PACK_CODE);
+        flags |= e;
+    }
+    (k, flags)
+}
+
 /// LGR name (or `IDNA2008`), disposition, reason text and reason family
 /// of a judgement.
 pub(crate) fn verdict_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
@@ -514,7 +644,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     let n = labels.len();
     progress.phase("judging labels", n as u64);
     let nl = set.judges.len();
-    let shared = Mutex::new(FastMap::default());
+    let shared = Shared::default();
     let acc = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .fold(

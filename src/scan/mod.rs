@@ -38,25 +38,85 @@ pub struct LgrSet {
     /// [`Lgr::ascii_classes`]): the judgement of an all-ASCII label is a
     /// function of its class string, so it is memoised on it.
     ascii_class: [u8; 128],
-    /// The classes of the LDH bytes numbered from 1 (0 for other bytes),
-    /// so that the class string of an LDH label packs into a `u128` of
-    /// `pack_bits` bits per byte, for labels up to `pack_max` bytes.
-    /// Per byte: the class code (bits 0–5), [`PACK_ALPHA`] and
-    /// [`PACK_TARGET`].
-    pack_code: [u8; 256],
-    pack_bits: u32,
-    pack_max: usize,
+    /// The class strings of LDH labels under the whole set, packed.
+    pack: Packing,
+    /// The class strings of LDH labels under the first judging LGR alone,
+    /// packed: an all-ASCII label eligible under it is judged by it, and
+    /// whether it is is a function of this coarser string (see
+    /// [`Lgr::ascii_classes`]), which takes far fewer values.
+    pack_first: Packing,
 }
 
-/// [`LgrSet::pack_code`] flag: an ASCII letter.
-const PACK_ALPHA: u8 = 0x40;
-/// [`LgrSet::pack_code`] flag: one of the ASCII bytes one of which every
+/// Packing of the class strings of LDH labels into a `u128`: the classes of
+/// the LDH bytes numbered from 1 (0 for other bytes), `bits` bits per
+/// byte, for labels up to `max` bytes.
+#[derive(Clone, Debug)]
+pub(crate) struct Packing {
+    /// Per byte: the class code (bits 0–5), [`PACK_ALPHA`],
+    /// [`PACK_TARGET`] and [`PACK_OTHER`].
+    pub(crate) one: [u16; 256],
+    /// [`Packing::one`] for two bytes at once, indexed by
+    /// `second << 8 | first` (the two bytes read as a little-endian `u16`):
+    /// the two codes packed (the first one `bits` higher, bits 0–11) and
+    /// the flags of both, so that the packing loop takes half the steps.
+    pub(crate) pair: Box<[u16; 1 << 16]>,
+    pub(crate) bits: u32,
+    pub(crate) max: usize,
+}
+
+impl Packing {
+    /// The packing of the classes `class` gives the LDH bytes, with the
+    /// flags of `targets` (see [`PACK_TARGET`]).
+    fn new(class: impl Fn(u8) -> u16, targets: &[bool; 128]) -> Packing {
+        let mut one = [PACK_OTHER; 256];
+        let mut ids: Vec<u16> = Vec::new();
+        for b in (b'a'..=b'z').chain(b'0'..=b'9').chain([b'-']) {
+            let id = class(b);
+            let code = match ids.iter().position(|&x| x == id) {
+                Some(p) => p + 1,
+                None => {
+                    ids.push(id);
+                    ids.len()
+                }
+            };
+            // At most 37 codes: they fit in `PACK_CODE`.
+            one[b as usize] = code as u16;
+        }
+        // Codes 1..=ids.len(), never 0, so strings of different lengths
+        // pack to different values.
+        let bits = usize::BITS - ids.len().leading_zeros();
+        let max = (128 / bits as usize).min(MEMO_MAX_LEN);
+        for (b, &t) in targets.iter().enumerate() {
+            if t {
+                one[b] |= PACK_TARGET;
+            }
+            if (b as u8).is_ascii_alphabetic() {
+                one[b] |= PACK_ALPHA;
+            }
+        }
+        let mut pair: Box<[u16; 1 << 16]> =
+            vec![0u16; 1 << 16].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!());
+        for (i, e) in pair.iter_mut().enumerate() {
+            let (a, b) = (one[i & 0xff], one[i >> 8]);
+            *e = ((a & PACK_CODE) << bits) | (b & PACK_CODE) | ((a | b) & !PACK_CODE);
+        }
+        Packing { one, pair, bits, max }
+    }
+}
+
+/// [`LgrSet::pack_one`] flag: an ASCII letter.
+const PACK_ALPHA: u16 = 1 << 13;
+/// [`LgrSet::pack_one`] flag: one of the ASCII bytes one of which every
 /// all-ASCII index label of an IDN label contains (see
 /// [`Lgr::ascii_from_non_ascii`]); only ASCII labels with one of them can
 /// join a group by their text.
-const PACK_TARGET: u8 = 0x80;
-/// [`LgrSet::pack_code`] mask of the class code.
-const PACK_CODE: u8 = 0x3f;
+const PACK_TARGET: u16 = 1 << 14;
+/// [`LgrSet::pack_one`] flag: a byte that is not LDH (class code 0).
+const PACK_OTHER: u16 = 1 << 15;
+/// [`LgrSet::pack_one`] mask of the class code.
+const PACK_CODE: u16 = 0x3f;
+/// [`LgrSet::pack_pair`] mask of the two class codes.
+const PACK_CODE2: u16 = 0xfff;
 
 impl LgrSet {
     /// A set. With `variants` `None`, the single LGR is its own variant
@@ -85,32 +145,11 @@ impl LgrSet {
             });
             *slot = id as u8;
         }
-        let mut pack_code = [0u8; 256];
-        let mut ids: Vec<u8> = Vec::new();
-        for b in (b'a'..=b'z').chain(b'0'..=b'9').chain([b'-']) {
-            let id = ascii_class[b as usize];
-            let code = match ids.iter().position(|&x| x == id) {
-                Some(p) => p + 1,
-                None => {
-                    ids.push(id);
-                    ids.len()
-                }
-            };
-            pack_code[b as usize] = code as u8;
-        }
-        // Codes 1..=ids.len(), never 0, so strings of different lengths
-        // pack to different values.
-        let pack_bits = usize::BITS - ids.len().leading_zeros();
-        let pack_max = (128 / pack_bits as usize).min(MEMO_MAX_LEN);
-        for (b, t) in variants.ascii_from_non_ascii().into_iter().enumerate() {
-            if t {
-                pack_code[b] |= PACK_TARGET;
-            }
-            if (b as u8).is_ascii_alphabetic() {
-                pack_code[b] |= PACK_ALPHA;
-            }
-        }
-        Ok(LgrSet { judges, variants, ascii_identity, ascii_class, pack_code, pack_bits, pack_max })
+        let targets = variants.ascii_from_non_ascii();
+        let pack = Packing::new(|b| u16::from(ascii_class[usize::from(b)]), &targets);
+        let first = judges[0].clone();
+        let pack_first = Packing::new(|b| first.ascii_classes()[usize::from(b)], &targets);
+        Ok(LgrSet { judges, variants, ascii_identity, ascii_class, pack, pack_first })
     }
 
     /// The judging LGRs, in order.
