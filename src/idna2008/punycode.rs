@@ -434,6 +434,54 @@ mod tests {
         }
     }
 
+    /// [`decode_into`] is injective on lower-case input: whatever decodes
+    /// re-encodes to itself (see `ascii_forms`, which relies on it).
+    /// Every string of up to four digits and hyphens, and random longer
+    /// ones.
+    #[test]
+    fn decoding_lower_case_input_round_trips() {
+        let alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789-";
+        let mut chars = Vec::new();
+        let mut out = String::new();
+        let mut check = |s: &[u8]| {
+            if decode_into(s, &mut chars).is_none() {
+                return false;
+            }
+            out.clear();
+            assert!(encode_into(&chars, &mut out).is_some(), "{s:?}");
+            assert_eq!(out.as_bytes(), s, "{chars:?}");
+            true
+        };
+        let mut decoded = 0u64;
+        let mut s = Vec::new();
+        for len in 1..=4u32 {
+            for mut k in 0..(alphabet.len() as u64).pow(len) {
+                s.clear();
+                for _ in 0..len {
+                    s.push(alphabet[(k % alphabet.len() as u64) as usize]);
+                    k /= alphabet.len() as u64;
+                }
+                decoded += u64::from(check(&s));
+            }
+        }
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let pools: [&[u8]; 3] = [alphabet, b"ab9-", b"a0"];
+        for round in 0..300_000u64 {
+            let pool = pools[(round % 3) as usize];
+            let len = 5 + (next() % 55) as usize;
+            s.clear();
+            s.extend((0..len).map(|_| pool[(next() % pool.len() as u64) as usize]));
+            decoded += u64::from(check(&s));
+        }
+        assert!(decoded > 1_000_000, "{decoded}");
+    }
+
     #[test]
     fn reciprocal_division_is_exact() {
         let qs = [0, 1, 2, 34, 35, 36, 455, 16_380, 65_535, 1 << 31, u32::MAX - 1, u32::MAX];
