@@ -484,7 +484,7 @@ impl Collector {
                 // Plain: borrow everything from the map.
             } else if !folded {
                 // Plain: the text once, in the arena.
-                rec.text = self.set.arena.len() as u64;
+                rec.set_text(self.set.arena.len() as u64);
                 self.set.arena.extend_from_slice(octets);
             } else {
                 let arena = &mut self.set.arena;
@@ -808,14 +808,14 @@ impl LabelRecord {
     /// The record of a label of `len` octets seen at `loc`, its text at
     /// `text` in the arena (or [`IN_SOURCE`]), its forms entry `forms`.
     pub(crate) fn at(loc: Loc, len: u16, text: u64, forms: u32) -> LabelRecord {
-        LabelRecord {
-            offset: loc.offset,
-            text,
-            line: u32::try_from(loc.line).unwrap_or(u32::MAX),
-            source: u16::try_from(loc.source).unwrap_or(u16::MAX),
+        LabelRecord::pack(
+            loc.offset,
             len,
+            u16::try_from(loc.source).unwrap_or(u16::MAX),
+            u32::try_from(loc.line).unwrap_or(u32::MAX),
+            text,
             forms,
-        }
+        )
     }
 }
 

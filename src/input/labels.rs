@@ -25,24 +25,67 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 /// Where one registered label was first seen, and how to find its forms.
 ///
-/// Kept small (32 bytes) because a zone may have 10^8 labels; use
-/// [`LabelSet::get`] for a [`Label`] view with the text.
+/// Kept small (24 bytes) because a zone may have 10^8 labels; use
+/// [`LabelSet::get`] for a [`Label`] view with the text. Offsets and arena
+/// positions have 48 bits (256 TiB).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LabelRecord {
-    pub(crate) offset: u64,
-    /// Where a plain label's text is in the arena, or [`IN_SOURCE`]: in
-    /// the mapped source at `offset`.
-    pub(crate) text: u64,
+    /// The byte offset of the label in its source (low 48 bits) and its
+    /// length in octets (high 16 bits).
+    pub(crate) at: u64,
+    /// Where a plain label's text is in the arena (low 48 bits; all ones
+    /// for [`IN_SOURCE`]: in the mapped source at its offset), and the
+    /// index of the source (high 16 bits).
+    pub(crate) place: u64,
     pub(crate) line: u32,
-    pub(crate) source: u16,
-    pub(crate) len: u16,
     pub(crate) forms: u32,
 }
 
+/// The low 48 bits of [`LabelRecord`]'s packed words.
+const LOW48: u64 = (1 << 48) - 1;
+
 impl LabelRecord {
+    /// The record of a label of `len` octets at `offset` of source
+    /// `source`, first seen on `line`, its text at `text` in the arena (or
+    /// [`IN_SOURCE`]), its forms entry `forms`.
+    #[inline]
+    pub(crate) fn pack(
+        offset: u64,
+        len: u16,
+        source: u16,
+        line: u32,
+        text: u64,
+        forms: u32,
+    ) -> Self {
+        LabelRecord {
+            at: offset.min(LOW48) | u64::from(len) << 48,
+            place: text.min(LOW48) | u64::from(source) << 48,
+            line,
+            forms,
+        }
+    }
+
     /// Index of the source in [`LabelSet::sources`].
     pub fn source(&self) -> usize {
-        usize::from(self.source)
+        (self.place >> 48) as usize
+    }
+
+    /// Length of the label's text in octets.
+    pub(crate) fn len(&self) -> u16 {
+        (self.at >> 48) as u16
+    }
+
+    /// Where a plain label's text is in the arena, or [`IN_SOURCE`].
+    pub(crate) fn text(&self) -> u64 {
+        match self.place & LOW48 {
+            LOW48 => IN_SOURCE,
+            t => t,
+        }
+    }
+
+    /// Sets [`LabelRecord::text`].
+    pub(crate) fn set_text(&mut self, text: u64) {
+        self.place = (self.place & !LOW48) | text.min(LOW48);
     }
 
     /// Line (1-based) of the first record of the label (saturates at
@@ -53,7 +96,7 @@ impl LabelRecord {
 
     /// Byte offset of the label's text in its (decompressed) source.
     pub fn offset(&self) -> u64 {
-        self.offset
+        self.at & LOW48
     }
 }
 
@@ -215,8 +258,8 @@ impl LabelSet {
     /// The text of a label without a forms entry: in the arena, or in its
     /// mapped source.
     fn plain_bytes(&self, rec: &LabelRecord) -> &[u8] {
-        if rec.text != IN_SOURCE {
-            return self.arena_slice(rec.text, rec.len);
+        if rec.text() != IN_SOURCE {
+            return self.arena_slice(rec.text(), rec.len());
         }
         self.source_bytes(rec)
     }
@@ -225,8 +268,8 @@ impl LabelSet {
         let Some(data) = self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) else {
             return b"";
         };
-        let start = usize::try_from(rec.offset).unwrap_or(usize::MAX);
-        let end = start.saturating_add(usize::from(rec.len));
+        let start = usize::try_from(rec.offset()).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::from(rec.len()));
         data.bytes().get(start..end).unwrap_or(b"")
     }
 
@@ -234,7 +277,7 @@ impl LabelSet {
     pub(crate) fn key_of(&self, rec: &LabelRecord) -> &[u8] {
         match self.forms.get(rec.forms as usize) {
             None => self.plain_bytes(rec),
-            Some(FormsEntry::Arena { lower, .. }) => self.arena_slice(*lower, rec.len),
+            Some(FormsEntry::Arena { lower, .. }) => self.arena_slice(*lower, rec.len()),
             Some(FormsEntry::Full(f)) => f.key.as_deref().unwrap_or(f.alabel.as_bytes()),
             Some(&FormsEntry::Idn { at, alen, .. }) => self.text_slice(at, alen).as_bytes(),
         }
@@ -288,7 +331,7 @@ impl<'a> Label<'a> {
 
     /// Byte offset of the label text in the source.
     pub fn offset(&self) -> u64 {
-        self.rec.offset
+        self.rec.offset()
     }
 
     fn full(&self) -> Option<&'a Full> {
@@ -306,12 +349,12 @@ impl<'a> Label<'a> {
                 f.original.as_deref().unwrap_or(b"")
             }
             Some(FormsEntry::Arena { original, .. }) if *original != IN_SOURCE => {
-                self.set.arena_slice(*original, self.rec.len)
+                self.set.arena_slice(*original, self.rec.len())
             }
             None => self.set.plain_bytes(self.rec),
             Some(&FormsEntry::Idn { at, alen, ulen, original_follows: true }) => {
                 let at = at + u64::from(alen) + u64::from(ulen);
-                self.set.text_slice(at, self.rec.len).as_bytes()
+                self.set.text_slice(at, self.rec.len()).as_bytes()
             }
             _ => self.set.source_bytes(self.rec),
         }
@@ -327,7 +370,7 @@ impl<'a> Label<'a> {
     pub fn alabel(&self) -> &'a str {
         let bytes = match self.set.forms.get(self.rec.forms as usize) {
             None => self.set.plain_bytes(self.rec),
-            Some(FormsEntry::Arena { lower, .. }) => self.set.arena_slice(*lower, self.rec.len),
+            Some(FormsEntry::Arena { lower, .. }) => self.set.arena_slice(*lower, self.rec.len()),
             Some(FormsEntry::Full(f)) => return &f.alabel,
             Some(&FormsEntry::Idn { at, alen, .. }) => return self.set.text_slice(at, alen),
         };
@@ -372,5 +415,34 @@ impl<'a> Label<'a> {
     pub fn csv(&self) -> Option<&'a CsvFields> {
         let i = *self.set.csv_index.get(self.index)?;
         self.set.csv_rows.get(i as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{IN_SOURCE, LabelRecord};
+
+    #[test]
+    fn records_pack_into_24_bytes() {
+        assert_eq!(std::mem::size_of::<LabelRecord>(), 24);
+        let big = (1u64 << 48) - 2;
+        for (offset, len, source, line, text, forms) in [
+            (0, 0, 0, 0, 0, 0),
+            (big, u16::MAX, u16::MAX, u32::MAX, big, u32::MAX),
+            (12_345, 63, 2, 7, IN_SOURCE, 9),
+        ] {
+            let mut r = LabelRecord::pack(offset, len, source, line, text, forms);
+            assert_eq!(
+                (r.offset(), r.len(), r.source(), r.line(), r.text(), r.forms),
+                (offset, len, usize::from(source), line, text, forms)
+            );
+            r.set_text(IN_SOURCE);
+            assert_eq!(
+                (r.text(), r.source(), r.offset()),
+                (IN_SOURCE, usize::from(source), offset)
+            );
+            r.set_text(5);
+            assert_eq!((r.text(), r.source()), (5, usize::from(source)));
+        }
     }
 }
