@@ -348,10 +348,8 @@ impl Lgr {
     /// label's table of matching elements (see [`Lgr::fill_ok`]), which is
     /// left in `sc` for [`Lgr::index_into_shared`].
     pub(crate) fn judge_label_table(&self, label: &Label, sc: &mut IndexScratch) -> Verdict<'_> {
-        let mut ok = std::mem::take(&mut sc.ok);
-        sc.table = self.fill_ok(label, &mut ok);
-        sc.ok = ok;
-        let pre = (sc.table && !label.is_empty()).then(|| self.walk_table(label, &sc.ok));
+        sc.table = self.fill_ok(label, &mut sc.ok, &mut sc.step);
+        let pre = (sc.table && !label.is_empty()).then(|| walk_table(&sc.step));
         self.eligibility_pre(label, false, pre)
     }
 
@@ -408,9 +406,7 @@ impl Lgr {
     ) -> bool {
         // Which elements match at each position with their context rule
         // holding: the repertoire test and every DP run read it.
-        let mut ok = std::mem::take(&mut sc.ok);
-        sc.table = self.fill_ok(label, &mut ok);
-        sc.ok = ok;
+        sc.table = self.fill_ok(label, &mut sc.ok, &mut sc.step);
         self.index_from_table(label, sc, out)
     }
 
@@ -425,24 +421,11 @@ impl Lgr {
         sc: &mut IndexScratch,
         out: &mut Vec<u32>,
     ) -> bool {
-        if sc.ok.len() != label.len() {
+        if sc.ok.len() != label.len() || sc.step.len() != label.len() {
             // Not a table of this label: compute it.
             return self.index_into(label, sc, out);
         }
         self.index_from_table(label, sc, out)
-    }
-
-    /// The repertoire test of [`Lgr::prelim_ok`] on a complete table of
-    /// [`Lgr::fill_ok`]: the lowest bit at a position is the first element
-    /// that matches there.
-    fn walk_table(&self, label: &Label, ok: &[u64]) -> bool {
-        let cps = label.cps();
-        let mut i = 0;
-        while i < cps.len() && ok[i] != 0 {
-            let k = ok[i].trailing_zeros() as usize;
-            i += self.chars[self.chars_from(cps[i])[k] as usize].cps.len();
-        }
-        i >= cps.len()
     }
 
     /// [`Lgr::index_into`] once `sc.ok` and `sc.table` are set for the
@@ -457,8 +440,7 @@ impl Lgr {
             return true;
         }
         out.clear();
-        let in_repertoire =
-            if sc.table { self.walk_table(label, &sc.ok) } else { self.prelim_ok(label) };
+        let in_repertoire = if sc.table { walk_table(&sc.step) } else { self.prelim_ok(label) };
         if !in_repertoire {
             return false;
         }
@@ -494,23 +476,30 @@ impl Lgr {
 
     /// Per position of the label, bit `k` set when the `k`-th element of
     /// [`Lgr::chars_from`] there matches and its context rule holds, into
-    /// `ok`. False (and `ok` incomplete) when some position has more than
-    /// 64 elements.
-    fn fill_ok(&self, label: &Label, ok: &mut Vec<u64>) -> bool {
+    /// `ok`; into `step`, the length of the first of them (0 for none).
+    /// False (and `ok` incomplete) when some position has more than 64
+    /// elements.
+    fn fill_ok(&self, label: &Label, ok: &mut Vec<u64>, step: &mut Vec<usize>) -> bool {
         ok.clear();
+        step.clear();
         let cps = label.cps();
         for i in 0..cps.len() {
             let mut bits = 0u64;
+            let mut first = 0;
             for (k, &ci) in self.chars_from(cps[i]).iter().enumerate() {
                 if k >= 64 {
                     return false;
                 }
                 let c = &self.chars[ci as usize];
                 if starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                    if bits == 0 {
+                        first = c.cps.len();
+                    }
                     bits |= 1 << k;
                 }
             }
             ok.push(bits);
+            step.push(first);
         }
         true
     }
@@ -709,6 +698,19 @@ impl Lgr {
     }
 }
 
+/// The repertoire test of [`Lgr::prelim_ok`] on the steps of a complete
+/// table of [`Lgr::fill_ok`]: at each position the first element that
+/// matches is taken.
+fn walk_table(step: &[usize]) -> bool {
+    let mut i = 0;
+    while let Some(&n) = step.get(i)
+        && n != 0
+    {
+        i += n;
+    }
+    i >= step.len()
+}
+
 /// Does `cps[i..]` start with `elem`, whose first code point is known to be
 /// `cps[i]` (it was found by [`Lgr::chars_from`])?
 #[inline]
@@ -727,6 +729,8 @@ fn first_diff(a: &[u32], b: &[u32]) -> Option<std::cmp::Ordering> {
 pub(crate) struct IndexScratch {
     /// See [`Lgr::fill_ok`]; `table` says whether `ok` is complete.
     ok: Vec<u64>,
+    /// See [`Lgr::fill_ok`].
+    step: Vec<usize>,
     table: bool,
     best: Vec<Option<Link>>,
     scratch: Label,
