@@ -1,6 +1,6 @@
 //! Judging one label (RFC 7940 §8.1, §8.3) and its index label (§8.5).
 
-use super::{Ctx, Lgr, TypeSet, fmt_cps};
+use super::{Char, Ctx, Lgr, TypeSet, fmt_cps};
 
 /// A label prepared for evaluation: its code points and UTF-8 text, with the
 /// byte offset of every code point (rules run on the text).
@@ -305,10 +305,22 @@ impl Lgr {
     /// Eligibility of a label or variant label (RFC 7940 §8.3 step 1, with
     /// the original label's reflexive variants unless `as_variant`).
     pub(crate) fn eligibility(&self, label: &Label, as_variant: bool) -> Verdict<'_> {
+        self.eligibility_pre(label, as_variant, None)
+    }
+
+    /// [`Lgr::eligibility`], with the result of [`Lgr::prelim_ok`] when
+    /// the caller knows it.
+    fn eligibility_pre(
+        &self,
+        label: &Label,
+        as_variant: bool,
+        prelim_ok: Option<bool>,
+    ) -> Verdict<'_> {
         if label.is_empty() {
             return Verdict { eligible: false, disposition: "invalid", reason: Reason::Empty };
         }
-        let failures = if self.prelim_ok(label) { Vec::new() } else { self.prelim(label, None) };
+        let passed = prelim_ok.unwrap_or_else(|| self.prelim_ok(label));
+        let failures = if passed { Vec::new() } else { self.prelim(label, None) };
         if !failures.is_empty() {
             return Verdict {
                 eligible: false,
@@ -330,6 +342,15 @@ impl Lgr {
     /// Judges a prepared label (RFC 7940 §8).
     pub fn judge_label(&self, label: &Label) -> Verdict<'_> {
         self.eligibility(label, false)
+    }
+
+    /// [`Lgr::judge_label`], testing the repertoire (RFC 7940 §8.1) on the
+    /// label's table of matching elements (see [`Lgr::fill_ok`]), which is
+    /// left in `sc` for [`Lgr::index_into_shared`].
+    pub(crate) fn judge_label_table(&self, label: &Label, sc: &mut IndexScratch) -> Verdict<'_> {
+        sc.table = self.fill_ok(label, &mut sc.ok, &mut sc.step);
+        let pre = (sc.table && !label.is_empty()).then(|| walk_table(&sc.step));
+        self.eligibility_pre(label, false, pre)
     }
 
     /// The reason as text, in the form of the reference results:
@@ -383,33 +404,43 @@ impl Lgr {
         sc: &mut IndexScratch,
         out: &mut Vec<u32>,
     ) -> bool {
+        // Which elements match at each position with their context rule
+        // holding: the repertoire test and every DP run read it.
+        sc.table = self.fill_ok(label, &mut sc.ok, &mut sc.step);
+        self.index_from_table(label, sc, out)
+    }
+
+    /// [`Lgr::index_into`] on the table of matching elements another LGR
+    /// left in `sc` when it judged this label ([`Lgr::judge_label_table`]):
+    /// valid when every code point of the label passes
+    /// [`Lgr::same_elements`] between the two LGRs, since the table is then
+    /// the same under both. No context rule of the elements is tested again.
+    pub(crate) fn index_into_shared(
+        &self,
+        label: &Label,
+        sc: &mut IndexScratch,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        if sc.ok.len() != label.len() || sc.step.len() != label.len() {
+            // Not a table of this label: compute it.
+            return self.index_into(label, sc, out);
+        }
+        self.index_from_table(label, sc, out)
+    }
+
+    /// [`Lgr::index_into`] once `sc.ok` and `sc.table` are set for the
+    /// label. The index label of the usual kind of label comes from the
+    /// table directly (see [`Lgr::simple_index`]).
+    fn index_from_table(&self, label: &Label, sc: &mut IndexScratch, out: &mut Vec<u32>) -> bool {
         out.clear();
         if label.is_empty() {
             return false;
         }
-        // Which elements match at each position with their context rule
-        // holding: the repertoire test and every DP run read it. The index
-        // label of the usual kind of label comes with it (see
-        // `Lgr::char_table`), and then the label is in the repertoire.
-        let mut ok = std::mem::take(&mut sc.ok);
-        let (table, simple) = self.char_table(label, &mut ok, sc, out);
-        sc.ok = ok;
-        sc.table = table;
-        if simple {
+        if sc.table && self.simple_index(label, sc, out) {
             return true;
         }
         out.clear();
-        let in_repertoire = if sc.table {
-            let cps = label.cps();
-            let mut i = 0;
-            while i < cps.len() && sc.ok[i] != 0 {
-                let k = sc.ok[i].trailing_zeros() as usize;
-                i += self.chars[self.chars_from(cps[i])[k] as usize].cps.len();
-            }
-            i >= cps.len()
-        } else {
-            self.prelim_ok(label)
-        };
+        let in_repertoire = if sc.table { walk_table(&sc.step) } else { self.prelim_ok(label) };
         if !in_repertoire {
             return false;
         }
@@ -444,73 +475,116 @@ impl Lgr {
     }
 
     /// Per position of the label, bit `k` set when the `k`-th element of
-    /// [`Lgr::chars_from`] there matches and its context rule holds. False
-    /// (and `ok` incomplete) when some position has more than 64 elements.
-    ///
-    /// Second, whether exactly one element, of one code point, matches at
-    /// each position (the usual case), and then the index label is in
-    /// `out`: the partition is unique, so the DP of [`Lgr::index_dp`]
-    /// reduces to replacing each code point by its smallest variant whose
-    /// context holds (in either [`IndexMode`], since the first element has
-    /// length 1). `out` is unspecified otherwise.
-    fn char_table(
-        &self,
-        label: &Label,
-        ok: &mut Vec<u64>,
-        sc: &mut IndexScratch,
-        out: &mut Vec<u32>,
-    ) -> (bool, bool) {
+    /// [`Lgr::chars_from`] there matches and its context rule holds, into
+    /// `ok`; into `step`, the length of the first of them (0 for none).
+    /// False (and `ok` incomplete) when some position has more than 64
+    /// elements.
+    fn fill_ok(&self, label: &Label, ok: &mut Vec<u64>, step: &mut Vec<usize>) -> bool {
         ok.clear();
-        out.clear();
+        step.clear();
         let cps = label.cps();
-        let mut simple = true;
         for i in 0..cps.len() {
             let mut bits = 0u64;
-            let cands = self.chars_from(cps[i]);
-            for (k, &ci) in cands.iter().enumerate() {
+            let mut first = 0;
+            for (k, &ci) in self.chars_from(cps[i]).iter().enumerate() {
                 if k >= 64 {
-                    return (false, false);
+                    return false;
                 }
                 let c = &self.chars[ci as usize];
                 if starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                    if bits == 0 {
+                        first = c.cps.len();
+                    }
                     bits |= 1 << k;
                 }
             }
             ok.push(bits);
-            if !simple {
-                continue;
-            }
+            step.push(first);
+        }
+        true
+    }
+
+    /// With a complete table in `sc.ok`: whether exactly one element, of
+    /// one code point, matches at each position (the usual case), and then
+    /// the index label is in `out`: the partition is unique, so the DP of
+    /// [`Lgr::index_dp`] reduces to replacing each code point by its
+    /// smallest variant whose context holds (in either [`IndexMode`], since
+    /// the first element has length 1). `out` is unspecified otherwise.
+    fn simple_index(&self, label: &Label, sc: &mut IndexScratch, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        let cps = label.cps();
+        for i in 0..cps.len() {
+            let bits = sc.ok[i];
             if bits.count_ones() != 1 {
-                simple = false;
-                continue;
+                return false;
             }
-            let c = &self.chars[cands[bits.trailing_zeros() as usize] as usize];
+            let c = &self.chars[self.chars_from(cps[i])[bits.trailing_zeros() as usize] as usize];
             if c.cps.len() != 1 {
-                simple = false;
-                continue;
+                return false;
             }
-            let mut elem: &[u32] = &c.cps;
-            for v in &c.vars[..c.smaller] {
-                let ok = v.ctx == Ctx::None || {
-                    sc.buf.clear();
-                    sc.buf.extend_from_slice(&cps[..i]);
-                    sc.buf.extend_from_slice(&v.cps);
-                    sc.buf.extend_from_slice(&cps[i + 1..]);
-                    sc.scratch.set_cps(&sc.buf);
-                    self.ctx_ok(v.ctx, &sc.scratch, i, v.cps.len())
-                };
-                if ok {
-                    elem = &v.cps;
-                    break;
-                }
-            }
-            // Mostly one code point: a push, not a copy call.
-            match elem {
-                &[x] => out.push(x),
-                _ => out.extend_from_slice(elem),
+            self.push_smallest(c, cps, i, sc, out);
+        }
+        true
+    }
+
+    /// Pushes to `out` the replacement of the one-code-point element `c`
+    /// at position `i` of `cps` in an index label whose partition is unique
+    /// (one element of one code point at each position): the smallest of
+    /// the element and its variants whose context holds there (see
+    /// [`Lgr::simple_index`]).
+    #[inline]
+    fn push_smallest(
+        &self,
+        c: &Char,
+        cps: &[u32],
+        i: usize,
+        sc: &mut IndexScratch,
+        out: &mut Vec<u32>,
+    ) {
+        let mut elem: &[u32] = &c.cps;
+        for v in &c.vars[..c.smaller] {
+            let ok = v.ctx == Ctx::None || {
+                sc.buf.clear();
+                sc.buf.extend_from_slice(&cps[..i]);
+                sc.buf.extend_from_slice(&v.cps);
+                sc.buf.extend_from_slice(&cps[i + 1..]);
+                sc.scratch.set_cps(&sc.buf);
+                self.ctx_ok(v.ctx, &sc.scratch, i, v.cps.len())
+            };
+            if ok {
+                elem = &v.cps;
+                break;
             }
         }
-        (true, simple)
+        // Mostly one code point: a push, not a copy call.
+        match elem {
+            &[x] => out.push(x),
+            _ => out.extend_from_slice(elem),
+        }
+    }
+
+    /// Whether the elements starting with `cp` are the same in this LGR
+    /// and in `other`: the same code points in the same order, with context
+    /// conditions that hold at the same places (none in both, or the same
+    /// kind of condition, `when` or `not-when`, on rules with equal keys,
+    /// see `rules::compile`, which match the same texts at the same
+    /// positions). Then at any position of any label where `cp` is, the
+    /// table of [`Lgr::fill_ok`] is the same under both LGRs.
+    pub(crate) fn same_elements(&self, other: &Lgr, cp: u32) -> bool {
+        let (a, b) = (self.chars_from(cp), other.chars_from(cp));
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(&x, &y)| {
+                let (cx, cy) = (&self.chars[x as usize], &other.chars[y as usize]);
+                cx.cps == cy.cps
+                    && match (cx.ctx, cy.ctx) {
+                        (Ctx::None, Ctx::None) => true,
+                        (Ctx::When(r), Ctx::When(q)) | (Ctx::NotWhen(r), Ctx::NotWhen(q)) => {
+                            let kr = self.rule_keys.get(r as usize);
+                            kr.is_some() && kr == other.rule_keys.get(q as usize)
+                        }
+                        _ => false,
+                    }
+            })
     }
 
     /// The code points of element `e` (see [`Link`]).
@@ -624,6 +698,19 @@ impl Lgr {
     }
 }
 
+/// The repertoire test of [`Lgr::prelim_ok`] on the steps of a complete
+/// table of [`Lgr::fill_ok`]: at each position the first element that
+/// matches is taken.
+fn walk_table(step: &[usize]) -> bool {
+    let mut i = 0;
+    while let Some(&n) = step.get(i)
+        && n != 0
+    {
+        i += n;
+    }
+    i >= step.len()
+}
+
 /// Does `cps[i..]` start with `elem`, whose first code point is known to be
 /// `cps[i]` (it was found by [`Lgr::chars_from`])?
 #[inline]
@@ -640,8 +727,10 @@ fn first_diff(a: &[u32], b: &[u32]) -> Option<std::cmp::Ordering> {
 /// Buffers [`Lgr::index_into`] reuses across labels.
 #[derive(Default)]
 pub(crate) struct IndexScratch {
-    /// See [`Lgr::char_table`]; `table` says whether `ok` is complete.
+    /// See [`Lgr::fill_ok`]; `table` says whether `ok` is complete.
     ok: Vec<u64>,
+    /// See [`Lgr::fill_ok`].
+    step: Vec<usize>,
     table: bool,
     best: Vec<Option<Link>>,
     scratch: Label,
@@ -673,4 +762,51 @@ pub enum IndexMode {
     /// As RZ-LGR overview §5.5.4 step 2.c reads: the variant's context is
     /// tested on the input label with the variant in place of the element.
     Rfc7940,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lgr(rule_name: &str, lb: &str) -> Lgr {
+        let xml = format!(
+            r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+              <char cp="0061"/>
+              <char cp="0062" not-when="{rule_name}"/>
+              <char cp="0063"><var cp="0061" when="{rule_name}"/></char>
+              <char cp="0063 0061"/>
+            </data><rules>
+              <rule name="{rule_name}"><look-behind><char cp="{lb}"/></look-behind><anchor/></rule>
+            </rules></lgr>"#
+        );
+        Lgr::from_xml("t", &xml).expect("compiles")
+    }
+
+    #[test]
+    fn shared_table_gives_the_same_index_labels() {
+        let a = lgr("after-a", "0061");
+        let b = lgr("other-name", "0061");
+        let c = lgr("after-a", "0063");
+        for cp in ['a', 'b', 'c'] {
+            assert!(a.same_elements(&b, cp as u32));
+        }
+        assert!(!a.same_elements(&c, 'b' as u32));
+        let mut labels = vec![String::new()];
+        for _ in 0..5 {
+            let next: Vec<String> = labels
+                .iter()
+                .flat_map(|l| ['a', 'b', 'c', 'd'].map(|ch| format!("{l}{ch}")))
+                .collect();
+            labels.extend(next);
+        }
+        let (mut sc, mut fresh) = (IndexScratch::default(), IndexScratch::default());
+        let (mut out, mut want) = (Vec::new(), Vec::new());
+        for t in &labels {
+            let label = Label::from_text(t);
+            assert_eq!(a.judge_label_table(&label, &mut sc), a.judge_label(&label), "{t}");
+            let got = b.index_into_shared(&label, &mut sc, &mut out);
+            let exp = b.index_into(&label, &mut fresh, &mut want);
+            assert_eq!((got, &out), (exp, &want), "{t}");
+        }
+    }
 }

@@ -136,6 +136,8 @@ pub struct Lgr {
     first_tab: Vec<(u32, u32)>,
     first_flat: Vec<u32>,
     pub(crate) rules: Vec<CompiledRule>,
+    /// Per rule, its key (see `rules::compile`).
+    pub(crate) rule_keys: Vec<String>,
     /// Per rule, code points a match needs one of (see `rules::required_set`).
     pub(crate) rule_required: Vec<Option<CpSet>>,
     /// `rule_required` by code point.
@@ -396,6 +398,7 @@ impl Lgr {
             })?;
         }
         let mut compiled = Vec::with_capacity(doc.rules.len());
+        let mut rule_keys = Vec::with_capacity(doc.rules.len());
         let mut rule_required = Vec::with_capacity(doc.rules.len());
         for r in &doc.rules {
             rule_required.push(rules::required_set(&resolver, &r.name).map_err(|e| {
@@ -403,11 +406,13 @@ impl Lgr {
                     .at(r.line, 0)
                     .element("rule")
             })?);
-            compiled.push(rules::compile(&resolver, &r.name).map_err(|e| {
+            let (rule, key) = rules::compile(&resolver, &r.name).map_err(|e| {
                 LgrError::new(format!("rule '{}': {}", r.name, e.message))
                     .at(r.line, 0)
                     .element("rule")
-            })?);
+            })?;
+            compiled.push(rule);
+            rule_keys.push(key);
         }
 
         // Actions, then the defaults.
@@ -497,6 +502,7 @@ impl Lgr {
             first_tab,
             first_flat,
             rules: compiled,
+            rule_keys,
             rule_required,
             req_masks,
             has_reflexive,

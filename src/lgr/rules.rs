@@ -184,14 +184,20 @@ struct Compiler<'r, R: Resolver> {
 /// Upper bound on alternatives one rule expands to.
 const MAX_ALTS: usize = 4096;
 
-/// Compiles one named rule.
-pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, LgrError> {
+/// Compiles one named rule. Also returns the rule's key: text that
+/// determines the compiled rule entirely (its kind and the patterns of its
+/// automata), so that two rules with equal keys, in any LGRs, match the
+/// same texts at the same positions.
+pub(crate) fn compile<R: Resolver>(
+    res: &R,
+    name: &str,
+) -> Result<(CompiledRule, String), LgrError> {
     let body = res
         .rule_body(name)
         .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
     let mut c = Compiler { res, stack: vec![name.to_string()] };
     if c.pattern_is_empty(body)? {
-        return Ok(CompiledRule::Never);
+        return Ok((CompiledRule::Never, "never".to_string()));
     }
     let alts = c.expand(body)?;
     let anchored = alts.iter().any(|a| a.iter().any(|i| matches!(i, Item::Anchor)));
@@ -202,14 +208,24 @@ pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, 
         let pats: Vec<String> =
             alts.iter().map(|a| a.iter().map(frag_text).collect::<String>()).collect();
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
-        return Ok(CompiledRule::Anywhere(Box::new(build(&pat, false, StartKind::Unanchored)?)));
+        let key = format!("anywhere\u{1}{pat}");
+        return Ok((
+            CompiledRule::Anywhere(Box::new(build(&pat, false, StartKind::Unanchored)?)),
+            key,
+        ));
     }
+    // Patterns are made of ASCII escapes and regex syntax: the control
+    // characters used as separators never occur in them.
+    let mut key = format!("alts\u{1}{anchored}");
     let mut out = Vec::with_capacity(alts.len());
     for alt in alts {
         let mut i = 0;
         let mut look_behind = Vec::new();
+        key.push('\u{2}');
         while let Some(Item::LookBehind(p)) = alt.get(i) {
             look_behind.push(build(p, true, StartKind::Anchored)?);
+            key.push('\u{3}');
+            key.push_str(p);
             i += 1;
         }
         let mut skip_anchor = false;
@@ -239,9 +255,12 @@ pub(crate) fn compile<R: Resolver>(res: &R, name: &str) -> Result<CompiledRule, 
         }
         let forward =
             if fwd.is_empty() { None } else { Some(build(&fwd, false, StartKind::Anchored)?) };
+        key.push_str(if skip_anchor { "\u{4}1" } else { "\u{4}0" });
+        key.push('\u{5}');
+        key.push_str(&fwd);
         out.push(Alt { look_behind, skip_anchor, forward });
     }
-    Ok(CompiledRule::Alts { anchored, alts: out })
+    Ok((CompiledRule::Alts { anchored, alts: out }, key))
 }
 
 /// A set of code points of which every match of rule `name` contains at

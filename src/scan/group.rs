@@ -47,6 +47,39 @@ struct Group {
     key: Vec<u32>,
 }
 
+/// Sorts the kept index labels by `(hash, len)`: one counting-sort pass
+/// on the high bits of the hash (about one bucket per label), then each
+/// bucket, mostly of one or two labels, sorted by the whole key. The order
+/// of equal keys does not matter (groups are sorted by members later).
+fn sort_keyed(keyed: &mut Vec<Keyed>) {
+    let n = keyed.len();
+    if n < 1 << 12 {
+        keyed.sort_unstable_by_key(|k| (k.hash, k.len));
+        return;
+    }
+    let bits = (usize::BITS - 1 - n.leading_zeros()).min(20);
+    let shift = 64 - bits;
+    let mut at = vec![0u32; (1 << bits) + 1];
+    for k in keyed.iter() {
+        at[(k.hash >> shift) as usize + 1] += 1;
+    }
+    for b in 1..at.len() {
+        at[b] += at[b - 1];
+    }
+    let mut out = keyed.clone();
+    for k in keyed.iter() {
+        let b = (k.hash >> shift) as usize;
+        out[at[b] as usize] = *k;
+        at[b] += 1;
+    }
+    for run in out.chunk_by_mut(|a, b| a.hash >> shift == b.hash >> shift) {
+        if run.len() > 1 {
+            run.sort_unstable_by_key(|k| (k.hash, k.len));
+        }
+    }
+    *keyed = out;
+}
+
 /// Groups the kept index labels; with the ASCII shortcut, adds the ASCII
 /// labels whose text is some group's index label. Groups are sorted by
 /// members.
@@ -59,7 +92,7 @@ fn groups(
     let arena = &judged.arena;
     let key = |k: &Keyed| &arena[k.start..k.start + k.len as usize];
     let keyed = &mut judged.keyed;
-    keyed.par_sort_unstable_by_key(|k| (k.hash, k.len));
+    sort_keyed(keyed);
     // Candidate groups: several labels, or one whose index label is all
     // ASCII (an ASCII label may have it as its text).
     let mut out: Vec<Group> = Vec::new();
@@ -271,4 +304,33 @@ pub(crate) fn collide(
         rows.extend(g);
     }
     (rows, summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_keyed_orders_by_hash_and_len() {
+        for n in [0usize, 1, 100, 5000, 70_000] {
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut keyed: Vec<Keyed> = (0..n)
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    // Some equal hashes, with equal and different lengths.
+                    let hash = if i % 7 == 0 { x & 0xff00_0000_0000_00ff } else { x };
+                    Keyed { hash, label: i as u32, len: (x % 3) as u32, start: i }
+                })
+                .collect();
+            let mut want = keyed.clone();
+            want.sort_unstable_by_key(|k| (k.hash, k.len, k.label));
+            sort_keyed(&mut keyed);
+            assert!(keyed.windows(2).all(|w| (w[0].hash, w[0].len) <= (w[1].hash, w[1].len)));
+            keyed.sort_by_key(|k| (k.hash, k.len, k.label));
+            let ids = |v: &[Keyed]| v.iter().map(|k| k.label).collect::<Vec<_>>();
+            assert_eq!(ids(&keyed), ids(&want));
+        }
+    }
 }

@@ -103,6 +103,18 @@ pub(crate) fn judge_one<'a>(
     label: &InputLabel<'_>,
     prepared: &EvalLabel,
 ) -> Judgement<'a> {
+    judge_one_in(set, label, prepared, &mut IndexScratch::default())
+}
+
+/// [`judge_one`] with buffers reused across labels: the judging LGR's
+/// table of matching elements is left in `sc` (see
+/// [`Lgr::judge_label_table`]) when an LGR judged the label.
+pub(crate) fn judge_one_in<'a>(
+    set: &'a LgrSet,
+    label: &InputLabel<'_>,
+    prepared: &EvalLabel,
+    sc: &mut IndexScratch,
+) -> Judgement<'a> {
     let cps = prepared.cps();
     if let Some(f) = label.finding() {
         return Judgement {
@@ -116,7 +128,7 @@ pub(crate) fn judge_one<'a>(
         return match set.find(pin) {
             Some(i) => Judgement {
                 lgr: Some(i),
-                verdict: Some(set.judges[i].judge_label(prepared)),
+                verdict: Some(set.judges[i].judge_label_table(prepared, sc)),
                 other: None,
                 idna_family: None,
             },
@@ -134,7 +146,7 @@ pub(crate) fn judge_one<'a>(
     // best-covering one.
     for (i, lgr) in set.judges.iter().enumerate() {
         if cps.iter().all(|&c| lgr.starts_element(c)) {
-            let v = lgr.judge_label(prepared);
+            let v = lgr.judge_label_table(prepared, sc);
             if v.eligible {
                 return Judgement {
                     lgr: Some(i),
@@ -153,7 +165,7 @@ pub(crate) fn judge_one<'a>(
         }
     }
     let (i, _) = best.expect("the set is not empty");
-    let v = set.judges[i].judge_label(prepared);
+    let v = set.judges[i].judge_label_table(prepared, sc);
     Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None }
 }
 
@@ -469,7 +481,7 @@ impl Worker {
         }
         let nl = set.judges.len();
         self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
-        let j = judge_one(set, label, &self.prepared);
+        let j = judge_one_in(set, label, &self.prepared, &mut self.scratch);
         let eligible = j.eligible();
         let m =
             Memo { slot: if eligible { j.lgr.unwrap_or(nl) as u32 } else { nl as u32 }, eligible };
@@ -536,7 +548,7 @@ impl Worker {
                 if !m.eligible {
                     // Rare: judge again for the reason's text.
                     self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
-                    let j = judge_one(set, &label, &self.prepared);
+                    let j = judge_one_in(set, &label, &self.prepared, &mut self.scratch);
                     let has =
                         set.variants.index_into(&self.prepared, &mut self.scratch, &mut self.index);
                     self.acc.push_invalid(set, i, &j, has.then_some(&self.index[..]));
@@ -548,13 +560,13 @@ impl Worker {
         if label.is_idn() {
             self.acc.idn += 1;
         }
-        let j = judge_one(set, &label, &self.prepared);
+        let j = judge_one_in(set, &label, &self.prepared, &mut self.scratch);
         let eligible = j.eligible();
         self.acc.per_lgr[if eligible { j.lgr.unwrap_or(nl) } else { nl }] += 1;
         *self.acc.per_script.entry(script_of(self.prepared.cps())).or_default() += 1;
         let keep = !(self.prepared.is_empty() || ascii && set.ascii_identity);
         let has = (keep || (!eligible && ascii && set.ascii_identity))
-            && set.variants.index_into(&self.prepared, &mut self.scratch, &mut self.index);
+            && index_judged(set, &j, &self.prepared, &mut self.scratch, &mut self.index);
         if !eligible {
             self.acc.push_invalid(set, i, &j, has.then_some(&self.index[..]));
         }
@@ -570,6 +582,27 @@ impl Worker {
             });
         }
     }
+}
+
+/// The index label under the variant LGR of a label judged as `j` by
+/// [`judge_one_in`] with `sc`, into `out` (see [`Lgr::index_into`]). When
+/// every code point is in the judging LGR's [`LgrSet::same`] set, its table
+/// of matching elements, left in `sc`, is the variant LGR's too
+/// ([`Lgr::index_into_shared`]).
+fn index_judged(
+    set: &LgrSet,
+    j: &Judgement<'_>,
+    label: &EvalLabel,
+    sc: &mut IndexScratch,
+    out: &mut Vec<u32>,
+) -> bool {
+    if j.verdict.is_some()
+        && let Some(same) = j.lgr.and_then(|li| set.same.get(li))
+        && label.cps().iter().all(|&c| same.contains(c))
+    {
+        return set.variants.index_into_shared(label, sc, out);
+    }
+    set.variants.index_into(label, sc, out)
 }
 
 /// The class string of an ASCII label packed `p.bits` bits per byte

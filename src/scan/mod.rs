@@ -45,6 +45,49 @@ pub struct LgrSet {
     /// whether it is is a function of this coarser string (see
     /// [`Lgr::ascii_classes`]), which takes far fewer values.
     pack_first: Packing,
+    /// Per judging LGR, the code points that pass [`Lgr::same_elements`]
+    /// between it and the variant LGR: for a label it judged whose code
+    /// points are all in the set, its table of matching elements serves
+    /// the variant LGR too, and no context rule is tested twice.
+    same: Vec<CpBits>,
+}
+
+/// A set of code points as a two-level bitmap: a membership test is two
+/// look-ups.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CpBits {
+    /// Per page of 256 code points, 0 or one more than its index in `bits`.
+    pages: Vec<u16>,
+    bits: Vec<[u64; 4]>,
+}
+
+impl CpBits {
+    /// Adds `cp`.
+    fn insert(&mut self, cp: u32) {
+        let p = (cp >> 8) as usize;
+        if self.pages.len() <= p {
+            self.pages.resize(p + 1, 0);
+        }
+        if self.pages[p] == 0 {
+            self.bits.push([0; 4]);
+            // At most 0x1100 pages: the index fits.
+            self.pages[p] = self.bits.len() as u16;
+        }
+        let o = (cp & 0xff) as usize;
+        self.bits[usize::from(self.pages[p]) - 1][o >> 6] |= 1 << (o & 63);
+    }
+
+    /// Whether `cp` is in the set.
+    #[inline]
+    pub(crate) fn contains(&self, cp: u32) -> bool {
+        match self.pages.get((cp >> 8) as usize) {
+            Some(&p) if p > 0 => {
+                let o = (cp & 0xff) as usize;
+                self.bits[usize::from(p) - 1][o >> 6] >> (o & 63) & 1 != 0
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Packing of the class strings of LDH labels into a `u128`: the classes of
@@ -149,7 +192,19 @@ impl LgrSet {
         let pack = Packing::new(|b| u16::from(ascii_class[usize::from(b)]), &targets);
         let first = judges[0].clone();
         let pack_first = Packing::new(|b| first.ascii_classes()[usize::from(b)], &targets);
-        Ok(LgrSet { judges, variants, ascii_identity, ascii_class, pack, pack_first })
+        let same = judges
+            .iter()
+            .map(|l| {
+                let mut s = CpBits::default();
+                for cp in l.chars.iter().filter_map(|c| c.cps.first().copied()) {
+                    if l.same_elements(&variants, cp) {
+                        s.insert(cp);
+                    }
+                }
+                s
+            })
+            .collect();
+        Ok(LgrSet { judges, variants, ascii_identity, ascii_class, pack, pack_first, same })
     }
 
     /// The judging LGRs, in order.
