@@ -943,6 +943,7 @@ pub(crate) fn run(
     mut pos: usize,
     eof: bool,
     opts: &FastOpts<'_>,
+    populate: &(dyn Fn(usize, usize) + Sync),
     mut merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
 ) -> Result<(usize, Stop), Error> {
     use rayon::prelude::*;
@@ -968,10 +969,16 @@ pub(crate) fn run(
     let extract_wave = |bounds: &[usize]| -> Vec<Chunk> {
         match bounds.len() {
             0 | 1 => Vec::new(),
-            2 => vec![extract(buf, bounds[0], bounds[1], eof && bounds[1] == len, opts)],
+            2 => {
+                populate(bounds[0], bounds[1]);
+                vec![extract(buf, bounds[0], bounds[1], eof && bounds[1] == len, opts)]
+            }
             _ => bounds
                 .par_windows(2)
-                .map(|w| extract(buf, w[0], w[1], eof && w[1] == len, opts))
+                .map(|w| {
+                    populate(w[0], w[1]);
+                    extract(buf, w[0], w[1], eof && w[1] == len, opts)
+                })
                 .collect(),
         }
     };
@@ -1025,13 +1032,15 @@ pub(crate) fn parallel(
     let copy = r.config.label_text == LabelText::Copy;
     let origin = st.origin.clone();
     let opts = FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
-    let (next, _) = run(r, st, source.bytes(), 0, pos, true, &opts, |r, start, next| {
-        r.config.report(next - start);
-        if copy {
-            // Nothing borrows from what was read: release its pages.
-            source.release(start, next);
-        }
-    })?;
+    let populate = |start, end| source.populate(start, end);
+    let (next, _) =
+        run(r, st, source.bytes(), 0, pos, true, &opts, &populate, |r, start, next| {
+            r.config.report(next - start);
+            if copy {
+                // Nothing borrows from what was read: release its pages.
+                source.release(start, next);
+            }
+        })?;
     Ok(next)
 }
 

@@ -95,6 +95,21 @@ pub(crate) enum Data {
 }
 
 impl Data {
+    /// Maps the pages of `start..end` of a map into this process in one
+    /// call (Linux `MADV_POPULATE_READ`, since 5.14; nothing elsewhere or
+    /// when refused) before a worker reads them, instead of a page fault
+    /// every 16 pages or so.
+    pub(crate) fn populate(&self, start: usize, end: usize) {
+        #[cfg(target_os = "linux")]
+        if let Data::Mapped(m) = self
+            && start < end
+            && end <= m.len()
+        {
+            let _ = m.advise_range(memmap2::Advice::PopulateRead, start, end - start);
+        }
+        let _ = (start, end);
+    }
+
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Data::Mapped(m) => m,

@@ -276,7 +276,7 @@ pub(crate) fn parse(
                 let copy = !st.mapped || r.config.label_text == super::LabelText::Copy;
                 let opts =
                     FastOpts { apex: &apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
-                let res = czds::run(r, st, buf, base, pos, eof, &opts, |_, _, _| {});
+                let res = czds::run(r, st, buf, base, pos, eof, &opts, &|_, _| {}, |_, _, _| {});
                 st.origin = origin;
                 st.apex_plain = Some(apex);
                 let (next, stop) = res?;
