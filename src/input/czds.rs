@@ -923,10 +923,7 @@ pub(crate) fn merge(
     Ok(())
 }
 
-/// Bytes per chunk of the parallel fast path: at most this (a wave ends
-/// when its slowest chunk does: smaller chunks leave less idle time; 4 MiB
-/// and 8 chunks a thread measured better than 8 MiB and 4, and as well as
-/// 2 MiB and 16)…
+/// Bytes per chunk of the parallel fast path: at most this…
 const CHUNK_MAX: usize = 4 << 20;
 /// …and at least this.
 const CHUNK_MIN: usize = 64 << 10;
@@ -943,82 +940,92 @@ pub(crate) fn run(
     st: &mut ZoneState,
     buf: &[u8],
     base: u64,
-    mut pos: usize,
+    pos: usize,
     eof: bool,
     opts: &FastOpts<'_>,
     populate: &(dyn Fn(usize, usize) + Sync),
     mut merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
 ) -> Result<(usize, Stop), Error> {
-    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex, PoisonError};
     let len = buf.len();
-    // Chunks per wave: enough to keep every thread busy, few enough that
-    // the extracted labels waiting for the merge stay small.
-    let wave = 8 * rayon::current_num_threads().max(1);
-    let size = ((len - pos.min(len)) / wave).clamp(CHUNK_MIN, CHUNK_MAX);
-    // The chunk bounds of a wave from `from`, at line starts.
-    let plan = |from: usize| -> Vec<usize> {
-        let mut bounds = vec![from];
-        let mut s = from;
-        while bounds.len() <= wave && s < len {
-            let mut e = s.saturating_add(size).min(len);
-            if e < len {
-                e = memchr::memchr(b'\n', &buf[e - 1..]).map_or(len, |k| e + k);
-            }
-            bounds.push(e);
-            s = e;
-        }
-        bounds
-    };
-    let extract_wave = |bounds: &[usize]| -> Vec<Chunk> {
-        match bounds.len() {
-            0 | 1 => Vec::new(),
-            2 => {
-                populate(bounds[0], bounds[1]);
-                vec![extract(buf, bounds[0], bounds[1], eof && bounds[1] == len, opts)]
-            }
-            _ => bounds
-                .par_windows(2)
-                .map(|w| {
-                    populate(w[0], w[1]);
-                    extract(buf, w[0], w[1], eof && w[1] == len, opts)
-                })
-                .collect(),
-        }
-    };
     if pos >= len {
         return Ok((pos, Stop::End));
     }
-    let mut bounds = plan(pos);
-    let mut chunks = extract_wave(&bounds);
-    loop {
-        // Merge this wave (in order, on one thread) while the next one is
-        // extracted; if this one stops early, the next is dropped.
-        let next_from = bounds.last().copied().unwrap_or(len);
-        let next_bounds = if next_from < len { plan(next_from) } else { Vec::new() };
-        let (next_chunks, stopped) = rayon::join(
-            || extract_wave(&next_bounds),
-            || -> Result<Option<(usize, Stop)>, Error> {
-                for (c, w) in std::mem::take(&mut chunks).into_iter().zip(bounds.windows(2)) {
-                    let (next, stop) = (c.next, c.stop);
-                    merge(r, st, buf, base, c)?;
-                    merged(r, w[0], next);
-                    pos = next;
-                    if stop != Stop::End {
-                        return Ok(Some((next, stop)));
+    let threads = rayon::current_num_threads().max(1);
+    // Chunks: enough per thread that the last ones end together.
+    let size = ((len - pos) / (8 * threads)).clamp(CHUNK_MIN, CHUNK_MAX);
+    let mut bounds = vec![pos];
+    let mut s = pos;
+    while s < len {
+        let mut e = s.saturating_add(size).min(len);
+        if e < len {
+            e = memchr::memchr(b'\n', &buf[e - 1..]).map_or(len, |k| e + k);
+        }
+        bounds.push(e);
+        s = e;
+    }
+    let n = bounds.len() - 1;
+    // Chunks are claimed in order by whichever thread is free and merged
+    // in order by this one, which extracts too while the next chunk to
+    // merge is not ready: no thread waits for a whole batch to end.
+    let slots: Mutex<Vec<Option<Chunk>>> = Mutex::new((0..n).map(|_| None).collect());
+    let filled = Condvar::new();
+    let claim = AtomicUsize::new(0);
+    let halt = AtomicBool::new(false);
+    let lock = || slots.lock().unwrap_or_else(PoisonError::into_inner);
+    // Claims and extracts the next chunk; false when there is none.
+    let work = || -> bool {
+        if halt.load(Ordering::Relaxed) {
+            return false;
+        }
+        let c = claim.fetch_add(1, Ordering::Relaxed);
+        if c >= n {
+            return false;
+        }
+        let (a, b) = (bounds[c], bounds[c + 1]);
+        populate(a, b);
+        let chunk = extract(buf, a, b, eof && b == len, opts);
+        lock()[c] = Some(chunk);
+        filled.notify_all();
+        true
+    };
+    let mut outcome: Result<(usize, Stop), Error> = Ok((len, Stop::End));
+    rayon::scope(|scope| {
+        for _ in 1..threads.min(n) {
+            scope.spawn(|_| while work() {});
+        }
+        for k in 0..n {
+            let chunk = loop {
+                let mut guard = lock();
+                if let Some(c) = guard[k].take() {
+                    break c;
+                }
+                if claim.load(Ordering::Relaxed) < n {
+                    drop(guard);
+                    work();
+                } else {
+                    // Chunk k is being extracted by another thread.
+                    while guard[k].is_none() {
+                        guard = filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
                     }
                 }
-                Ok(None)
-            },
-        );
-        if let Some(done) = stopped? {
-            return Ok(done);
+            };
+            let (next, stop) = (chunk.next, chunk.stop);
+            if let Err(e) = merge(r, st, buf, base, chunk) {
+                outcome = Err(e);
+                break;
+            }
+            merged(r, bounds[k], next);
+            if stop != Stop::End {
+                outcome = Ok((next, stop));
+                break;
+            }
         }
-        if next_bounds.len() < 2 {
-            return Ok((pos, Stop::End));
-        }
-        bounds = next_bounds;
-        chunks = next_chunks;
-    }
+        // Chunks after a stop are not needed: the others end theirs.
+        halt.store(true, Ordering::Relaxed);
+    });
+    outcome
 }
 
 /// Reads the mapped `source` from `pos` with the fast path ([`run`]),
