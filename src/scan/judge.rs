@@ -295,6 +295,44 @@ impl Recent {
     }
 }
 
+/// The value for `k` in a worker's memo, else in the memo the workers
+/// share (copied to the worker's). Workers see mostly the same keys: the
+/// shared memo is locked on local misses only, which are rare.
+fn recall<V: Copy>(
+    local: &mut FastMap<u128, V>,
+    shared: &Mutex<FastMap<u128, V>>,
+    k: u128,
+) -> Option<V> {
+    if let Some(&v) = local.get(&k) {
+        return Some(v);
+    }
+    let v = shared.lock().ok().and_then(|s| s.get(&k).copied())?;
+    if local.len() >= MEMO_MAX_ENTRIES {
+        local.clear();
+    }
+    local.insert(k, v);
+    Some(v)
+}
+
+/// Keeps `v` for `k` in a worker's memo (emptied when full) and in the
+/// memo the workers share (while it has room).
+fn remember<V: Copy>(
+    local: &mut FastMap<u128, V>,
+    shared: &Mutex<FastMap<u128, V>>,
+    k: u128,
+    v: V,
+) {
+    if local.len() >= MEMO_MAX_ENTRIES {
+        local.clear();
+    }
+    local.insert(k, v);
+    if let Ok(mut s) = shared.lock()
+        && s.len() < MEMO_MAX_ENTRIES
+    {
+        s.insert(k, v);
+    }
+}
+
 /// Per-worker accumulator.
 #[derive(Default)]
 struct Acc {
@@ -420,15 +458,7 @@ impl Worker {
     /// [`Worker::first_eligible`] past the recent entries.
     #[inline(never)]
     fn first_eligible_slow(&mut self, set: &LgrSet, shared: &Shared, u: &[u8], k: u128) -> bool {
-        if let Some(&e) = self.first.get(&k) {
-            return e;
-        }
-        let shared_e = shared.first.lock().ok().and_then(|s| s.get(&k).copied());
-        if let Some(e) = shared_e {
-            if self.first.len() >= MEMO_MAX_ENTRIES {
-                self.first.clear();
-            }
-            self.first.insert(k, e);
+        if let Some(e) = recall(&mut self.first, &shared.first, k) {
             return e;
         }
         self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
@@ -437,15 +467,7 @@ impl Worker {
         let lgr = &set.judges[0];
         let e = self.prepared.cps().iter().all(|&c| lgr.starts_element(c))
             && lgr.judge_label(&self.prepared).eligible;
-        if self.first.len() >= MEMO_MAX_ENTRIES {
-            self.first.clear();
-        }
-        self.first.insert(k, e);
-        if let Ok(mut s) = shared.first.lock()
-            && s.len() < MEMO_MAX_ENTRIES
-        {
-            s.insert(k, e);
-        }
+        remember(&mut self.first, &shared.first, k, e);
         e
     }
 
@@ -459,17 +481,7 @@ impl Worker {
         packed: Option<u128>,
     ) -> Memo {
         if let Some(k) = packed {
-            if let Some(m) = self.memo.get(&k) {
-                return *m;
-            }
-            // Workers see mostly the same class strings: share what one
-            // judged (locked on local misses only, which are rare).
-            let m = shared.memo.lock().ok().and_then(|s| s.get(&k).copied());
-            if let Some(m) = m {
-                if self.memo.len() >= MEMO_MAX_ENTRIES {
-                    self.memo.clear();
-                }
-                self.memo.insert(k, m);
+            if let Some(m) = recall(&mut self.memo, &shared.memo, k) {
                 return m;
             }
         } else {
@@ -486,17 +498,7 @@ impl Worker {
         let m =
             Memo { slot: if eligible { j.lgr.unwrap_or(nl) as u32 } else { nl as u32 }, eligible };
         match packed {
-            Some(k) => {
-                if self.memo.len() >= MEMO_MAX_ENTRIES {
-                    self.memo.clear();
-                }
-                self.memo.insert(k, m);
-                if let Ok(mut s) = shared.memo.lock()
-                    && s.len() < MEMO_MAX_ENTRIES
-                {
-                    s.insert(k, m);
-                }
-            }
+            Some(k) => remember(&mut self.memo, &shared.memo, k, m),
             None => {
                 if self.memo_long.len() >= MEMO_MAX_ENTRIES {
                     self.memo_long.clear();
