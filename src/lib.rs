@@ -10,3 +10,5 @@ pub mod builtin;
 pub mod idna2008;
 pub mod input;
 pub mod scan;
+#[cfg(test)]
+mod testutil;

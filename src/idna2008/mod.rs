@@ -696,13 +696,7 @@ mod tests {
                 assert!(nfc.is_normalized(s), "{s:?}");
             }
         };
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testutil::xorshift(0x2545_F491_4F6C_DD1Du64);
         // Latin with marks, Devanagari, Bengali, Tamil, Khmer, Hangul
         // syllables and jamo, Greek, Arabic, everything.
         let ranges: [(u32, u32); 9] = [
@@ -727,7 +721,7 @@ mod tests {
             let b = ranges[(next() % 9) as usize];
             let s: String = (0..len)
                 .filter_map(|_| {
-                    let (lo, hi) = if next() % 2 == 0 { a } else { b };
+                    let (lo, hi) = if next().is_multiple_of(2) { a } else { b };
                     char::from_u32(lo + (next() % u64::from(hi - lo)) as u32)
                 })
                 .collect();

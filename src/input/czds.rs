@@ -1061,13 +1061,11 @@ mod tests {
 
     #[test]
     fn newlines_as_memchr() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d);
         for len in 0..400usize {
             let buf: Vec<u8> = (0..len)
                 .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    let x = next();
                     // Newlines rarer than other bytes: lines of all lengths.
                     [b'\n', b'\x0b', b'\x8a', b'a', 0, b'\t', b'a', b'b', b'c', b'd']
                         [(x % 10) as usize]
@@ -1084,20 +1082,14 @@ mod tests {
 
     #[test]
     fn simd_classes_and_compares_agree_with_the_byte_loops() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testutil::xorshift(0x9E37_79B9_7F4A_7C15u64);
         // Bytes of every class, often LDH so that prefixes are long.
         let pool = b"abz09-AZ.\\ \r\n\t\x00\x7f\x80\xffq";
         for _ in 0..20_000 {
             let buf: Vec<u8> = (0..80)
                 .map(|_| {
                     let r = next();
-                    if r % 3 == 0 { pool[(r >> 8) as usize % pool.len()] } else { b'k' }
+                    if r.is_multiple_of(3) { pool[(r >> 8) as usize % pool.len()] } else { b'k' }
                 })
                 .collect();
             let k = Classes32::load(&buf, 0).unwrap();

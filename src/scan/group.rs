@@ -313,12 +313,10 @@ mod tests {
     #[test]
     fn sort_keyed_orders_by_hash_and_len() {
         for n in [0usize, 1, 100, 5000, 70_000] {
-            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15);
             let mut keyed: Vec<Keyed> = (0..n)
                 .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    let x = next();
                     // Some equal hashes, with equal and different lengths.
                     let hash = if i % 7 == 0 { x & 0xff00_0000_0000_00ff } else { x };
                     Keyed { hash, label: i as u32, len: (x % 3) as u32, start: i }
