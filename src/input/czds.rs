@@ -853,7 +853,7 @@ pub(crate) fn merge(
     }
     let mut text_pos = arena_base;
     let orig = |octets| if borrow { Orig::Mapped } else { Orig::Text(octets) };
-    let fast = bulk && (borrow || copied) && !need_ids;
+    let fast = bulk && (borrow || copied);
     let mut k = 0;
     while k < regs.len() {
         // The common case: sorted, and plain labels' text borrowed from the
@@ -872,6 +872,9 @@ pub(crate) fn merge(
                 LabelRecord::at(loc(g), g.len, text, NONE)
             });
             last_id = col.push_plain_run(loc(&regs[k]), run, recs)?;
+            if need_ids {
+                ids.extend(last_id + 1 - run as u32..=last_id);
+            }
             k += run;
             reg_index += run as u32;
             continue;
@@ -886,12 +889,6 @@ pub(crate) fn merge(
         let id = if let Some(d) = idn {
             let ulabel = &c.idn_text[d.at as usize..(d.at + d.ulen) as usize];
             col.register_idn(loc(g), label(g), orig(label(g)), ulabel, bulk)?
-        } else if bulk && g.plain && (borrow || copied) {
-            // The common case: sorted, and plain labels' text borrowed
-            // from the map or copied by the chunk (not touched again here).
-            let text = if borrow { IN_SOURCE } else { text_pos };
-            text_pos += u64::from(g.len);
-            col.push_plain(loc(g), g.len, text)?
         } else if bulk {
             col.register_new(loc(g), label(g), orig(label(g)))?
         } else {
