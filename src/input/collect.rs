@@ -848,7 +848,7 @@ fn register_ahead(
 /// Adds a new label (after deduplication) whose forms are known: a valid
 /// IDN keeps them in the set's shared text ([`FormsEntry::Idn`]), others
 /// get a [`Full`] entry.
-pub(crate) fn push_formed(
+fn push_formed(
     set: &mut LabelSet,
     loc: Loc,
     octets: &[u8],
