@@ -45,6 +45,15 @@ fn adapt(mut delta: u32, num_points: u32, first_time: bool) -> u32 {
     k + div((BASE - T_MIN + 1) * delta, delta + SKEW)
 }
 
+/// The threshold of digit position `k` ([RFC 3492 §6.2–6.3]): T_MIN if
+/// k <= bias, T_MAX if k >= bias + T_MAX, else k - bias.
+///
+/// [RFC 3492 §6.2–6.3]: https://www.rfc-editor.org/rfc/rfc3492#section-6.2
+#[inline(always)]
+fn threshold(k: u32, bias: u32) -> u32 {
+    k.saturating_sub(bias).clamp(T_MIN, T_MAX)
+}
+
 #[inline]
 fn digit(v: u32) -> char {
     // v < BASE: a–z for 0–25, 0–9 for 26–35.
@@ -107,7 +116,7 @@ pub(crate) fn decode_into(input: &[u8], out: &mut Vec<char>) -> Option<()> {
         loop {
             let d = digit_value(b)?;
             i = i.checked_add(d.checked_mul(w)?)?;
-            let t = k.saturating_sub(bias).clamp(T_MIN, T_MAX);
+            let t = threshold(k, bias);
             if d < t {
                 break;
             }
@@ -290,8 +299,7 @@ fn emit(delta: u32, bias: u32, processed: u32, basic: u32, out: &mut String) -> 
     let mut q = delta;
     let mut k = BASE;
     loop {
-        // T_MIN if k <= bias, T_MAX if k >= bias + T_MAX, else k - bias.
-        let t = k.saturating_sub(bias).clamp(T_MIN, T_MAX);
+        let t = threshold(k, bias);
         if q < t {
             break;
         }
