@@ -330,3 +330,38 @@ fn small_merge_prefixes_and_transitivity() {
     assert!(!m.judge(&[0x64, 0x63]).eligible);
     assert!(!m.judge(&[0x63]).eligible);
 }
+
+/// An all-ASCII sequence element tells its code points apart from others
+/// that share their single-code-point facts: `ab` is an element, `ac` is
+/// not, so the memo of ASCII labels must not judge them alike.
+#[test]
+fn ascii_memo_tells_sequence_members_apart() {
+    use lgrscan::input::{Config, Input, InputFormat, read};
+    use lgrscan::scan::{self, LgrSet, NoProgress, ScanConfig};
+    use std::sync::Arc;
+    let seq = Arc::new(small(
+        "und-Latn",
+        r#"<data><char cp="0061 0062"/><char cp="0062"/><char cp="0063"/></data>"#,
+    ));
+    // The variant LGR has no sequence: ASCII labels are their own index
+    // labels, so the scan takes its ASCII memo.
+    let plain = Arc::new(small(
+        "und-Latn",
+        r#"<data><char cp="0061"/><char cp="0062"/><char cp="0063"/></data>"#,
+    ));
+    let set = LgrSet::new(vec![seq], Some(plain)).unwrap();
+    for text in ["ab\nac\n", "ac\nab\n"] {
+        let labels = read(
+            [Input::Bytes { name: "l.txt".into(), data: text.as_bytes().to_vec() }],
+            &Config::new().format(Some(InputFormat::List)),
+        )
+        .unwrap();
+        let report = scan::scan(&labels, &set, &ScanConfig::default(), &NoProgress);
+        let invalid: Vec<&str> = report
+            .findings
+            .iter()
+            .filter_map(|f| labels.get(f.label).map(|l| l.alabel()))
+            .collect();
+        assert_eq!(invalid, ["ac"], "{text:?}");
+    }
+}

@@ -603,7 +603,8 @@ impl Lgr {
     /// Equivalence classes of the ASCII code points for judging (RFC 7940
     /// §8.1, §8.3): two code points share a class (a value ≥ 128) when each
     /// is a single-code-point element with the same context rule, no
-    /// reflexive variant, and the same membership in every class and
+    /// reflexive variant, in no sequence element, and the same membership
+    /// in every class and
     /// literal any rule uses, so no rule or action can tell them apart;
     /// code points that start no element share [`ABSENT`]; any other code
     /// point is its own class (its own value). The eligibility, disposition
@@ -755,6 +756,17 @@ fn ascii_classes(
     for r in &doc.rules {
         walk(&r.body, resolver, &mut atoms)?;
     }
+    // ASCII code points inside a sequence element: the text tells them
+    // apart (`ab` may be an element where `ac` is not), so each keeps a
+    // class of its own.
+    let mut in_seq = [false; 128];
+    for c in chars.iter().filter(|c| c.cps.len() > 1) {
+        for &x in &c.cps {
+            if let Some(slot) = in_seq.get_mut(x as usize) {
+                *slot = true;
+            }
+        }
+    }
     let mut out = [0u16; 128];
     let mut sigs: Vec<(Ctx, Vec<bool>)> = Vec::new();
     for cp in 0u32..128 {
@@ -769,7 +781,7 @@ fn ascii_classes(
             })
             .unwrap_or_default();
         let [c] = ids[..] else { continue };
-        if c.cps.len() != 1 || !c.reflexive.is_empty() {
+        if c.cps.len() != 1 || !c.reflexive.is_empty() || in_seq[cp as usize] {
             continue;
         }
         let sig = (c.ctx, atoms.iter().map(|a| a.contains(cp)).collect::<Vec<bool>>());
