@@ -221,7 +221,7 @@ impl Lgr {
                     && self.ctx_ok(c.ctx, label, i, c.cps.len())
                     && c.reflexive.iter().any(|&vi| {
                         let v = &c.vars[vi as usize];
-                        v.typ != 0 && self.ctx_ok(v.ctx, label, i, v.cps.len())
+                        self.ctx_ok(v.ctx, label, i, v.cps.len())
                     })
             })
         });

@@ -142,8 +142,8 @@ pub struct Lgr {
     pub(crate) rule_required: Vec<Option<CpSet>>,
     /// `rule_required` by code point.
     pub(crate) req_masks: ReqMasks,
-    /// Whether some element has a typed reflexive variant (else no label
-    /// has a reflexive variant type, RFC 7940 §5.3.4).
+    /// Whether some element has a reflexive variant (else no label has a
+    /// reflexive variant type, RFC 7940 §5.3.4).
     pub(crate) has_reflexive: bool,
     pub(crate) rule_names: Vec<String>,
     pub(crate) types: Vec<String>,
@@ -492,8 +492,7 @@ impl Lgr {
         drop(resolver);
         let (first_pages, first_tab, first_flat) = first_table(&by_first);
         let req_masks = ReqMasks::new(&rule_required, &chars);
-        let has_reflexive =
-            chars.iter().any(|c| c.reflexive.iter().any(|&vi| c.vars[vi as usize].typ != 0));
+        let has_reflexive = chars.iter().any(|c| !c.reflexive.is_empty());
         Ok(Lgr {
             name: name.to_string(),
             doc,

@@ -22,6 +22,7 @@ const CHUNK: usize = 4096;
 /// Phase 1 results.
 #[derive(Default)]
 pub(crate) struct Judged {
+    /// The invalid labels' rows, sorted by label (input position).
     pub invalid: Vec<Finding>,
     pub invalid_count: u64,
     pub idn: u64,
@@ -33,7 +34,7 @@ pub(crate) struct Judged {
     pub keyed: Vec<Keyed>,
     pub arena: Vec<u32>,
     /// ASCII labels whose text may be an IDN label's index label (they
-    /// have a byte of [`LgrSet::ascii_target`]), with [`text_hash`] of it.
+    /// have a byte flagged [`PACK_TARGET`]), with [`text_hash`] of it.
     pub ascii_cands: Vec<(u32, u32)>,
 }
 
@@ -680,7 +681,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     progress.phase("judging labels", n as u64);
     let nl = set.judges.len();
     let shared = Shared::default();
-    let acc = (0..n.div_ceil(CHUNK))
+    let mut acc = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .fold(
             || Worker::new(nl),
@@ -698,6 +699,8 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     let mut per_lgr: Vec<(String, u64)> =
         set.judges.iter().zip(&acc.per_lgr).map(|(l, &n)| (l.name().to_string(), n)).collect();
     per_lgr.push(("(none: invalid)".to_string(), acc.per_lgr.get(nl).copied().unwrap_or(0)));
+    // `group::resolve` looks invalid labels up by label.
+    acc.invalid.sort_by_key(|f| f.label);
     let invalid_count = acc.invalid.len() as u64;
     let mut per_script = acc.per_script;
     for (k, v) in [("Latn", acc.latn), ("Zyyy", acc.zyyy)] {

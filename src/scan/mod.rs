@@ -147,18 +147,18 @@ impl Packing {
     }
 }
 
-/// [`LgrSet::pack_one`] flag: an ASCII letter.
+/// [`Packing::one`] flag: an ASCII letter.
 const PACK_ALPHA: u16 = 1 << 13;
-/// [`LgrSet::pack_one`] flag: one of the ASCII bytes one of which every
+/// [`Packing::one`] flag: one of the ASCII bytes one of which every
 /// all-ASCII index label of an IDN label contains (see
 /// [`Lgr::ascii_from_non_ascii`]); only ASCII labels with one of them can
 /// join a group by their text.
 const PACK_TARGET: u16 = 1 << 14;
-/// [`LgrSet::pack_one`] flag: a byte that is not LDH (class code 0).
+/// [`Packing::one`] flag: a byte that is not LDH (class code 0).
 const PACK_OTHER: u16 = 1 << 15;
-/// [`LgrSet::pack_one`] mask of the class code.
+/// [`Packing::one`] mask of the class code.
 const PACK_CODE: u16 = 0x3f;
-/// [`LgrSet::pack_pair`] mask of the two class codes.
+/// [`Packing::pair`] mask of the two class codes.
 const PACK_CODE2: u16 = 0xfff;
 
 impl LgrSet {
@@ -364,7 +364,6 @@ pub fn scan(
 ) -> Report {
     let start = std::time::Instant::now();
     let mut judged = judge::judge_all(labels, lgrs, progress);
-    judged.invalid.sort_by_key(|f| f.label);
     let (mut findings, mut summary) = group::collide(labels, lgrs, config, &mut judged, progress);
     findings.append(&mut judged.invalid);
     summary.labels = labels.len() as u64;
