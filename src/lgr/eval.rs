@@ -22,16 +22,8 @@ impl Label {
 
     /// A label from a string, code point by code point (no normalisation).
     pub fn from_text(s: &str) -> Label {
-        let mut l = Label {
-            cps: Vec::with_capacity(s.len()),
-            text: s.to_string(),
-            offs: Vec::with_capacity(s.len() + 1),
-        };
-        for (i, c) in s.char_indices() {
-            l.cps.push(u32::from(c));
-            l.offs.push(i);
-        }
-        l.offs.push(s.len());
+        let mut l = Label::default();
+        l.set_text(s);
         l
     }
 
@@ -348,7 +340,7 @@ impl Lgr {
     /// label's table of matching elements (see [`Lgr::fill_ok`]), which is
     /// left in `sc` for [`Lgr::index_into_shared`].
     pub(crate) fn judge_label_table(&self, label: &Label, sc: &mut IndexScratch) -> Verdict<'_> {
-        sc.table = self.fill_ok(label, &mut sc.ok, &mut sc.step);
+        self.fill(label, sc);
         let pre = (sc.table && !label.is_empty()).then(|| walk_table(&sc.step));
         self.eligibility_pre(label, false, pre)
     }
@@ -406,8 +398,17 @@ impl Lgr {
     ) -> bool {
         // Which elements match at each position with their context rule
         // holding: the repertoire test and every DP run read it.
-        sc.table = self.fill_ok(label, &mut sc.ok, &mut sc.step);
+        self.fill(label, sc);
         self.index_from_table(label, sc, out)
+    }
+
+    /// Fills `sc`'s table of matching elements ([`Lgr::fill_ok`]) for
+    /// `label`, noting that this LGR filled it.
+    fn fill(&self, label: &Label, sc: &mut IndexScratch) {
+        sc.table = self.fill_ok(label, &mut sc.ok, &mut sc.step);
+        sc.filled_by = std::ptr::from_ref(self) as usize;
+        sc.filled_cps.clear();
+        sc.filled_cps.extend_from_slice(label.cps());
     }
 
     /// [`Lgr::index_into`] on the table of matching elements another LGR
@@ -415,14 +416,17 @@ impl Lgr {
     /// valid when every code point of the label passes
     /// [`Lgr::same_elements`] between the two LGRs, since the table is then
     /// the same under both. No context rule of the elements is tested again.
+    /// When `sc` does not hold `judge`'s table of this label, it is
+    /// computed as [`Lgr::index_into`] does.
     pub(crate) fn index_into_shared(
         &self,
+        judge: &Lgr,
         label: &Label,
         sc: &mut IndexScratch,
         out: &mut Vec<u32>,
     ) -> bool {
-        if sc.ok.len() != label.len() || sc.step.len() != label.len() {
-            // Not a table of this label: compute it.
+        if sc.filled_by != std::ptr::from_ref(judge) as usize || sc.filled_cps != label.cps() {
+            // Not the judging LGR's table of this label: compute ours.
             return self.index_into(label, sc, out);
         }
         self.index_from_table(label, sc, out)
@@ -732,6 +736,11 @@ pub(crate) struct IndexScratch {
     /// See [`Lgr::fill_ok`].
     step: Vec<usize>,
     table: bool,
+    /// Which LGR (its address) filled `ok` and `step`, for which code
+    /// points: [`Lgr::index_into_shared`] uses the table only when it is
+    /// the judging LGR's for this label.
+    filled_by: usize,
+    filled_cps: Vec<u32>,
     best: Vec<Option<Link>>,
     scratch: Label,
     buf: Vec<u32>,
@@ -804,9 +813,17 @@ mod tests {
         for t in &labels {
             let label = Label::from_text(t);
             assert_eq!(a.judge_label_table(&label, &mut sc), a.judge_label(&label), "{t}");
-            let got = b.index_into_shared(&label, &mut sc, &mut out);
+            let got = b.index_into_shared(&a, &label, &mut sc, &mut out);
             let exp = b.index_into(&label, &mut fresh, &mut want);
             assert_eq!((got, &out), (exp, &want), "{t}");
+            // A table another LGR filled, or `a` for another label, is not
+            // taken for `a`'s table of this label.
+            c.judge_label_table(&label, &mut sc);
+            let got = b.index_into_shared(&a, &label, &mut sc, &mut out);
+            assert_eq!((got, &out), (exp, &want), "{t} after c");
+            a.judge_label_table(&Label::from_text("dd"), &mut sc);
+            let got = b.index_into_shared(&a, &label, &mut sc, &mut out);
+            assert_eq!((got, &out), (exp, &want), "{t} after dd");
         }
     }
 }

@@ -62,20 +62,18 @@ pub(crate) fn key_hash(cps: &[u32]) -> u64 {
 /// Hash of an ASCII text (the same for an all-ASCII index label's code
 /// points, see [`text_hash_cps`]).
 pub(crate) fn text_hash(b: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &x in b {
-        h = (h ^ u32::from(x)).wrapping_mul(0x0100_0193);
-    }
-    h
+    fnv1a(b.iter().map(|&x| u32::from(x)))
 }
 
 /// [`text_hash`] of all-ASCII code points.
 pub(crate) fn text_hash_cps(cps: &[u32]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &x in cps {
-        h = (h ^ (x & 0xff)).wrapping_mul(0x0100_0193);
-    }
-    h
+    fnv1a(cps.iter().map(|&x| x & 0xff))
+}
+
+/// 32-bit FNV-1a over byte values.
+#[inline]
+fn fnv1a(bytes: impl Iterator<Item = u32>) -> u32 {
+    bytes.fold(0x811c_9dc5, |h, x| (h ^ x).wrapping_mul(0x0100_0193))
 }
 
 /// How one label was judged.
@@ -600,10 +598,11 @@ fn index_judged(
     out: &mut Vec<u32>,
 ) -> bool {
     if j.verdict.is_some()
-        && let Some(same) = j.lgr.and_then(|li| set.same.get(li))
+        && let Some(li) = j.lgr
+        && let (Some(same), Some(judge)) = (set.same.get(li), set.judges.get(li))
         && label.cps().iter().all(|&c| same.contains(c))
     {
-        return set.variants.index_into_shared(label, sc, out);
+        return set.variants.index_into_shared(judge, label, sc, out);
     }
     set.variants.index_into(label, sc, out)
 }
