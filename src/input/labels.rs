@@ -255,8 +255,16 @@ impl LabelSet {
         self.accounting
     }
 
+    /// The text of a plain label (a record without a forms entry, see
+    /// [`Label::original`]), for callers that walk [`LabelSet::records`].
+    #[inline]
+    pub(crate) fn plain_text(&self, rec: &LabelRecord) -> &[u8] {
+        self.plain_bytes(rec)
+    }
+
     /// The text of a label without a forms entry: in the arena, or in its
     /// mapped source.
+    #[inline]
     fn plain_bytes(&self, rec: &LabelRecord) -> &[u8] {
         if rec.text() != IN_SOURCE {
             return self.arena_slice(rec.text(), rec.len());
@@ -264,6 +272,7 @@ impl LabelSet {
         self.source_bytes(rec)
     }
 
+    #[inline]
     fn source_bytes(&self, rec: &LabelRecord) -> &[u8] {
         let Some(data) = self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) else {
             return b"";

@@ -35,7 +35,8 @@ pub(crate) struct Judged {
     pub keyed: Vec<Keyed>,
     pub arena: Vec<u32>,
     /// ASCII labels whose text may be an IDN label's index label (they
-    /// have a byte flagged [`PACK_TARGET`]), with [`text_hash`] of it.
+    /// have a byte flagged [`PACK_TARGET`], and plain ones passed the
+    /// filter of [`AsciiKeys`]), with [`text_hash`] of it.
     pub ascii_cands: Vec<(u32, u32)>,
 }
 
@@ -527,14 +528,15 @@ impl Worker {
         m
     }
 
-    /// Judges label `i`.
-    fn label(&mut self, set: &LgrSet, shared: &Shared, labels: &LabelSet, i: usize) {
+    /// Judges label `i` in `pass` (see [`Pass`]).
+    fn label(&mut self, set: &LgrSet, shared: &Shared, labels: &LabelSet, i: usize, pass: &Pass) {
         let Some(label) = labels.get(i) else { return };
-        let nl = set.judges.len();
+        let rec = label.record();
         // A plain label (lower-case LDH text in a mapped source, no finding)
         // is its own original text; others go through their U-label.
-        let plain = label.record().forms == crate::input::NO_FORMS;
-        let u: &[u8] = if plain { label.original() } else { label.ulabel().as_bytes() };
+        let plain = is_plain(rec);
+        let nl = set.judges.len();
+        let u: &[u8] = if plain { labels.plain_text(rec) } else { label.ulabel().as_bytes() };
         // Plain labels are LDH text.
         let ascii = plain || u.is_ascii();
         if ascii && set.ascii_identity {
@@ -544,7 +546,11 @@ impl Worker {
             let ldh = flags & PACK_OTHER == 0;
             let alpha = flags & PACK_ALPHA != 0;
             if flags & PACK_TARGET != 0 {
-                self.acc.ascii_cands.push((i as u32, text_hash(u)));
+                // Plain labels are judged once the all-ASCII index labels
+                // are known: only a text that may be one is kept.
+                if let Some(h) = pass.may_be_ascii_key(u) {
+                    self.acc.ascii_cands.push((i as u32, h));
+                }
             }
             let fast = u.len() <= MEMO_MAX_LEN
                 && (plain || label.finding().is_none())
@@ -601,6 +607,64 @@ impl Worker {
                 start,
             });
         }
+    }
+}
+
+/// Whether a record is a plain label's (no forms entry).
+#[inline(always)]
+fn is_plain(rec: &crate::input::LabelRecord) -> bool {
+    rec.forms == crate::input::NO_FORMS
+}
+
+/// The two passes of [`judge_all`]. Labels with forms (IDN labels, and
+/// any label with a finding or in upper case) come first: their index
+/// labels tell which texts an ASCII label must have to join a group by its
+/// text. Then the plain labels, most of a zone, of which only such
+/// candidates are kept (see [`AsciiKeys`]).
+enum Pass {
+    Others,
+    Plain(AsciiKeys),
+}
+
+impl Pass {
+    /// The [`text_hash`] of an ASCII label's text when it may be an IDN
+    /// label's all-ASCII index label (always, in the first pass).
+    #[inline]
+    fn may_be_ascii_key(&self, u: &[u8]) -> Option<u32> {
+        match self {
+            Pass::Others => Some(text_hash(u)),
+            Pass::Plain(k) => {
+                if k.lengths & (1u128 << u.len().min(127)) == 0 {
+                    return None;
+                }
+                let h = text_hash(u);
+                let bit = (h & 0xffff) as usize;
+                (k.hashes[bit / 64] & 1 << (bit % 64) != 0).then_some(h)
+            }
+        }
+    }
+}
+
+/// The all-ASCII index labels kept in the first pass of [`judge_all`]:
+/// their lengths (a bit per length) and the low 16 bits of their
+/// [`text_hash_cps`] (a bit per value: 8 KiB, and a test is one load).
+struct AsciiKeys {
+    lengths: u128,
+    hashes: Box<[u64; 1024]>,
+}
+
+impl AsciiKeys {
+    fn of(acc: &Acc) -> AsciiKeys {
+        let mut k = AsciiKeys { lengths: 0, hashes: Box::new([0; 1024]) };
+        for e in &acc.keyed {
+            let key = &acc.arena[e.start..e.start + e.len as usize];
+            if key.iter().all(|&c| c < 0x80) {
+                k.lengths |= 1u128 << key.len().min(127);
+                let bit = (text_hash_cps(key) & 0xffff) as usize;
+                k.hashes[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+        k
     }
 }
 
@@ -704,27 +768,38 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     // labels cluster in a sorted zone (`xn--` sorts late), so a static
     // split of the range would leave one thread judging them alone.
     let chunks = n.div_ceil(CHUNK);
-    let next = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, chunks.max(1));
-    let mut acc = (0..workers)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|_| {
-            let mut w = Worker::new(nl);
-            loop {
-                let chunk = next.fetch_add(1, Ordering::Relaxed);
-                if chunk >= chunks {
-                    break;
+    let records = labels.records();
+    let run = |pass: &Pass| {
+        let plain_pass = matches!(pass, Pass::Plain(_));
+        let next = AtomicUsize::new(0);
+        (0..workers)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|_| {
+                let mut w = Worker::new(nl);
+                loop {
+                    let chunk = next.fetch_add(1, Ordering::Relaxed);
+                    if chunk >= chunks {
+                        break;
+                    }
+                    let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(n));
+                    let mut done = 0;
+                    for (i, rec) in records[start..end].iter().enumerate() {
+                        if is_plain(rec) == plain_pass {
+                            w.label(set, &shared, labels, start + i, pass);
+                            done += 1;
+                        }
+                    }
+                    progress.advance(done);
                 }
-                let end = ((chunk + 1) * CHUNK).min(n);
-                for i in chunk * CHUNK..end {
-                    w.label(set, &shared, labels, i);
-                }
-                progress.advance((end - chunk * CHUNK) as u64);
-            }
-            w.acc
-        })
-        .reduce(|| Acc { per_lgr: vec![0; nl + 1], ..Acc::default() }, Acc::merge);
+                w.acc
+            })
+            .reduce(|| Acc { per_lgr: vec![0; nl + 1], ..Acc::default() }, Acc::merge)
+    };
+    let first = run(&Pass::Others);
+    let keys = AsciiKeys::of(&first);
+    let mut acc = first.merge(run(&Pass::Plain(keys)));
     let mut per_lgr: Vec<(String, u64)> =
         set.judges.iter().zip(&acc.per_lgr).map(|(l, &n)| (l.name().to_string(), n)).collect();
     per_lgr.push(("(none: invalid)".to_string(), acc.per_lgr.get(nl).copied().unwrap_or(0)));
