@@ -365,3 +365,42 @@ fn ascii_memo_tells_sequence_members_apart() {
         assert_eq!(invalid, ["ac"], "{text:?}");
     }
 }
+
+/// The summary counts each label once, under the LGR that judged it and
+/// its script, whichever path judged it: plain labels eligible under the
+/// first LGR (the scan's shortcut), plain labels that need a later LGR or
+/// none, and labels with forms (upper case, a finding).
+#[test]
+fn summary_counts_labels_per_lgr_and_script() {
+    use lgrscan::input::{Config, Input, read};
+    use lgrscan::scan::{self, LgrSet, NoProgress, ScanConfig};
+    use std::sync::Arc;
+    let letters: String = (0x61..=0x7a).map(|c| format!(r#"<char cp="{c:04X}"/>"#)).collect();
+    let digits: String = (0x30..=0x39).map(|c| format!(r#"<char cp="{c:04X}"/>"#)).collect();
+    let first = Arc::new(small("und-Latn", &format!("<data>{letters}</data>")));
+    let second =
+        Arc::new(small("und-Zyyy", &format!(r#"<data>{letters}{digits}<char cp="002D"/></data>"#)));
+    let set = LgrSet::new(vec![first, second.clone()], Some(second)).unwrap();
+    // Eligible under the first: abc, xyz, Qrs (upper case: has forms);
+    // under the second: abc1, 123, 4-5; none: a_b (not LDH). A mapped zone
+    // file, so that the LDH labels are plain.
+    let mut zone = String::from("tld.\t86400\tin\tsoa\ta.tld. h.tld. 1 2 3 4 5\n");
+    for l in ["abc", "abc1", "123", "xyz", "4-5", "Qrs", "a_b"] {
+        zone.push_str(&format!("{l}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+    }
+    let path = std::env::temp_dir().join(format!("lgrscan-counts-{}.zone", std::process::id()));
+    std::fs::write(&path, zone).unwrap();
+    // SAFETY: the file is not changed while mapped.
+    let config = Config::new().mmap(unsafe { lgrscan::input::MmapChoice::auto() });
+    let labels = read([Input::from_arg(path.to_str().unwrap())], &config);
+    std::fs::remove_file(&path).unwrap();
+    let labels = labels.unwrap();
+    assert_eq!(labels.len(), 7);
+    let report = scan::scan(&labels, &set, &ScanConfig::default(), &NoProgress);
+    let s = &report.summary;
+    let counts: Vec<u64> = s.per_lgr.iter().map(|(_, n)| *n).collect();
+    assert_eq!(counts, [3, 3, 1], "{:?}", s.per_lgr);
+    let script = |k: &str| s.per_script.iter().find(|(n, _)| n == k).map_or(0, |(_, n)| *n);
+    assert_eq!((script("Latn"), script("Zyyy")), (5, 2), "{:?}", s.per_script);
+    assert_eq!(s.invalid, 1);
+}

@@ -255,6 +255,11 @@ impl LabelSet {
         self.accounting
     }
 
+    /// Whether labels were read from CSV (some have [`Label::csv`] fields).
+    pub(crate) fn has_csv(&self) -> bool {
+        !self.csv_index.is_empty()
+    }
+
     /// The text of a plain label (a record without a forms entry, see
     /// [`Label::original`]), for callers that walk [`LabelSet::records`].
     #[inline]

@@ -530,6 +530,70 @@ impl Worker {
 
     /// Judges label `i` in `pass` (see [`Pass`]).
     fn label(&mut self, set: &LgrSet, shared: &Shared, labels: &LabelSet, i: usize, pass: &Pass) {
+        self.label_packed(set, shared, labels, i, pass, None);
+    }
+
+    /// Judges the plain labels of `labels.records()[start..end]` (the
+    /// second [`Pass`]); returns how many. Most are eligible under the
+    /// first judging LGR by their class string, which [`Worker::label`]
+    /// finds through more checks: that case is taken here, on the record
+    /// alone; every other label goes to it, with its packed class string.
+    fn plain_chunk(
+        &mut self,
+        set: &LgrSet,
+        shared: &Shared,
+        labels: &LabelSet,
+        (start, end): (usize, usize),
+        pass: &Pass,
+    ) -> u64 {
+        let Pass::Plain(keys) = pass else { return 0 };
+        // CSV rows may pin an LGR: the general path reads them.
+        let direct = set.ascii_identity && !labels.has_csv();
+        let mut done = 0;
+        for (i, rec) in (start..end).zip(&labels.records()[start..end]) {
+            if !is_plain(rec) {
+                continue;
+            }
+            done += 1;
+            if !direct {
+                self.label(set, shared, labels, i, pass);
+                continue;
+            }
+            let u = labels.plain_text(rec);
+            let (k0, flags) = pack(&set.pack_first, u);
+            if flags & PACK_OTHER != 0
+                || u.len() > set.pack_first.max
+                || !self.first_eligible(set, shared, u, k0)
+            {
+                self.label_packed(set, shared, labels, i, pass, Some((k0, flags)));
+                continue;
+            }
+            if flags & PACK_TARGET != 0
+                && let Some(h) = keys.may_match(u)
+            {
+                self.acc.ascii_cands.push((i as u32, h));
+            }
+            self.acc.per_lgr[0] += 1;
+            if flags & PACK_ALPHA != 0 {
+                self.acc.latn += 1;
+            } else {
+                self.acc.zyyy += 1;
+            }
+        }
+        done
+    }
+
+    /// [`Worker::label`], with the class string of an ASCII label under
+    /// the first judging LGR already packed (`packed`).
+    fn label_packed(
+        &mut self,
+        set: &LgrSet,
+        shared: &Shared,
+        labels: &LabelSet,
+        i: usize,
+        pass: &Pass,
+        packed: Option<(u128, u16)>,
+    ) {
         let Some(label) = labels.get(i) else { return };
         let rec = label.record();
         // A plain label (lower-case LDH text in a mapped source, no finding)
@@ -542,7 +606,7 @@ impl Worker {
         if ascii && set.ascii_identity {
             // Pack the class string; note the script and whether the text
             // may equal an IDN label's index label.
-            let (k0, flags) = pack(&set.pack_first, u);
+            let (k0, flags) = packed.unwrap_or_else(|| pack(&set.pack_first, u));
             let ldh = flags & PACK_OTHER == 0;
             let alpha = flags & PACK_ALPHA != 0;
             if flags & PACK_TARGET != 0 {
@@ -633,33 +697,39 @@ impl Pass {
     fn may_be_ascii_key(&self, u: &[u8]) -> Option<u32> {
         match self {
             Pass::Others => Some(text_hash(u)),
-            Pass::Plain(k) => {
-                if k.lengths & (1u128 << u.len().min(127)) == 0 {
-                    return None;
-                }
-                let h = text_hash(u);
-                let bit = (h & 0xffff) as usize;
-                (k.hashes[bit / 64] & 1 << (bit % 64) != 0).then_some(h)
-            }
+            Pass::Plain(k) => k.may_match(u),
         }
     }
 }
 
 /// The all-ASCII index labels kept in the first pass of [`judge_all`]:
-/// their lengths (a bit per length) and the low 16 bits of their
+/// their lengths (a bit per length, the last for 63 and more) and the
+/// low 16 bits of their
 /// [`text_hash_cps`] (a bit per value: 8 KiB, and a test is one load).
 struct AsciiKeys {
-    lengths: u128,
+    lengths: u64,
     hashes: Box<[u64; 1024]>,
 }
 
 impl AsciiKeys {
+    /// The [`text_hash`] of `u` when its length and hash are those of
+    /// some key (else, surely none).
+    #[inline]
+    fn may_match(&self, u: &[u8]) -> Option<u32> {
+        if self.lengths & (1 << u.len().min(63)) == 0 {
+            return None;
+        }
+        let h = text_hash(u);
+        let bit = (h & 0xffff) as usize;
+        (self.hashes[bit / 64] & 1 << (bit % 64) != 0).then_some(h)
+    }
+
     fn of(acc: &Acc) -> AsciiKeys {
         let mut k = AsciiKeys { lengths: 0, hashes: Box::new([0; 1024]) };
         for e in &acc.keyed {
             let key = &acc.arena[e.start..e.start + e.len as usize];
             if key.iter().all(|&c| c < 0x80) {
-                k.lengths |= 1u128 << key.len().min(127);
+                k.lengths |= 1 << key.len().min(63);
                 let bit = (text_hash_cps(key) & 0xffff) as usize;
                 k.hashes[bit / 64] |= 1 << (bit % 64);
             }
@@ -784,13 +854,18 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
                         break;
                     }
                     let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(n));
-                    let mut done = 0;
-                    for (i, rec) in records[start..end].iter().enumerate() {
-                        if is_plain(rec) == plain_pass {
-                            w.label(set, &shared, labels, start + i, pass);
-                            done += 1;
+                    let done = if plain_pass {
+                        w.plain_chunk(set, &shared, labels, (start, end), pass)
+                    } else {
+                        let mut done = 0;
+                        for (i, rec) in (start..end).zip(&records[start..end]) {
+                            if !is_plain(rec) {
+                                w.label(set, &shared, labels, i, pass);
+                                done += 1;
+                            }
                         }
-                    }
+                        done
+                    };
                     progress.advance(done);
                 }
                 w.acc
