@@ -703,9 +703,9 @@ impl Pass {
 }
 
 /// The all-ASCII index labels kept in the first pass of [`judge_all`]:
-/// their lengths (a bit per length, the last for 63 and more) and the
-/// low 16 bits of their
-/// [`text_hash_cps`] (a bit per value: 8 KiB, and a test is one load).
+/// their lengths (a bit per length, the last for 63 and more) and the low
+/// 16 bits of their [`text_hash_cps`] (a bit per value: 8 KiB, and a test
+/// is one load).
 struct AsciiKeys {
     lengths: u64,
     hashes: Box<[u64; 1024]>,
