@@ -232,3 +232,33 @@ fn output_is_atomic() {
     assert_eq!(dir_entries(&dir), ["findings.csv"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Reports are formatted in parallel parts (2048 rows each): with more
+/// rows than that, every row is written once, in order, in CSV and in
+/// JSON Lines alike.
+#[test]
+fn long_reports_keep_every_row_in_order() {
+    let n = 5000;
+    let list: String = (0..n).map(|i| format!("bad_{i}\n")).collect();
+    let path = std::env::temp_dir().join(format!("lgrscan-long-{}.txt", std::process::id()));
+    std::fs::write(&path, list).unwrap();
+    let p = path.to_str().unwrap();
+    let r = scan_rows(&["--input-format", "list", "--threads", "2", p], 1);
+    let out = lgrscan(&["scan", "--format", "jsonl", "--input-format", "list", p]);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(r.len(), n);
+    for (i, row) in r.iter().enumerate() {
+        assert_eq!(
+            (row["line"].as_str(), row["input"].as_str()),
+            (&*(i + 1).to_string(), &*format!("bad_{i}"))
+        );
+        assert_eq!(row["kind"], "invalid");
+    }
+    let lines: Vec<serde_json::Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    assert_eq!(lines.len(), n);
+    for (i, v) in lines.iter().enumerate() {
+        assert_eq!(v["line"], i as u64 + 1);
+        assert_eq!(v["input"], format!("bad_{i}"));
+    }
+}

@@ -187,15 +187,35 @@ impl<W: std::io::Write> RecordWriter<W> {
         format: RecordFormat,
         fields: &'static [&'static str],
     ) -> anyhow::Result<Self> {
+        Self::with_header(out, format, fields, true)
+    }
+
+    /// A writer of records that follow others written with the same
+    /// format and fields: no header row.
+    pub fn continuing(out: W, format: RecordFormat, fields: &'static [&'static str]) -> Self {
+        Self::with_header(out, format, fields, false)
+            .unwrap_or_else(|_| unreachable!("nothing is written without a header"))
+    }
+
+    fn with_header(
+        out: W,
+        format: RecordFormat,
+        fields: &'static [&'static str],
+        header: bool,
+    ) -> anyhow::Result<Self> {
         let sink = match format {
             RecordFormat::Csv => {
                 let mut c = csv::WriterBuilder::new().from_writer(out);
-                c.write_record(fields)?;
+                if header {
+                    c.write_record(fields)?;
+                }
                 Sink::Csv(Box::new(c))
             }
             RecordFormat::Tsv => {
                 let mut o = out;
-                writeln!(o, "{}", fields.join("\t"))?;
+                if header {
+                    writeln!(o, "{}", fields.join("\t"))?;
+                }
                 Sink::Tsv(o)
             }
             RecordFormat::Jsonl => Sink::Jsonl(out),
