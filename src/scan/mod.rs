@@ -14,6 +14,13 @@
 //! label to itself (checked when the set is built), since an ASCII label
 //! can then only collide with an IDN label whose index label is that ASCII
 //! text. Findings keep their own copies.
+//!
+//! Judging runs in two passes, each with one worker per thread claiming
+//! chunks of labels in turn (IDN labels cluster in a sorted zone): first
+//! the labels with forms (IDN labels, findings, upper case), whose index
+//! labels say which ASCII texts can join a group; then the plain labels,
+//! most of a zone, of which only those with such a text are kept as
+//! candidates.
 
 mod group;
 mod judge;
