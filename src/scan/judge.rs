@@ -96,6 +96,18 @@ fn word_mix(h: u64, w: u64) -> u64 {
     (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(27)
 }
 
+/// The verdict of `lgr` on `label` when every code point of the label
+/// starts one of its elements; `None` otherwise, since the label then
+/// cannot be eligible under it (RFC 7940 §8.1). The table of matching
+/// elements is left in `sc` ([`Lgr::judge_label_table`]).
+fn judge_covered<'a>(
+    lgr: &'a Lgr,
+    label: &EvalLabel,
+    sc: &mut IndexScratch,
+) -> Option<Verdict<'a>> {
+    label.cps().iter().all(|&c| lgr.starts_element(c)).then(|| lgr.judge_label_table(label, sc))
+}
+
 /// How one label was judged.
 pub(crate) struct Judgement<'a> {
     /// Index of the judging LGR in the set (`None`: IDNA2008 or a bad pin).
@@ -164,16 +176,10 @@ pub(crate) fn judge_one_in<'a>(
     // starts one, and when no LGR makes the label eligible (rare), take the
     // best-covering one.
     for (i, lgr) in set.judges.iter().enumerate() {
-        if cps.iter().all(|&c| lgr.starts_element(c)) {
-            let v = lgr.judge_label_table(prepared, sc);
-            if v.eligible {
-                return Judgement {
-                    lgr: Some(i),
-                    verdict: Some(v),
-                    other: None,
-                    idna_family: None,
-                };
-            }
+        if let Some(v) = judge_covered(lgr, prepared, sc)
+            && v.eligible
+        {
+            return Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None };
         }
     }
     let mut best: Option<(usize, usize)> = None;
@@ -278,13 +284,13 @@ const MEMO_MAX_ENTRIES: usize = 200_000;
 /// Log2 of the entries of a worker's [`Recent`] cache.
 const RECENT_BITS: u32 = 13;
 
-/// A direct-mapped cache of memo entries by packed class string, in front
-/// of the hash map: most labels repeat a recent class string, and one
-/// probe with no hashing of the key's halves and no control bytes is
+/// A direct-mapped cache of [`Worker::first`] by packed class string, in
+/// front of the hash map: most labels repeat a recent class string, and
+/// one probe with no hashing of the key's halves and no control bytes is
 /// cheaper than a hash map look-up.
 struct Recent {
-    /// `(key's low half, key's high half, slot << 2 | tag)`: tag 0 for an
-    /// empty entry, 1 when not eligible, 2 when eligible.
+    /// `(key's low half, key's high half, tag)`: tag 0 for an empty entry,
+    /// 1 when not eligible, 2 when eligible.
     slots: Box<[(u64, u64, u64)]>,
 }
 
@@ -300,17 +306,14 @@ impl Recent {
     }
 
     #[inline]
-    fn get(&self, k: u128) -> Option<Memo> {
-        let (lo, hi, v) = self.slots[Recent::at(k)];
-        let tag = v & 3;
-        (tag != 0 && lo == k as u64 && hi == (k >> 64) as u64)
-            .then_some(Memo { slot: (v >> 2) as u32, eligible: tag == 2 })
+    fn get(&self, k: u128) -> Option<bool> {
+        let (lo, hi, tag) = self.slots[Recent::at(k)];
+        (tag != 0 && lo == k as u64 && hi == (k >> 64) as u64).then_some(tag == 2)
     }
 
     #[inline]
-    fn put(&mut self, k: u128, m: Memo) {
-        let v = u64::from(m.slot) << 2 | (1 + u64::from(m.eligible));
-        self.slots[Recent::at(k)] = (k as u64, (k >> 64) as u64, v);
+    fn put(&mut self, k: u128, eligible: bool) {
+        self.slots[Recent::at(k)] = (k as u64, (k >> 64) as u64, 1 + u64::from(eligible));
     }
 }
 
@@ -466,11 +469,11 @@ impl Worker {
     /// LGR packs to `k` is eligible under it, judging it on a miss.
     #[inline]
     fn first_eligible(&mut self, set: &LgrSet, shared: &Shared, u: &[u8], k: u128) -> bool {
-        if let Some(m) = self.recent.get(k) {
-            return m.eligible;
+        if let Some(e) = self.recent.get(k) {
+            return e;
         }
         let e = self.first_eligible_slow(set, shared, u, k);
-        self.recent.put(k, Memo { slot: 0, eligible: e });
+        self.recent.put(k, e);
         e
     }
 
@@ -481,11 +484,9 @@ impl Worker {
             return e;
         }
         self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
-        // As `judge_one` takes the first LGR: every code point starts an
-        // element, and the label is eligible.
-        let lgr = &set.judges[0];
-        let e = self.prepared.cps().iter().all(|&c| lgr.starts_element(c))
-            && lgr.judge_label(&self.prepared).eligible;
+        // As `judge_one_in` takes the first LGR.
+        let e = judge_covered(&set.judges[0], &self.prepared, &mut self.scratch)
+            .is_some_and(|v| v.eligible);
         remember(&mut self.first, &shared.first, k, e);
         e
     }
@@ -533,12 +534,12 @@ impl Worker {
         self.label_packed(set, shared, labels, i, pass, None);
     }
 
-    /// Judges the plain labels of `labels.records()[start..end]` (the
-    /// second [`Pass`]); returns how many. Most are eligible under the
+    /// Judges the labels of `labels.records()[start..end]` that belong to
+    /// `pass`; returns how many. Most plain labels are eligible under the
     /// first judging LGR by their class string, which [`Worker::label`]
     /// finds through more checks: that case is taken here, on the record
-    /// alone; every other label goes to it, with its packed class string.
-    fn plain_chunk(
+    /// alone; every other label goes to it (with its packed class string).
+    fn chunk(
         &mut self,
         set: &LgrSet,
         shared: &Shared,
@@ -546,12 +547,12 @@ impl Worker {
         (start, end): (usize, usize),
         pass: &Pass,
     ) -> u64 {
-        let Pass::Plain(keys) = pass else { return 0 };
+        let plain_pass = matches!(pass, Pass::Plain(_));
         // CSV rows may pin an LGR: the general path reads them.
-        let direct = set.ascii_identity && !labels.has_csv();
+        let direct = plain_pass && set.ascii_identity && !labels.has_csv();
         let mut done = 0;
         for (i, rec) in (start..end).zip(&labels.records()[start..end]) {
-            if !is_plain(rec) {
+            if is_plain(rec) != plain_pass {
                 continue;
             }
             done += 1;
@@ -568,19 +569,33 @@ impl Worker {
                 self.label_packed(set, shared, labels, i, pass, Some((k0, flags)));
                 continue;
             }
-            if flags & PACK_TARGET != 0
-                && let Some(h) = keys.may_match(u)
-            {
-                self.acc.ascii_cands.push((i as u32, h));
-            }
-            self.acc.per_lgr[0] += 1;
-            if flags & PACK_ALPHA != 0 {
-                self.acc.latn += 1;
-            } else {
-                self.acc.zyyy += 1;
-            }
+            self.note_candidate(i, u, flags, pass);
+            self.count_ascii(0, flags);
         }
         done
+    }
+
+    /// Keeps an all-ASCII label as a group candidate when its text may be
+    /// an IDN label's index label (see [`Pass::may_be_ascii_key`]).
+    #[inline(always)]
+    fn note_candidate(&mut self, i: usize, u: &[u8], flags: u16, pass: &Pass) {
+        if flags & PACK_TARGET != 0
+            && let Some(h) = pass.may_be_ascii_key(u)
+        {
+            self.acc.ascii_cands.push((i as u32, h));
+        }
+    }
+
+    /// Counts an all-ASCII label judged through the memo: under `per_lgr`
+    /// slot `slot`, and as `Latn` when it has a letter, else `Zyyy`.
+    #[inline(always)]
+    fn count_ascii(&mut self, slot: u32, flags: u16) {
+        self.acc.per_lgr[slot as usize] += 1;
+        if flags & PACK_ALPHA != 0 {
+            self.acc.latn += 1;
+        } else {
+            self.acc.zyyy += 1;
+        }
     }
 
     /// [`Worker::label`], with the class string of an ASCII label under
@@ -608,14 +623,7 @@ impl Worker {
             // may equal an IDN label's index label.
             let (k0, flags) = packed.unwrap_or_else(|| pack(&set.pack_first, u));
             let ldh = flags & PACK_OTHER == 0;
-            let alpha = flags & PACK_ALPHA != 0;
-            if flags & PACK_TARGET != 0 {
-                // Plain labels are judged once the all-ASCII index labels
-                // are known: only a text that may be one is kept.
-                if let Some(h) = pass.may_be_ascii_key(u) {
-                    self.acc.ascii_cands.push((i as u32, h));
-                }
-            }
+            self.note_candidate(i, u, flags, pass);
             let fast = u.len() <= MEMO_MAX_LEN
                 && (plain || label.finding().is_none())
                 && label.csv().is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
@@ -629,12 +637,7 @@ impl Worker {
                     let k = (ldh && u.len() <= set.pack.max).then(|| pack(&set.pack, u).0);
                     self.memo_judge(set, shared, &label, u, k)
                 };
-                self.acc.per_lgr[m.slot as usize] += 1;
-                if alpha {
-                    self.acc.latn += 1;
-                } else {
-                    self.acc.zyyy += 1;
-                }
+                self.count_ascii(m.slot, flags);
                 if !m.eligible {
                     // Rare: judge again for the reason's text.
                     self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
@@ -692,8 +695,9 @@ enum Pass {
 
 impl Pass {
     /// The [`text_hash`] of an ASCII label's text when it may be an IDN
-    /// label's all-ASCII index label (always, in the first pass).
-    #[inline]
+    /// label's all-ASCII index label (always, in the first pass: plain
+    /// labels are judged once those index labels are known).
+    #[inline(always)]
     fn may_be_ascii_key(&self, u: &[u8]) -> Option<u32> {
         match self {
             Pass::Others => Some(text_hash(u)),
@@ -714,7 +718,7 @@ struct AsciiKeys {
 impl AsciiKeys {
     /// The [`text_hash`] of `u` when its length and hash are those of
     /// some key (else, surely none).
-    #[inline]
+    #[inline(always)]
     fn may_match(&self, u: &[u8]) -> Option<u32> {
         if self.lengths & (1 << u.len().min(63)) == 0 {
             return None;
@@ -839,9 +843,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     // split of the range would leave one thread judging them alone.
     let chunks = n.div_ceil(CHUNK);
     let workers = rayon::current_num_threads().clamp(1, chunks.max(1));
-    let records = labels.records();
     let run = |pass: &Pass| {
-        let plain_pass = matches!(pass, Pass::Plain(_));
         let next = AtomicUsize::new(0);
         (0..workers)
             .into_par_iter()
@@ -854,18 +856,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
                         break;
                     }
                     let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(n));
-                    let done = if plain_pass {
-                        w.plain_chunk(set, &shared, labels, (start, end), pass)
-                    } else {
-                        let mut done = 0;
-                        for (i, rec) in (start..end).zip(&records[start..end]) {
-                            if !is_plain(rec) {
-                                w.label(set, &shared, labels, i, pass);
-                                done += 1;
-                            }
-                        }
-                        done
-                    };
+                    let done = w.chunk(set, &shared, labels, (start, end), pass);
                     progress.advance(done);
                 }
                 w.acc
