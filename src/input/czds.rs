@@ -965,32 +965,69 @@ pub(crate) fn run(
     let n = bounds.len() - 1;
     // Chunks are claimed in order by whichever thread is free and merged
     // in order by this one, which extracts too while the next chunk to
-    // merge is not ready: no thread waits for a whole batch to end.
-    let slots: Mutex<Vec<Option<Chunk>>> = Mutex::new((0..n).map(|_| None).collect());
+    // merge is not ready: no thread waits for a whole batch to end. A
+    // thread claims no chunk more than `window` past the last merged one,
+    // so the extracted chunks waiting for the merge stay few; none past a
+    // chunk that stopped (the general parser takes over there). A panic
+    // while extracting is kept in the chunk's slot and raised here.
+    let window = 4 * threads;
+    let slots: Mutex<Vec<Option<std::thread::Result<Chunk>>>> =
+        Mutex::new((0..n).map(|_| None).collect());
     let filled = Condvar::new();
     let claim = AtomicUsize::new(0);
+    let merged_upto = AtomicUsize::new(0);
+    let stop_at = AtomicUsize::new(usize::MAX);
     let halt = AtomicBool::new(false);
     let lock = || slots.lock().unwrap_or_else(PoisonError::into_inner);
-    // Claims and extracts the next chunk; false when there is none.
-    let work = || -> bool {
-        if halt.load(Ordering::Relaxed) {
-            return false;
-        }
-        let c = claim.fetch_add(1, Ordering::Relaxed);
-        if c >= n {
-            return false;
-        }
+    // Claims and extracts the next chunk; false when there is none to
+    // claim now. `wait`: wait for the merge to catch up rather than return
+    // false when the next chunk is past the window.
+    let work = |wait: bool| -> bool {
+        let c = loop {
+            let c = claim.load(Ordering::Relaxed);
+            if halt.load(Ordering::Relaxed) || c >= n || c > stop_at.load(Ordering::Relaxed) {
+                return false;
+            }
+            if c >= merged_upto.load(Ordering::Relaxed) + window {
+                if !wait {
+                    return false;
+                }
+                let mut guard = lock();
+                while !halt.load(Ordering::Relaxed)
+                    && claim.load(Ordering::Relaxed) >= merged_upto.load(Ordering::Relaxed) + window
+                {
+                    guard = filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
+                }
+                continue;
+            }
+            if claim.compare_exchange(c, c + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                break c;
+            }
+        };
         let (a, b) = (bounds[c], bounds[c + 1]);
-        populate(a, b);
-        let chunk = extract(buf, a, b, eof && b == len, opts);
+        let chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            populate(a, b);
+            extract(buf, a, b, eof && b == len, opts)
+        }));
+        if chunk.as_ref().map_or(true, |k| k.stop != Stop::End) {
+            stop_at.fetch_min(c, Ordering::Relaxed);
+        }
         lock()[c] = Some(chunk);
         filled.notify_all();
         true
     };
+    // Wakes the waiting threads after `f` changed what they wait on.
+    let announce = |f: &dyn Fn()| {
+        let guard = lock();
+        f();
+        drop(guard);
+        filled.notify_all();
+    };
     let mut outcome: Result<(usize, Stop), Error> = Ok((len, Stop::End));
+    let mut panic = None;
     rayon::scope(|scope| {
         for _ in 1..threads.min(n) {
-            scope.spawn(|_| while work() {});
+            scope.spawn(|_| while work(true) {});
         }
         for k in 0..n {
             let chunk = loop {
@@ -998,14 +1035,20 @@ pub(crate) fn run(
                 if let Some(c) = guard[k].take() {
                     break c;
                 }
-                if claim.load(Ordering::Relaxed) < n {
-                    drop(guard);
-                    work();
-                } else {
+                drop(guard);
+                if !work(false) {
                     // Chunk k is being extracted by another thread.
+                    guard = lock();
                     while guard[k].is_none() {
                         guard = filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
                     }
+                }
+            };
+            let chunk = match chunk {
+                Ok(c) => c,
+                Err(p) => {
+                    panic = Some(p);
+                    break;
                 }
             };
             let (next, stop) = (chunk.next, chunk.stop);
@@ -1018,10 +1061,14 @@ pub(crate) fn run(
                 outcome = Ok((next, stop));
                 break;
             }
+            announce(&|| merged_upto.store(k + 1, Ordering::Relaxed));
         }
         // Chunks after a stop are not needed: the others end theirs.
-        halt.store(true, Ordering::Relaxed);
+        announce(&|| halt.store(true, Ordering::Relaxed));
     });
+    if let Some(p) = panic {
+        std::panic::resume_unwind(p);
+    }
     outcome
 }
 
@@ -1055,6 +1102,74 @@ pub(crate) fn parallel(
 mod tests {
     use super::*;
     use std::cmp::Ordering;
+
+    /// A CZDS dump of `n` delegations under `tld.`, in order.
+    fn dump(n: usize) -> Vec<u8> {
+        let mut text = String::from("tld.\t86400\tin\tsoa\ta.tld. h.tld. 1 2 3 4 5\n");
+        for i in 0..n {
+            text.push_str(&format!("l{i:08}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+        }
+        text.into_bytes()
+    }
+
+    /// Runs the fast path on `buf` on 4 threads with `populate` and
+    /// `merged` as the per-chunk hooks.
+    fn run_on(
+        buf: &[u8],
+        populate: &(dyn Fn(usize, usize) + Sync),
+        merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
+    ) -> std::thread::Result<Result<(usize, Stop), Error>> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let config = super::super::Config::new().origin(Some("tld."));
+        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false };
+        pool.install(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut r = Reader::new(&config).unwrap();
+                let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
+                run(&mut r, &mut st, buf, 0, 0, true, &opts, populate, merged)
+            }))
+        })
+    }
+
+    /// Workers claim no chunk more than the window past the merge, even
+    /// when the merge is slow; the whole file is still read.
+    #[test]
+    fn extraction_stays_within_a_window_of_the_merge() {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        let buf = dump(200_000);
+        let (started, merged, furthest) =
+            (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+        let populate = |_, _| {
+            let ahead = started.fetch_add(1, Relaxed) + 1 - merged.load(Relaxed);
+            furthest.fetch_max(ahead, Relaxed);
+        };
+        let res = run_on(&buf, &populate, |_, _, _| {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            merged.fetch_add(1, Relaxed);
+        });
+        assert_eq!(res.expect("no panic").expect("read").0, buf.len());
+        let n = merged.load(Relaxed);
+        assert!(n > 20 && started.load(Relaxed) == n, "{n} chunks");
+        // The window is 4 chunks per thread.
+        assert!(furthest.load(Relaxed) <= 4 * 4, "{} chunks ahead", furthest.load(Relaxed));
+    }
+
+    /// A panic while extracting a chunk reaches the caller (it used to
+    /// leave the merge waiting for that chunk forever).
+    #[test]
+    fn a_panic_in_a_chunk_reaches_the_caller() {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        let buf = dump(200_000);
+        for bad in [0, 5] {
+            let started = AtomicUsize::new(0);
+            let populate = |_, _| {
+                if started.fetch_add(1, Relaxed) == bad {
+                    panic!("chunk {bad}");
+                }
+            };
+            assert!(run_on(&buf, &populate, |_, _, _| {}).is_err(), "bad {bad}");
+        }
+    }
 
     #[test]
     fn newlines_as_memchr() {
