@@ -399,15 +399,15 @@ impl Collector {
         Ok(index)
     }
 
-    /// Adds `n` new plain labels (see [`Collector::push_plain`]) at once;
+    /// Adds new plain labels (see [`Collector::push_plain`]) at once;
     /// returns the index of the last. `loc`: where the first is, for the
     /// error past 2^32 labels.
     pub(crate) fn push_plain_run(
         &mut self,
         loc: Loc,
-        n: usize,
-        recs: impl Iterator<Item = LabelRecord>,
+        recs: impl ExactSizeIterator<Item = LabelRecord>,
     ) -> Result<u32, Error> {
+        let n = recs.len();
         let set = &mut self.set;
         let Ok(last) = u32::try_from(set.records.len() + n.saturating_sub(1)) else {
             return Err(set.too_many_labels(loc));

@@ -665,7 +665,6 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
 /// Computes the IDNA2008 forms of a new registered label that is not
 /// plain (most are `xn--` labels) and keeps them when it is a valid IDN
 /// whose A-label is its text; anything else is left to the collector.
-#[cold]
 fn idn_forms(c: &mut Chunk, label: &[u8], chars: &mut Vec<char>) {
     use crate::idna2008::{FormsAt, forms_into};
     let at = c.idn_text.len();
@@ -816,9 +815,8 @@ pub(crate) fn merge(
     let mut ids: Vec<u32> = Vec::with_capacity(if need_ids { c.regs.len() } else { 0 });
     let mut last_id = NONE;
     let mut regs = &c.regs[..];
-    // The next IDN with its forms computed, and its index into `c.regs`.
+    // The next IDN with its forms computed (by its index into `c.regs`).
     let mut idns = c.idns.iter().peekable();
-    let mut reg_index = 0u32;
     let mut text_at = 0usize;
     // The owner of the previous chunk's last line may go on here.
     if let Some(g) = regs.first()
@@ -828,7 +826,6 @@ pub(crate) fn merge(
         ids.extend(need_ids.then_some(i));
         last_id = i;
         regs = &regs[1..];
-        reg_index = 1;
         if idns.peek().is_some_and(|d| d.reg == 0) {
             idns.next();
         }
@@ -858,34 +855,30 @@ pub(crate) fn merge(
     while k < regs.len() {
         // The common case: sorted, and plain labels' text borrowed from the
         // map or copied by the chunk (not touched again here): runs of
-        // them, up to the next other label, pushed at once.
-        let run = if fast && regs[k].plain {
-            let next_idn = idns.peek().map_or(regs.len(), |d| (d.reg - reg_index) as usize + k);
-            regs[k..next_idn.min(regs.len())].iter().take_while(|g| g.plain).count()
-        } else {
-            0
-        };
+        // them, up to the next other label (IDNs are not plain), pushed at
+        // once.
+        let run = if fast { regs[k..].iter().take_while(|g| g.plain).count() } else { 0 };
         if run > 0 {
             let recs = regs[k..k + run].iter().map(|g| {
                 let text = if borrow { IN_SOURCE } else { text_pos };
                 text_pos += u64::from(g.len);
                 LabelRecord::at(loc(g), g.len, text, NONE)
             });
-            last_id = col.push_plain_run(loc(&regs[k]), run, recs)?;
+            last_id = col.push_plain_run(loc(&regs[k]), recs)?;
             if need_ids {
                 ids.extend(last_id + 1 - run as u32..=last_id);
             }
             k += run;
-            reg_index += run as u32;
             continue;
         }
         let g = &regs[k];
+        // Its index into `c.regs` (`regs` may start after the first).
+        let reg_index = (c.regs.len() - regs.len() + k) as u32;
         k += 1;
         let idn = match idns.peek() {
             Some(d) if d.reg == reg_index => idns.next(),
             _ => None,
         };
-        reg_index += 1;
         let id = if let Some(d) = idn {
             let ulabel = &c.idn_text[d.at as usize..(d.at + d.ulen) as usize];
             col.register_idn(loc(g), label(g), orig(label(g)), ulabel, bulk)?

@@ -260,17 +260,10 @@ impl LabelSet {
         !self.csv_index.is_empty()
     }
 
-    /// The text of a plain label (a record without a forms entry, see
-    /// [`Label::original`]), for callers that walk [`LabelSet::records`].
+    /// The text of a label without a forms entry (a plain label, see
+    /// [`Label::original`]): in the arena, or in its mapped source.
     #[inline]
-    pub(crate) fn plain_text(&self, rec: &LabelRecord) -> &[u8] {
-        self.plain_bytes(rec)
-    }
-
-    /// The text of a label without a forms entry: in the arena, or in its
-    /// mapped source.
-    #[inline]
-    fn plain_bytes(&self, rec: &LabelRecord) -> &[u8] {
+    pub(crate) fn plain_bytes(&self, rec: &LabelRecord) -> &[u8] {
         if rec.text() != IN_SOURCE {
             return self.arena_slice(rec.text(), rec.len());
         }

@@ -560,7 +560,7 @@ impl Worker {
                 self.label(set, shared, labels, i, pass);
                 continue;
             }
-            let u = labels.plain_text(rec);
+            let u = labels.plain_bytes(rec);
             let (k0, flags) = pack(&set.pack_first, u);
             if flags & PACK_OTHER != 0
                 || u.len() > set.pack_first.max
@@ -615,7 +615,7 @@ impl Worker {
         // is its own original text; others go through their U-label.
         let plain = is_plain(rec);
         let nl = set.judges.len();
-        let u: &[u8] = if plain { labels.plain_text(rec) } else { label.ulabel().as_bytes() };
+        let u: &[u8] = if plain { labels.plain_bytes(rec) } else { label.ulabel().as_bytes() };
         // Plain labels are LDH text.
         let ascii = plain || u.is_ascii();
         if ascii && set.ascii_identity {
