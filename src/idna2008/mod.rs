@@ -407,7 +407,7 @@ fn ascii_forms(text: &str, out: &mut String, chars: &mut Vec<char>) -> FormsAt {
     if chars.iter().all(char::is_ascii) {
         return with(Some(Finding::FakeALabel));
     }
-    // Round trip (RFC 5891 §5.4): the decoded U-label must encode to the
+    // Round trip (RFC 5891 §5.3): the decoded U-label must encode to the
     // same Punycode. It always does here, so the encoder is not run: the
     // input is lower case; its basic part is every ASCII code point of the
     // output in order, as the encoder writes it; the decoder inserts code
