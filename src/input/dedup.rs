@@ -20,22 +20,43 @@ pub(crate) struct FxHasher(u64);
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 impl Hasher for FxHasher {
+    /// Words of 8 bytes; the bytes after the last whole word as one more
+    /// word: the last 8 bytes (overlapping the word before) when there
+    /// are 8, else read in two overlapping halves, or three bytes (no
+    /// copy of a variable length, which would call `memcpy`); then the
+    /// length.
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
+        #[inline(always)]
+        fn word(b: &[u8], i: usize) -> u64 {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[i..i + 8]);
+            u64::from_le_bytes(w)
+        }
+        #[inline(always)]
+        fn half(b: &[u8], i: usize) -> u64 {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(&b[i..i + 4]);
+            u64::from(u32::from_le_bytes(w))
+        }
+        let n = bytes.len();
         let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+        let mut i = 0;
+        while i + 8 <= n {
+            h = (h.rotate_left(5) ^ word(bytes, i)).wrapping_mul(SEED);
+            i += 8;
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+        if i < n {
+            let w = if n >= 8 {
+                word(bytes, n - 8)
+            } else if n >= 4 {
+                half(bytes, 0) | half(bytes, n - 4) << 32
+            } else {
+                u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16
+            };
+            h = (h.rotate_left(5) ^ w).wrapping_mul(SEED);
         }
-        h = (h.rotate_left(5) ^ bytes.len() as u64).wrapping_mul(SEED);
+        h = (h.rotate_left(5) ^ n as u64).wrapping_mul(SEED);
         self.0 = h;
     }
 

@@ -112,10 +112,13 @@ pub(crate) fn looks_czds(head: &[u8]) -> bool {
 
 const CLASSES: [&[u8]; 4] = [b"IN", b"CH", b"HS", b"CS"];
 
+#[inline]
 pub(crate) fn is_class(t: &[u8]) -> bool {
-    match t.len() {
-        2 => CLASSES.iter().any(|c| t.eq_ignore_ascii_case(c)),
-        0..=5 => false,
+    match *t {
+        // The two letters in upper case (`| 0x20` lowers a letter; only
+        // letters can give a class name's letters so).
+        [a, b] => CLASSES.contains(&&[a & !0x20, b & !0x20][..]),
+        _ if t.len() <= 5 => false,
         _ => t[..5].eq_ignore_ascii_case(b"CLASS") && t[5..].iter().all(u8::is_ascii_digit),
     }
 }
