@@ -189,6 +189,16 @@ fn include_loop_and_missing_are_errors_with_chain() {
     assert!(e.to_string().contains("missing.zone:3: $INCLUDE file cannot be read"), "{e}");
     assert!(e.to_string().contains("does-not-exist.zone"), "{e}");
 
+    // A device (endless) or a directory is not a zone file to include.
+    #[cfg(unix)]
+    for target in ["/dev/zero", "/"] {
+        let dir = TempDir::new();
+        let zone = dir.write("dev.zone", format!("$ORIGIN tld.\n$INCLUDE {target}\n").as_bytes());
+        let e = read([Input::Path(zone)], &Config::new()).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::IncludeMissing(_)), "{e}");
+        assert!(e.to_string().contains("dev.zone:2: $INCLUDE file cannot be read"), "{e}");
+    }
+
     // Depth limit.
     let e = read([Input::Path(data_dir().join("parent.zone"))], &Config::new().include_depth(0))
         .unwrap_err();

@@ -558,6 +558,16 @@ fn include(
         Ok(c) => c,
         Err(e) => return Err(err(ErrorKind::IncludeMissing(e))),
     };
+    // A device, pipe or socket could be endless (`/dev/zero`) or block: an
+    // included zone is a file.
+    match std::fs::metadata(&canon) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
+            return Err(err(ErrorKind::IncludeMissing(e)));
+        }
+        Err(e) => return Err(err(ErrorKind::IncludeMissing(e))),
+    }
     if st.canon_chain.contains(&canon) {
         return Err(err(ErrorKind::IncludeLoop));
     }
