@@ -254,6 +254,63 @@ fn czds_fast_path_matches_general_parser() {
     assert_eq!(skip.get(0).unwrap().ns_targets().count(), 0);
 }
 
+/// Owners a CZDS-profile dump should not have, each between well-formed
+/// lines (found by fuzzing): the fast path must leave them to the general
+/// parser, so the labels, counts, malformed lines and NS targets are those
+/// of the general parser reading the whole file.
+#[test]
+fn czds_fast_path_leaves_odd_owners_to_the_general_parser() {
+    let long_owner = format!("{}.tld.", "a.".repeat(130));
+    let odd: Vec<String> = [
+        "..tld.\t1\tin\tns\tx.",
+        ".x.tld.\t1\tin\tns\tx.",
+        "x..tld.\t1\tin\tns\tx.",
+        "0;.tld.\t1\tin\tns\tx.",
+        "x(.tld.\t1\tin\tns\tx.",
+        "x).tld.\t1\tin\tns\tx.",
+        "a\"b.tld.\t1\tin\tns\tx.",
+        "..\t1\tin\tns\tx.",
+        ".\t1\tin\tns\tx.",
+        &format!("{long_owner}\t1\tin\tns\tx."),
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    for line in &odd {
+        let mut text = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+        for i in 0..200 {
+            text.push_str(&format!("a{i}.tld.\t1\tin\tns\tns1.example.net.\n"));
+            if i == 100 {
+                text.push_str(line);
+                text.push('\n');
+                // The same owner again: its first record may have been
+                // malformed.
+                text.push_str("x.tld.\t1\tin\tns\tns9.example.net.\n");
+            }
+        }
+        let fast = read_bytes("fast.zone", text.as_bytes(), &Config::new());
+        let slow = read_bytes("slow.zone", format!("$TTL 1\n{text}").as_bytes(), &Config::new());
+        assert!(fast.sources()[0].czds_profile && !slow.sources()[0].czds_profile);
+        let (a, b) = (fast.accounting(), slow.accounting());
+        let what = line.escape_debug().to_string();
+        assert_eq!(alabels(&fast), alabels(&slow), "{what}");
+        assert_eq!(
+            (a.records, a.malformed, a.registered_labels, a.deeper_records, a.outside_records),
+            (b.records, b.malformed, b.registered_labels, b.deeper_records, b.outside_records),
+            "{what}"
+        );
+        let lines = |d: &[lgrscan::input::Malformed], shift| {
+            d.iter().map(|m| (m.line - shift, m.reason.clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(lines(&a.malformed_details, 0), lines(&b.malformed_details, 1), "{what}");
+        let ns = |s: &lgrscan::input::LabelSet| {
+            s.iter().map(|l| l.ns_targets().collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
+        };
+        assert_eq!(ns(&fast), ns(&slow), "{what}");
+        a.check().unwrap();
+    }
+}
+
 /// A-labels of Devanagari strings: valid IDNs, and some that are not (not
 /// NFC: nukta after virama; a combining mark first), encoded without
 /// checks; and A-labels that do not decode or decode to ASCII. The fast
