@@ -254,8 +254,8 @@ fn czds_fast_path_matches_general_parser() {
     assert_eq!(skip.get(0).unwrap().ns_targets().count(), 0);
 }
 
-/// Owners a CZDS-profile dump should not have, each between well-formed
-/// lines (found by fuzzing): the fast path must leave them to the general
+/// Owners and NS targets a CZDS-profile dump should not have, each between
+/// well-formed lines (found by fuzzing): the fast path must leave them to the general
 /// parser, so the labels, counts, malformed lines and NS targets are those
 /// of the general parser reading the whole file.
 #[test]
@@ -272,6 +272,11 @@ fn czds_fast_path_leaves_odd_owners_to_the_general_parser() {
         "..\t1\tin\tns\tx.",
         ".\t1\tin\tns\tx.",
         &format!("{long_owner}\t1\tin\tns\tx."),
+        // NS targets that the presentation format escapes or lowers.
+        "x.tld.\t1\tin\tns\t$.",
+        "x.tld.\t1\tin\tns\t@.",
+        "x.tld.\t1\tin\tns\t\u{f8}.",
+        "x.tld.\t1\tin\tns\tNS1.X.NET.",
     ]
     .into_iter()
     .map(String::from)

@@ -824,7 +824,7 @@ fn ns_fast(buf: &[u8], at: usize, end: usize) -> NsFast<'_> {
         }
         let Some((s, e)) = field() else { return NsFast::NotNs };
         let target = &buf[at + s..at + e];
-        if target.last() == Some(&b'.') && odd & below(e) & !below(s) == 0 {
+        if odd & below(e) & !below(s) == 0 && as_written(target) {
             return NsFast::Target(target);
         }
         return NsFast::Slow;
@@ -835,6 +835,28 @@ fn ns_fast(buf: &[u8], at: usize, end: usize) -> NsFast<'_> {
 
 fn owner_hash(owner: &[u8], upper: bool) -> u64 {
     if upper { hash_bytes(&owner.to_ascii_lowercase()) } else { hash_bytes(owner) }
+}
+
+/// Octets a name keeps as they are in the lower-case presentation format
+/// of [`name::present`]: printable ASCII but upper-case letters and
+/// `\\ " ( ) ; @ $` (the dot separates labels).
+static AS_WRITTEN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0x21usize;
+    while b <= 0x7e {
+        let c = b as u8;
+        t[b] = !c.is_ascii_uppercase()
+            && !matches!(c, b'\\' | b'"' | b'(' | b')' | b';' | b'@' | b'$');
+        b += 1;
+    }
+    t
+};
+
+/// Whether an NS target is an absolute name written as [`name::present`]
+/// writes it (else it is resolved as the general parser does).
+#[inline]
+fn as_written(t: &[u8]) -> bool {
+    t.last() == Some(&b'.') && t.iter().all(|&b| AS_WRITTEN[usize::from(b)])
 }
 
 /// The fields of a profile line, separated by tabs or spaces.
@@ -876,9 +898,7 @@ fn ns_of<'a>(
         return None;
     }
     let target = fields.next()?;
-    if target.last() == Some(&b'.')
-        && !target.iter().any(|&b| b == b'\\' || b.is_ascii_uppercase() || b == b';')
-    {
+    if as_written(target) {
         return Some(target);
     }
     let mut labels = if target == b"@" {
