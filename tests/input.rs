@@ -356,6 +356,27 @@ fn czds_fast_path_leaves_odd_lines_to_the_general_parser() {
     }
 }
 
+/// A last line that ends where an NS target would start, with no newline:
+/// the general parser's `NS record without target`, not a record (and the
+/// fast path reads no further than the data).
+#[test]
+fn czds_last_line_without_target() {
+    let mut text = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+    text.push_str("x.tld.\t1\tin\tns\tns1.example.net.\n");
+    for last in ["x.tld.\t1\tin\tns\t", "x.tld.\t1\tin\tns", "y.tld.\t1\tin\tns\t"] {
+        for config in [Config::new(), Config::new().ns_targets(NsTargets::Skip)] {
+            let text = format!("{text}{last}");
+            let fast = read_bytes("fast.zone", text.as_bytes(), &config);
+            let slow = read_bytes("slow.zone", format!("$TTL 1\n{text}").as_bytes(), &config);
+            assert!(fast.sources()[0].czds_profile);
+            let (a, b) = (fast.accounting(), slow.accounting());
+            assert_eq!((a.records, a.malformed), (b.records, b.malformed), "{last:?}");
+            assert_eq!((a.records, a.malformed), (2, 1), "{last:?}");
+            assert_eq!(alabels(&fast), ["x"]);
+        }
+    }
+}
+
 /// A-labels of Devanagari strings: valid IDNs, and some that are not (not
 /// NFC: nukta after virama; a combining mark first), encoded without
 /// checks; and A-labels that do not decode or decode to ASCII. The fast

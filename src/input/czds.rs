@@ -820,8 +820,8 @@ pub(crate) fn check_rest(
     let (c, k) = cache.ns;
     if k > 0 && at + k <= end && same_at(buf, at, c, k) {
         if !validate {
-            // A target starts there.
-            if !matches!(buf[at + k], b'\t' | b' ' | b'\r') {
+            // A target starts there (before the end of the line).
+            if at + k < end && !matches!(buf[at + k], b'\t' | b' ' | b'\r') {
                 return Rest::Record;
             }
         } else if target_fast(buf, at + k, end) {
