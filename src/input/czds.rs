@@ -898,8 +898,8 @@ fn check_rest_fields(
 /// Whether `buf[at..end]` is, as a whole, one NS target in the form the
 /// general parser gives it ([`as_written`]), found for a target of at
 /// most 32 bytes that 32 bytes can be loaded from in one SSE2 pass: only
-/// lower-case LDH octets, dots and underscores, a final dot, no empty
-/// label. False sends the line to [`check_rest_fields`], which decides.
+/// lower-case LDH octets, dots, slashes and underscores, a final dot, no
+/// empty label. False sends the line to [`check_rest_fields`], which decides.
 #[inline(always)]
 fn target_fast(buf: &[u8], at: usize, end: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -921,10 +921,8 @@ fn target_fast(buf: &[u8], at: usize, end: usize) -> bool {
                     _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8((len - 1) as i8)), x)
                 };
                 let dot = is(b'.');
-                let ok = _mm_or_si128(
-                    _mm_or_si128(range(b'a', 26), range(b'0', 10)),
-                    _mm_or_si128(_mm_or_si128(is(b'-'), is(b'_')), dot),
-                );
+                // `-./0-9` (the slash is written as it is too), `_`, `a-z`.
+                let ok = _mm_or_si128(_mm_or_si128(range(b'-', 13), range(b'a', 26)), is(b'_'));
                 let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
                 (mask(ok), mask(dot))
             }
