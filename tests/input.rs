@@ -356,6 +356,29 @@ fn czds_fast_path_leaves_odd_lines_to_the_general_parser() {
     }
 }
 
+/// An owner whose name the presentation format escapes (`$`, non-ASCII
+/// octets), read by both paths (a record in parentheses between its records
+/// is the general parser's): one name, as the general parser counts.
+#[test]
+fn czds_names_counted_as_the_general_parser_writes_them() {
+    for owner in ["a$b.x.tld.", "a\u{fc}.x.tld.", "a@b.other.", "UP.X.TLD."] {
+        let mut text = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+        for i in 0..150 {
+            text.push_str(&format!("a{i}.tld.\t1\tin\tns\tns1.example.net.\n"));
+        }
+        text.push_str(&format!("{owner}\t1\tin\ta\t192.0.2.1\n"));
+        text.push_str(&format!("{owner}\t( 1 in a 192.0.2.3 )\n"));
+        text.push_str(&format!("{owner}\t1\tin\ta\t192.0.2.2\n"));
+        let fast = read_bytes("fast.zone", text.as_bytes(), &Config::new());
+        let slow = read_bytes("slow.zone", format!("$TTL 1\n{text}").as_bytes(), &Config::new());
+        assert!(fast.sources()[0].czds_profile);
+        let (a, b) = (fast.accounting(), slow.accounting());
+        assert_eq!(a.owner_names, b.owner_names, "{owner}");
+        assert_eq!(a.owner_names, 152, "{owner}");
+        a.check().unwrap();
+    }
+}
+
 /// A last line that ends where an NS target would start, with no newline:
 /// the general parser's `NS record without target`, not a record (and the
 /// fast path reads no further than the data).

@@ -763,7 +763,17 @@ fn intern_ns(c: &mut Chunk, ids: &mut HashMap<Box<[u8]>, u32, FxBuild>, target: 
     c.ns_pairs.push((c.regs.len() as u32 - 1, id));
 }
 
+/// [`hash_bytes`] of an owner's name as the general parser counts it: in
+/// lower-case presentation format ([`name::present`]), which escapes some
+/// octets (`@`, `$`, octets outside printable ASCII).
 fn owner_hash(owner: &[u8], upper: bool) -> u64 {
+    if !owner.iter().all(|&b| AS_WRITTEN[usize::from(b)] || b.is_ascii_uppercase())
+        && let Ok(p) = name::parse(owner)
+    {
+        let mut labels = p.labels;
+        name::lower(&mut labels);
+        return hash_bytes(name::present(&labels).as_bytes());
+    }
     if upper { hash_bytes(&owner.to_ascii_lowercase()) } else { hash_bytes(owner) }
 }
 
