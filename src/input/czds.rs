@@ -830,8 +830,11 @@ pub(crate) fn check_rest(
     let (c, k) = cache.ns;
     if k > 0 && at + k <= end && same_at(buf, at, c, k) {
         if !validate {
-            // A target starts there (before the end of the line).
-            if at + k < end && !matches!(buf[at + k], b'\t' | b' ' | b'\r') {
+            // A target starts there (before the end of the line; not a
+            // comment, a parenthesis, a quote or an escape).
+            if at + k < end
+                && !matches!(buf[at + k], b'\t' | b' ' | b'\r' | b';' | b'(' | b')' | b'"' | b'\\')
+            {
                 return Rest::Record;
             }
         } else if target_fast(buf, at + k, end) {
@@ -888,12 +891,12 @@ fn check_rest_fields(
     if t.0 <= 32 {
         cache.ns = (at, t.0);
     }
-    if !validate {
-        return Rest::Record;
-    }
     let target = text(t);
     if target.iter().any(|&b| tokenizer_byte(b)) {
         return Rest::Slow;
+    }
+    if !validate {
+        return Rest::Record;
     }
     if as_written(target) {
         return if want { Rest::Ns(at + t.0..at + t.1) } else { Rest::Record };
