@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use memchr::memchr;
 
 use super::collect::{Class, KeyMode, Loc, Orig};
-use super::dedup::{FxBuild, hash_bytes};
+use super::dedup::{FxBuild, half, hash_bytes, word};
 use super::labels::{IN_SOURCE, LabelRecord, NONE};
 use super::reader::Reader;
 use super::source::Data;
@@ -293,18 +293,6 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    #[inline(always)]
-    fn word(s: &[u8], i: usize) -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[i..i + 8]);
-        u64::from_ne_bytes(w)
-    }
-    #[inline(always)]
-    fn half(s: &[u8], i: usize) -> u32 {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[i..i + 4]);
-        u32::from_ne_bytes(w)
-    }
     if n >= 8 {
         let mut i = 0;
         while i + 8 < n {
@@ -535,22 +523,18 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
         };
         let whole = &buf[pos..line_end];
         let p = prev_len;
+        // The text after the owner (from `at`), as the general parser reads
+        // it, with the NS target; fully checked on an owner's first line.
+        let mut rest_from = |at: usize, first: bool| {
+            check_rest(&mut cache, buf, (at, line_end), (o.ns, first), o.origin, &mut owned_target)
+        };
+        let rest;
         // Most lines repeat the previous owner: counted, nothing else. The
         // previous owner is followed by its tab, so comparing one byte more
         // checks this line's tab too (and that the line is long enough: an
         // owner has no newline).
-        // The text after the owner, as the general parser reads it (and the
-        // NS target, if any).
-        let rest;
         if p > 0 && same_at(buf, pos, prev_at, p + 1) {
-            rest = check_rest(
-                &mut cache,
-                buf,
-                (pos + p, line_end),
-                (o.ns, false),
-                o.origin,
-                &mut owned_target,
-            );
+            rest = rest_from(pos + p, false);
             if rest == Rest::Slow {
                 c.stop = Stop::Slow;
                 break;
@@ -611,14 +595,7 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
                 c.stop = Stop::Slow;
                 break;
             }
-            rest = check_rest(
-                &mut cache,
-                buf,
-                (pos + tab, line_end),
-                (o.ns, true),
-                o.origin,
-                &mut owned_target,
-            );
+            rest = rest_from(pos + tab, true);
             if rest == Rest::Slow {
                 c.stop = Stop::Slow;
                 break;
@@ -780,7 +757,7 @@ fn owner_hash(owner: &[u8], upper: bool) -> u64 {
 /// What the general parser ([`super::zone`]) makes of the text after a
 /// line's owner.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Rest {
+enum Rest {
     /// A record that is not NS (its RDATA is not read: a `(` or a quote
     /// there is data, the profile having one record per line), or an NS
     /// record whose target resolves, when targets are not wanted.
@@ -803,7 +780,7 @@ pub(crate) enum Rest {
 /// starts with the same bytes has the same fields, found by one comparison
 /// ([`same_at`]).
 #[derive(Clone, Copy, Default)]
-pub(crate) struct RestCache {
+struct RestCache {
     /// `buf[at..at + len]`, up to the target (at most 32 bytes; 0: none).
     ns: (usize, usize),
     /// Up to and with the separator after the type.
@@ -818,7 +795,7 @@ pub(crate) struct RestCache {
 /// whose NS target is not a name is a record to it and a malformed line
 /// to the general parser.)
 #[inline(always)]
-pub(crate) fn check_rest(
+fn check_rest(
     cache: &mut RestCache,
     buf: &[u8],
     (at, end): (usize, usize),
@@ -833,7 +810,8 @@ pub(crate) fn check_rest(
             // A target starts there (before the end of the line; not a
             // comment, a parenthesis, a quote or an escape).
             if at + k < end
-                && !matches!(buf[at + k], b'\t' | b' ' | b'\r' | b';' | b'(' | b')' | b'"' | b'\\')
+                && !matches!(buf[at + k], b'\t' | b' ' | b'\r')
+                && !tokenizer_byte(buf[at + k])
             {
                 return Rest::Record;
             }
@@ -977,27 +955,11 @@ fn as_written(t: &[u8]) -> bool {
         && t.iter().all(|&b| AS_WRITTEN[usize::from(b)])
 }
 
-/// Resolves an NS target as the general parser does (`@`, relative names
-/// under `origin`, escapes, at most 255 octets) into `owned`, in
-/// lower-case presentation format; false when it does not resolve.
+/// Resolves an NS target as the general parser does
+/// ([`super::zone::resolve_in`]) into `owned`, in lower-case presentation
+/// format; false when it does not resolve.
 fn resolve_target(target: &[u8], origin: Option<&[Vec<u8>]>, owned: &mut Vec<u8>) -> bool {
-    let labels = if target == b"@" {
-        match origin {
-            Some(o) => o.to_vec(),
-            None => return false,
-        }
-    } else {
-        let Ok(p) = name::parse(target) else { return false };
-        let mut labels = p.labels;
-        if !p.absolute {
-            let Some(o) = origin else { return false };
-            labels.extend(o.iter().cloned());
-        }
-        labels
-    };
-    if name::wire_len(&labels) > crate::idna2008::MAX_NAME_OCTETS {
-        return false;
-    }
+    let Ok(labels) = super::zone::resolve_in(origin, target) else { return false };
     owned.clear();
     owned.extend_from_slice(name::present(&labels).as_bytes());
     true

@@ -27,18 +27,7 @@ impl Hasher for FxHasher {
     /// length.
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        #[inline(always)]
-        fn word(b: &[u8], i: usize) -> u64 {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[i..i + 8]);
-            u64::from_le_bytes(w)
-        }
-        #[inline(always)]
-        fn half(b: &[u8], i: usize) -> u64 {
-            let mut w = [0u8; 4];
-            w.copy_from_slice(&b[i..i + 4]);
-            u64::from(u32::from_le_bytes(w))
-        }
+        let half = |b: &[u8], i| u64::from(half(b, i));
         let n = bytes.len();
         let mut h = self.0;
         let mut i = 0;
@@ -77,6 +66,23 @@ impl Hasher for FxHasher {
 }
 
 pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
+
+/// The 8 bytes of `b` from `i`, as a little-endian word (a fixed-size
+/// copy: no call to `memcpy`).
+#[inline(always)]
+pub(crate) fn word(b: &[u8], i: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// The 4 bytes of `b` from `i`, as a little-endian word.
+#[inline(always)]
+pub(crate) fn half(b: &[u8], i: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&b[i..i + 4]);
+    u32::from_le_bytes(w)
+}
 
 pub(crate) fn hash_bytes(b: &[u8]) -> u64 {
     let mut h = FxHasher::default();

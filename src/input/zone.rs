@@ -300,17 +300,26 @@ pub(crate) fn parse(
 
 /// Resolves a name token against the origin: absolute labels, case kept.
 fn resolve(st: &ZoneState, tok: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    resolve_in(st.origin.as_deref(), tok)
+}
+
+/// [`resolve`] under `origin` (the CZDS fast path resolves NS targets so).
+pub(crate) fn resolve_in(origin: Option<&[Vec<u8>]>, tok: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     if tok == b"@" {
-        return st.origin.clone().ok_or_else(|| "'@' without $ORIGIN".to_string());
+        return origin.map(<[Vec<u8>]>::to_vec).ok_or_else(|| "'@' without $ORIGIN".to_string());
     }
     let p = name::parse(tok)?;
-    resolve_parsed(st, p)
+    resolve_parsed_in(origin, p)
 }
 
 fn resolve_parsed(st: &ZoneState, p: Parsed) -> Result<Vec<Vec<u8>>, String> {
+    resolve_parsed_in(st.origin.as_deref(), p)
+}
+
+fn resolve_parsed_in(origin: Option<&[Vec<u8>]>, p: Parsed) -> Result<Vec<Vec<u8>>, String> {
     let mut labels = p.labels;
     if !p.absolute {
-        let Some(origin) = &st.origin else {
+        let Some(origin) = origin else {
             return Err("relative name without $ORIGIN".to_string());
         };
         labels.extend(origin.iter().cloned());
