@@ -138,6 +138,19 @@ pub(crate) enum Kind {
     Outside,
 }
 
+/// The bytes of `v` in `lo..lo + n` (n ≤ 128): shifted so that the range
+/// starts at -128, one signed comparison.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::{_mm_add_epi8, _mm_cmplt_epi8, _mm_set1_epi8};
+    // SAFETY: SSE2 is in the x86-64 baseline; no memory is read.
+    unsafe {
+        let x = _mm_add_epi8(v, _mm_set1_epi8(128u8.wrapping_sub(lo) as i8));
+        _mm_cmplt_epi8(x, _mm_set1_epi8((n as i8).wrapping_add(i8::MIN)))
+    }
+}
+
 /// Bit i set when `buf[a + i] == buf[b + i]`, for i < 32, when 32 bytes
 /// can be loaded from both positions (two SSE2 comparisons; SSE2 is part
 /// of every x86-64 CPU). `None` otherwise, and on other architectures.
@@ -217,6 +230,51 @@ struct Classes32 {
 }
 
 impl Classes32 {
+    /// The classes of the bytes before the first tab of `buf[at..at + 32]`
+    /// when they are all lower-case LDH octets or dots (the owners of a
+    /// dump, nearly always), from a third of the work of
+    /// [`Classes32::load`]: then nothing is upper case nor special, and
+    /// the only non-LDH octets are the dots. The bits past the tab are
+    /// not meaningful. `None` otherwise (or on other architectures).
+    #[inline(always)]
+    fn quick(buf: &[u8], at: usize) -> Option<Classes32> {
+        #[cfg(target_arch = "x86_64")]
+        if at.saturating_add(32) <= buf.len() {
+            use std::arch::x86_64::{
+                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+                _mm_set1_epi8,
+            };
+            // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned
+            // loads read `buf[at..at + 32]`, within `buf`.
+            let half = |k: usize| unsafe {
+                let v = _mm_loadu_si128(buf.as_ptr().add(at).cast::<__m128i>().add(k));
+                let ok = _mm_or_si128(
+                    _mm_or_si128(in_range(v, b'a', 26), in_range(v, b'0', 10)),
+                    in_range(v, b'-', 2), // `-` and `.`
+                );
+                let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
+                (
+                    mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8))),
+                    mask(ok),
+                    mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8))),
+                )
+            };
+            let ((t0, ok0, d0), (t1, ok1, d1)) = (half(0), half(1));
+            let tab = t0 | t1 << 16;
+            let before = low_bits(tab.trailing_zeros() as usize);
+            if tab != 0 && (ok0 | ok1 << 16) & before == before {
+                let dot = (d0 | d1 << 16) & before;
+                return Some(Classes32 { tab, not_ldh: dot, upper: 0, dot, special: 0 });
+            }
+            return None;
+        }
+        #[allow(unreachable_code)]
+        {
+            let _ = (buf, at);
+            None
+        }
+    }
+
     /// The classes of `buf[at..at + 32]`, when 32 bytes can be loaded
     /// (x86-64 only).
     #[inline(always)]
@@ -224,23 +282,18 @@ impl Classes32 {
         #[cfg(target_arch = "x86_64")]
         if at.saturating_add(32) <= buf.len() {
             use std::arch::x86_64::{
-                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-                _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+                _mm_set1_epi8,
             };
             // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned
             // loads read `buf[at..at + 32]`, within `buf`.
             let half = |k: usize| unsafe {
                 let v = _mm_loadu_si128(buf.as_ptr().add(at).cast::<__m128i>().add(k));
                 let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
-                // lo <= byte < lo + n, unsigned.
-                let range = |lo: u8, n: u8| {
-                    let x = _mm_sub_epi8(v, _mm_set1_epi8(lo as i8));
-                    _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8((n - 1) as i8)), x)
-                };
                 let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
-                let upper = range(b'A', 26);
+                let upper = in_range(v, b'A', 26);
                 let ok = _mm_or_si128(
-                    _mm_or_si128(range(b'a', 26), range(b'0', 10)),
+                    _mm_or_si128(in_range(v, b'a', 26), in_range(v, b'0', 10)),
                     _mm_or_si128(is(b'-'), upper),
                 );
                 // Bytes that end a token or need the tokenizer: an owner
@@ -557,7 +610,7 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
             }
             // The owner's tab and classes from one pass when it is short
             // (`classes` is kept only when the tab is in its 32 bytes).
-            let mut classes = Classes32::load(buf, pos);
+            let mut classes = Classes32::quick(buf, pos).or_else(|| Classes32::load(buf, pos));
             let tab = match classes {
                 Some(k) if k.tab != 0 => k.tab.trailing_zeros() as usize,
                 _ => {
@@ -896,8 +949,8 @@ fn target_fast(buf: &[u8], at: usize, end: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
     if end > at && end - at <= 32 && at.saturating_add(32) <= buf.len() && buf[end - 1] == b'.' {
         use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-            _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
         };
         let n = end - at;
         let half = |k: usize| {
@@ -907,13 +960,12 @@ fn target_fast(buf: &[u8], at: usize, end: usize) -> bool {
             unsafe {
                 let v = _mm_loadu_si128(buf.as_ptr().add(at + 16 * k).cast::<__m128i>());
                 let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
-                let range = |lo: u8, len: u8| {
-                    let x = _mm_sub_epi8(v, _mm_set1_epi8(lo as i8));
-                    _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8((len - 1) as i8)), x)
-                };
                 let dot = is(b'.');
                 // `-./0-9` (the slash is written as it is too), `_`, `a-z`.
-                let ok = _mm_or_si128(_mm_or_si128(range(b'-', 13), range(b'a', 26)), is(b'_'));
+                let ok = _mm_or_si128(
+                    _mm_or_si128(in_range(v, b'-', 13), in_range(v, b'a', 26)),
+                    is(b'_'),
+                );
                 let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
                 (mask(ok), mask(dot))
             }
@@ -1404,6 +1456,20 @@ mod tests {
                 .collect();
             let k = Classes32::load(&buf, 0).unwrap();
             let tab = buf[..32].iter().position(|&b| b == b'\t');
+            // The quick classes: when the bytes before the tab are lower
+            // LDH or dots, and then the same as the full ones below it.
+            let quick = Classes32::quick(&buf, 0);
+            let simple = tab.is_some_and(|t| {
+                buf[..t].iter().all(|&b| HEAD_CLASS[b as usize] == 0 || b == b'.')
+            });
+            assert_eq!(quick.is_some(), simple, "{:?}", &buf[..32]);
+            if let (Some(q), Some(t)) = (quick, tab) {
+                assert_eq!(q.tab.trailing_zeros() as usize, t);
+                for n in 0..=t {
+                    assert_eq!(q.flags(n), k.flags(n), "{:?}", &buf[..n]);
+                    assert_eq!(q.dot & low_bits(n), k.dot & low_bits(n));
+                }
+            }
             assert_eq!((k.tab != 0).then(|| k.tab.trailing_zeros() as usize), tab);
             for n in 0..32 {
                 let f = buf[..n].iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]);
