@@ -836,8 +836,10 @@ enum Rest {
 struct RestCache {
     /// `buf[at..at + len]`, up to the target (at most 32 bytes; 0: none).
     ns: (usize, usize),
-    /// Up to and with the separator after the type.
-    other: (usize, usize),
+    /// Up to and with the separator after the type, of the last two
+    /// other lines of different fields, the most recent first (the DS and
+    /// glue A records of a dump alternate).
+    other: [(usize, usize); 2],
 }
 
 /// [`Rest`] of `buf[at..end]`, the text of a line after its owner. The NS
@@ -872,8 +874,12 @@ fn check_rest(
             return if want { Rest::Ns(at + k..end) } else { Rest::Record };
         }
     } else {
-        let (c, k) = cache.other;
-        if k > 0 && at + k <= end && same_at(buf, at, c, k) {
+        let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at(buf, at, c, k);
+        if hit(cache.other[0]) {
+            return Rest::Record;
+        }
+        if hit(cache.other[1]) {
+            cache.other.swap(0, 1);
             return Rest::Record;
         }
     }
@@ -914,7 +920,7 @@ fn check_rest_fields(
     }
     if !text(ty).eq_ignore_ascii_case(b"NS") {
         if ty.1 < rest.len() && ty.1 < 32 {
-            cache.other = (at, ty.1 + 1);
+            cache.other = [(at, ty.1 + 1), cache.other[0]];
         }
         return Rest::Record;
     }
@@ -1575,6 +1581,14 @@ mod tests {
                 let mut seq = Default::default();
                 check(&mut seq, before);
                 check(&mut seq, rest);
+                // Two lines before: the older one in the cache's second
+                // slot.
+                for older in fixed {
+                    let mut seq = Default::default();
+                    check(&mut seq, older);
+                    check(&mut seq, before);
+                    check(&mut seq, rest);
+                }
             }
         }
         let long = format!("\t1\tin\tns\t{}.example.", "a.".repeat(130));
