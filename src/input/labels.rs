@@ -270,6 +270,24 @@ impl LabelSet {
         self.source_bytes(rec)
     }
 
+    /// [`LabelSet::plain_bytes`] and the bytes from the label's start to
+    /// the end of the buffer it is in (the label, then whatever follows
+    /// it), so that a fixed number of bytes can be read at once.
+    #[inline]
+    pub(crate) fn plain_bytes_tail(&self, rec: &LabelRecord) -> (&[u8], &[u8]) {
+        let (buf, start) = if rec.text() != IN_SOURCE {
+            (&self.arena[..], rec.text())
+        } else {
+            match self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) {
+                Some(d) => (d.bytes(), rec.offset()),
+                None => return (b"", b""),
+            }
+        };
+        let start = usize::try_from(start).unwrap_or(usize::MAX);
+        let tail = buf.get(start..).unwrap_or(b"");
+        (tail.get(..usize::from(rec.len())).unwrap_or(b""), tail)
+    }
+
     #[inline]
     fn source_bytes(&self, rec: &LabelRecord) -> &[u8] {
         let Some(data) = self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) else {

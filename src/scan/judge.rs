@@ -560,8 +560,8 @@ impl Worker {
                 self.label(set, shared, labels, i, pass);
                 continue;
             }
-            let u = labels.plain_bytes(rec);
-            let (k0, flags) = pack(&set.pack_first, u);
+            let (u, tail) = labels.plain_bytes_tail(rec);
+            let (k0, flags) = pack_tail(&set.pack_first, u, tail);
             if flags & PACK_OTHER != 0
                 || u.len() > set.pack_first.max
                 || !self.first_eligible(set, shared, u, k0)
@@ -766,12 +766,58 @@ fn index_judged(
 
 /// The class string of an ASCII label packed `p.bits` bits per byte
 /// (meaningful when it has no [`PACK_OTHER`] byte and at most `p.max`
-/// bytes), with the flags of its bytes or-ed together. Four bytes per step,
-/// through two look-ups of [`Packing::pair`]; the same value in 64 bits
-/// when the label fits, which is cheaper.
+/// bytes), with the flags of its bytes or-ed together.
+///
+/// A label of at most [`WINDOW`] bytes is read as that many bytes padded
+/// with [`PAD`], whose code is 0, in eight look-ups of [`Packing::pair`]
+/// whatever its length (no branch on the length: a zone's label lengths
+/// vary from one label to the next, and each such branch was mispredicted
+/// half the time). The codes of LDH bytes are not 0, so labels of
+/// different lengths still pack apart, and below `2^(WINDOW·bits)`; a
+/// longer label packs its own bytes only (four per step), which puts its
+/// first code at or above that bit.
 #[inline(always)]
 fn pack(p: &Packing, u: &[u8]) -> (u128, u16) {
-    if u.len() * p.bits as usize <= 64 {
+    pack_tail(p, u, u)
+}
+
+/// Bytes of a label packed at once by [`pack`].
+const WINDOW: usize = 16;
+
+/// The octet that pads a label to [`WINDOW`] bytes: not ASCII, so never
+/// in a label that is packed; its code is 0 and it has no flag.
+pub(crate) const PAD: u8 = 0xff;
+
+/// [`pack`] of `u`, which `tail` starts with (the bytes after the label
+/// in its buffer, when there are [`WINDOW`] of them, are read and masked
+/// rather than the label copied).
+#[inline(always)]
+fn pack_tail(p: &Packing, u: &[u8], tail: &[u8]) -> (u128, u16) {
+    let n = u.len();
+    if n <= WINDOW {
+        let w = match tail.get(..WINDOW) {
+            Some(t) => {
+                let mut b = [0u8; WINDOW];
+                b.copy_from_slice(t);
+                u128::from_le_bytes(b)
+            }
+            None => {
+                let mut b = [PAD; WINDOW];
+                b[..n].copy_from_slice(u);
+                u128::from_le_bytes(b)
+            }
+        };
+        // The label's bytes, then PAD.
+        let keep = u128::MAX.checked_shr(8 * (WINDOW - n) as u32).unwrap_or(0);
+        let w = w | !keep;
+        return if WINDOW * p.bits as usize <= 64 {
+            let (k, f) = pack_window::<u64>(p, w);
+            (u128::from(k), f)
+        } else {
+            pack_window::<u128>(p, w)
+        };
+    }
+    if n * p.bits as usize <= 64 {
         let (k, f) = pack_in::<u64>(p, u);
         (u128::from(k), f)
     } else {
@@ -779,7 +825,26 @@ fn pack(p: &Packing, u: &[u8]) -> (u128, u16) {
     }
 }
 
-/// [`pack`] in `K`.
+/// [`pack`] of a label padded to [`WINDOW`] bytes, `w` (little-endian),
+/// in `K`: eight pairs of bytes, two codes each.
+#[inline(always)]
+fn pack_window<K>(p: &Packing, w: u128) -> (K, u16)
+where
+    K: Copy + From<u16> + std::ops::Shl<u32, Output = K> + std::ops::BitOr<Output = K> + Default,
+{
+    let bits = p.bits;
+    let mut k = K::default();
+    let mut flags = 0u16;
+    for i in 0..WINDOW / 2 {
+        let e = p.pair[(w >> (16 * i)) as u16 as usize];
+        k = (k << (2 * bits)) | K::from(e & PACK_CODE2);
+        flags |= e;
+    }
+    (k, flags)
+}
+
+/// [`pack`] of a label longer than [`WINDOW`] in `K`: four bytes per step,
+/// through two look-ups of [`Packing::pair`].
 #[inline(always)]
 fn pack_in<K>(p: &Packing, u: &[u8]) -> (K, u16)
 where
@@ -914,5 +979,56 @@ mod tests {
         // in labels, but the length seeds the hash anyway) hash apart.
         assert_ne!(text_hash(b"a"), text_hash(b"a\0"));
         assert!(seen.len() > 700, "{}", seen.len());
+    }
+
+    /// Packed class strings are equal exactly when the class strings are,
+    /// across the padded window and longer labels, whatever follows the
+    /// label in its buffer; the flags are those of the label's bytes.
+    #[test]
+    fn packing_keeps_class_strings_apart() {
+        let mut targets = [false; 128];
+        targets[usize::from(b'1')] = true;
+        // Few classes (2 bits) and many (one per LDH byte, 6 bits): the
+        // window packs in 64 bits, then in 128.
+        let few = |b: u8| match b {
+            b'0'..=b'9' => 1,
+            b'-' => 2,
+            b'q' => 3,
+            _ => 0,
+        };
+        for p in [Packing::new(few, &targets), Packing::new(u16::from, &targets)] {
+            let class = |u: &[u8]| -> Vec<u16> {
+                u.iter().map(|&b| p.one[usize::from(b)] & PACK_CODE).collect()
+            };
+            let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15);
+            let mut seen: HashMap<u128, Vec<u16>> = HashMap::new();
+            let mut keys: HashMap<Vec<u16>, u128> = HashMap::new();
+            for len in 0..=p.max {
+                for _ in 0..200 {
+                    let mut buf: Vec<u8> = (0..len + (next() % 24) as usize)
+                        .map(|_| b"ab-q019z"[(next() % 8) as usize])
+                        .collect();
+                    // Anything may follow the label.
+                    for b in &mut buf[len..] {
+                        *b = next() as u8;
+                    }
+                    let u = &buf[..len];
+                    let (k, f) = pack_tail(&p, u, &buf);
+                    assert_eq!((k, f), pack(&p, u), "{u:?}");
+                    let want = u.iter().fold(0u16, |f, &b| f | p.one[usize::from(b)]);
+                    let flag_bits = PACK_ALPHA | PACK_TARGET | PACK_OTHER;
+                    assert_eq!(f & flag_bits, want & flag_bits, "{u:?}");
+                    let c = class(u);
+                    if let Some(old) = seen.insert(k, c.clone()) {
+                        assert_eq!(old, c, "{u:?}");
+                    }
+                    if let Some(old) = keys.insert(c, k) {
+                        assert_eq!(old, k, "{u:?}");
+                    }
+                }
+            }
+            // Distinct class strings were drawn, and kept apart.
+            assert!(seen.len() > 1000, "{}", seen.len());
+        }
     }
 }

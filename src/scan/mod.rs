@@ -133,7 +133,9 @@ impl Packing {
             one[b as usize] = code as u16;
         }
         // Codes 1..=ids.len(), never 0, so strings of different lengths
-        // pack to different values.
+        // pack to different values; the padding octet has code 0 and no
+        // flag (see `judge::pack`).
+        one[usize::from(judge::PAD)] = 0;
         let bits = usize::BITS - ids.len().leading_zeros();
         let max = (128 / bits as usize).min(MEMO_MAX_LEN);
         for (b, &t) in targets.iter().enumerate() {
