@@ -531,7 +531,36 @@ static HEAD_CLASS: [u8; 256] = {
 /// Extracts the lines of `buf[start..end]` (`start` at a line start; `end`
 /// at a line start or at `buf.len()`) for as long as they fit the profile.
 /// `eof`: the data ends at `end` (a last line without a newline is whole).
+///
+/// On an x86-64 CPU with AVX2 and BMI2 the same code is compiled for them
+/// ([`extract_avx2`]): the SSE2 intrinsics get three-operand encodings
+/// (no register copies) and variable shifts and masks one instruction
+/// each, for a fifth fewer instructions.
 pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+    {
+        // SAFETY: the CPU has the features `extract_avx2` is compiled for.
+        return unsafe { extract_avx2(buf, start, end, eof, o) };
+    }
+    extract_baseline(buf, start, end, eof, o)
+}
+
+/// [`extract`] compiled for AVX2 and BMI2 (the same source).
+///
+/// # Safety
+/// The CPU must have AVX2, BMI1 and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+unsafe fn extract_avx2(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
+    extract_baseline(buf, start, end, eof, o)
+}
+
+/// [`extract`] for the baseline of the target (SSE2 on x86-64).
+#[inline(always)]
+fn extract_baseline(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
     let apex = o.apex;
     let root = apex == b".";
     let mut c = Chunk {
@@ -1700,5 +1729,118 @@ mod tests {
         assert_eq!((c.stop, c.lines, c.regs.len()), (Stop::End, 2, 2));
         let c = extract(tail, 0, tail.len(), false, &o);
         assert_eq!((c.stop, c.lines, c.next), (Stop::NeedMore, 1, 18));
+    }
+
+    /// Everything [`extract`] gives, as text.
+    fn chunk_text(c: &Chunk) -> String {
+        format!(
+            "{} {:?} {} {} {} {} {} {:?} {:?} {:?} {} {:?} {:?} {:?} {} {:?} {:?} {:?} {:?}",
+            c.next,
+            c.stop,
+            c.lines,
+            c.apex_records,
+            c.same_registered,
+            c.deeper_records,
+            c.outside_records,
+            c.deeper,
+            c.outside,
+            c.regs.iter().map(|g| (g.at, g.line, g.len, g.plain)).collect::<Vec<_>>(),
+            c.orders,
+            c.ns_names,
+            c.ns_pairs,
+            c.text,
+            c.copied,
+            c.idns.iter().map(|d| (d.reg, d.at, d.ulen)).collect::<Vec<_>>(),
+            c.idn_text,
+            c.last_owner,
+            c.last_kind,
+        )
+    }
+
+    /// The baseline compilation of the fast path and the one [`extract`]
+    /// picks for this CPU (AVX2 and BMI2 when it has them) give the same
+    /// chunks, on random dumps of lines that fit the profile or not.
+    #[test]
+    fn baseline_and_dispatched_extraction_agree() {
+        let mut next = crate::testutil::xorshift(0x5851_f42d_4c95_7f2d);
+        let owners: [&[u8]; 14] = [
+            b"a",
+            b"b0-c",
+            b"xn--p1b6ci4b4b3a",
+            b"Up",
+            b"ns1.a",
+            b"a..b",
+            b"-x",
+            b"ab--c",
+            b"a\\b",
+            b"q;",
+            b"0123456789abcdef0123456789abcdef0123",
+            b"",
+            b"xn--zz",
+            b"m@",
+        ];
+        let rests: [&[u8]; 10] = [
+            b"\t172800\tin\tns\tns1.example.net.",
+            b"\t86400\tin\tds\t1 2 3 abcdef",
+            b"\t1\tin\ta\t192.0.2.1",
+            b"\tns\tUP.x.",
+            b"\tin\tns\trel",
+            b"\tns",
+            b"\t1\t;x",
+            b"\t1\tin\tns\ta..b.\r",
+            b" 1 in ns x.",
+            b"\t172800\tin\tns\tns2.example.net.\r",
+        ];
+        let mut lines = 0;
+        for round in 0..1000 {
+            let mut buf = Vec::new();
+            for _ in 0..(next() % 40) {
+                let r = next();
+                let owner = owners[(r % 14) as usize];
+                let zone: &[u8] = match (r >> 8) % 6 {
+                    0 => b"com.",
+                    1 => b"org.",
+                    2 => b"",
+                    _ => b".com.",
+                };
+                buf.extend_from_slice(owner);
+                buf.extend_from_slice(zone);
+                buf.extend_from_slice(rests[((r >> 16) % 10) as usize]);
+                if !(r >> 24).is_multiple_of(9) {
+                    buf.push(b'\n');
+                }
+                // Runs of the same owner.
+                if (r >> 28).is_multiple_of(3) {
+                    let line = buf.rsplit(|&b| b == b'\n').nth(1).unwrap_or(b"").to_vec();
+                    buf.extend_from_slice(&line);
+                    buf.push(b'\n');
+                }
+            }
+            for (apex, ns, copy) in
+                [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)]
+            {
+                let o = FastOpts { apex, origin: None, ns, copy };
+                for eof in [true, false] {
+                    // From each line a chunk stops at, past that line.
+                    let mut at = 0;
+                    while at < buf.len() {
+                        let a = extract_baseline(&buf, at, buf.len(), eof, &o);
+                        let b = extract(&buf, at, buf.len(), eof, &o);
+                        assert_eq!(
+                            chunk_text(&a),
+                            chunk_text(&b),
+                            "round {round} at {at}: {:?}",
+                            String::from_utf8_lossy(&buf)
+                        );
+                        lines += a.lines;
+                        at = match memchr(b'\n', &buf[a.next..]) {
+                            Some(k) if a.stop != Stop::End => a.next + k + 1,
+                            _ => buf.len(),
+                        };
+                    }
+                }
+            }
+        }
+        assert!(lines > 40_000, "{lines}");
     }
 }
