@@ -138,6 +138,94 @@ pub(crate) enum Kind {
     Outside,
 }
 
+/// The AVX2 forms of the fast path's comparisons (see [`eq_mask32`]).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_add_epi8, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
+        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    };
+
+    /// Bit i set when `a[i] == b[i]`, for i < 32.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; 32 bytes can be read from `a` and from `b`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn eq_mask32(a: *const u8, b: *const u8) -> u32 {
+        // SAFETY: per the contract.
+        unsafe {
+            let x = _mm256_loadu_si256(a.cast::<__m256i>());
+            let y = _mm256_loadu_si256(b.cast::<__m256i>());
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(x, y)) as u32
+        }
+    }
+
+    /// The bytes of `v` in `lo..lo + n` (n ≤ 128), as `super::in_range`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn in_range(v: __m256i, lo: u8, n: u8) -> __m256i {
+        let x = _mm256_add_epi8(v, _mm256_set1_epi8(128u8.wrapping_sub(lo) as i8));
+        _mm256_cmpgt_epi8(_mm256_set1_epi8((n as i8).wrapping_add(i8::MIN)), x)
+    }
+
+    /// The tab, lower-case-LDH-or-dot and dot masks of the 32 bytes from
+    /// `p` (see `Classes32::quick`).
+    ///
+    /// # Safety
+    /// The CPU has AVX2; 32 bytes can be read from `p`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn owner_masks(p: *const u8) -> (u32, u32, u32) {
+        // SAFETY: per the contract.
+        let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
+        let ok = _mm256_or_si256(
+            _mm256_or_si256(in_range(v, b'a', 26), in_range(v, b'0', 10)),
+            in_range(v, b'-', 2),
+        );
+        let tab = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\t' as i8));
+        let dot = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'.' as i8));
+        let mask = |m| _mm256_movemask_epi8(m) as u32;
+        (mask(tab), mask(ok), mask(dot))
+    }
+
+    /// The masks of `super::target_fast` for the 32 bytes from `p`: octets
+    /// an NS target keeps as written, and dots.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; 32 bytes can be read from `p`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn target_masks(p: *const u8) -> (u32, u32) {
+        // SAFETY: per the contract.
+        let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
+        let ok = _mm256_or_si256(
+            _mm256_or_si256(in_range(v, b'-', 13), in_range(v, b'a', 26)),
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'_' as i8)),
+        );
+        let dot = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'.' as i8));
+        (_mm256_movemask_epi8(ok) as u32, _mm256_movemask_epi8(dot) as u32)
+    }
+
+    /// The newline mask of the 64 bytes from `p`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; 64 bytes can be read from `p`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) unsafe fn newline_mask64(p: *const u8) -> u64 {
+        // SAFETY: per the contract.
+        unsafe {
+            let nl = _mm256_set1_epi8(b'\n' as i8);
+            let v0 = _mm256_loadu_si256(p.cast::<__m256i>());
+            let v1 = _mm256_loadu_si256(p.add(32).cast::<__m256i>());
+            let m0 = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, nl)) as u32;
+            let m1 = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, nl)) as u32;
+            u64::from(m0) | u64::from(m1) << 32
+        }
+    }
+}
+
 /// The bytes of `v` in `lo..lo + n` (n ≤ 128): shifted so that the range
 /// starts at -128, one signed comparison.
 #[cfg(target_arch = "x86_64")]
@@ -154,8 +242,17 @@ fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::
 /// Bit i set when `buf[a + i] == buf[b + i]`, for i < 32, when 32 bytes
 /// can be loaded from both positions (two SSE2 comparisons; SSE2 is part
 /// of every x86-64 CPU). `None` otherwise, and on other architectures.
+///
+/// `W` ("wide"): with AVX2 instructions, one comparison; only in code that
+/// runs on a CPU that has them ([`extract_avx2`]).
 #[inline(always)]
-fn eq_mask32(buf: &[u8], a: usize, b: usize) -> Option<u32> {
+fn eq_mask32<const W: bool>(buf: &[u8], a: usize, b: usize) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    if W && a.max(b).saturating_add(32) <= buf.len() {
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`), and
+        // 32 bytes are within `buf` from both positions.
+        return Some(unsafe { avx2::eq_mask32(buf.as_ptr().add(a), buf.as_ptr().add(b)) });
+    }
     #[cfg(target_arch = "x86_64")]
     if a.max(b).saturating_add(32) <= buf.len() {
         use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
@@ -186,9 +283,9 @@ fn low_bits(n: usize) -> u32 {
 /// past the end). Owners are short: up to 32 bytes are compared at once
 /// ([`eq_mask32`]); longer ones by [`same_bytes`].
 #[inline(always)]
-fn same_at(buf: &[u8], a: usize, b: usize, n: usize) -> bool {
+fn same_at<const W: bool>(buf: &[u8], a: usize, b: usize, n: usize) -> bool {
     if n <= 32
-        && let Some(eq) = eq_mask32(buf, a, b)
+        && let Some(eq) = eq_mask32::<W>(buf, a, b)
     {
         let need = low_bits(n);
         return eq & need == need;
@@ -203,10 +300,15 @@ fn same_at(buf: &[u8], a: usize, b: usize, n: usize) -> bool {
 /// `buf[b..b + lb]`: the first difference of short labels is found at
 /// once ([`eq_mask32`]).
 #[inline(always)]
-fn orders_increasing_at(orders: u8, buf: &[u8], a: usize, la: usize, b: usize, lb: usize) -> u8 {
+fn orders_increasing_at<const W: bool>(
+    orders: u8,
+    buf: &[u8],
+    (a, la): (usize, usize),
+    (b, lb): (usize, usize),
+) -> u8 {
     let n = la.min(lb);
     if n < 32
-        && let Some(eq) = eq_mask32(buf, a, b)
+        && let Some(eq) = eq_mask32::<W>(buf, a, b)
     {
         let differ = !eq & low_bits(n);
         if differ != 0 {
@@ -237,7 +339,19 @@ impl Classes32 {
     /// the only non-LDH octets are the dots. The bits past the tab are
     /// not meaningful. `None` otherwise (or on other architectures).
     #[inline(always)]
-    fn quick(buf: &[u8], at: usize) -> Option<Classes32> {
+    fn quick<const W: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
+        #[cfg(target_arch = "x86_64")]
+        if W && at.saturating_add(32) <= buf.len() {
+            // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`),
+            // and 32 bytes are within `buf` from `at`.
+            let (tab, ok, dot) = unsafe { avx2::owner_masks(buf.as_ptr().add(at)) };
+            let before = low_bits(tab.trailing_zeros() as usize);
+            if tab != 0 && ok & before == before {
+                let dot = dot & before;
+                return Some(Classes32 { tab, not_ldh: dot, upper: 0, dot, special: 0 });
+            }
+            return None;
+        }
         #[cfg(target_arch = "x86_64")]
         if at.saturating_add(32) <= buf.len() {
             use std::arch::x86_64::{
@@ -461,9 +575,9 @@ fn first_tab(line: &[u8]) -> Option<usize> {
 /// two); then the next 64 (DS records are a little longer). Longer lines
 /// go on with `memchr`.
 #[inline(always)]
-fn next_newline(buf: &[u8], pos: usize, end: usize) -> Option<usize> {
+fn next_newline<const W: bool>(buf: &[u8], pos: usize, end: usize) -> Option<usize> {
     for at in [pos, pos + 64] {
-        let m = block_mask(buf, at);
+        let m = block_mask::<W>(buf, at);
         if m != 0 {
             let k = at + m.trailing_zeros() as usize;
             return (k < end).then_some(k);
@@ -476,9 +590,16 @@ fn next_newline(buf: &[u8], pos: usize, end: usize) -> Option<usize> {
     memchr(b'\n', &buf[from..end]).map(|k| from + k)
 }
 
-/// The newline mask of the 64 bytes of `buf` from `at` (fewer at the end).
+/// The newline mask of the 64 bytes of `buf` from `at` (fewer at the end);
+/// `W`: as in [`eq_mask32`].
 #[inline(always)]
-fn block_mask(buf: &[u8], at: usize) -> u64 {
+fn block_mask<const W: bool>(buf: &[u8], at: usize) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if W && let Some(block) = buf.get(at..at + 64) {
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`), and
+        // the block is 64 bytes long.
+        return unsafe { avx2::newline_mask64(block.as_ptr()) };
+    }
     #[cfg(target_arch = "x86_64")]
     if let Some(block) = buf.get(at..at + 64) {
         use std::arch::x86_64::{
@@ -555,12 +676,23 @@ pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastO
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2")]
 unsafe fn extract_avx2(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
-    extract_baseline(buf, start, end, eof, o)
+    extract_impl::<true>(buf, start, end, eof, o)
 }
 
 /// [`extract`] for the baseline of the target (SSE2 on x86-64).
-#[inline(always)]
 fn extract_baseline(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
+    extract_impl::<false>(buf, start, end, eof, o)
+}
+
+/// [`extract`]; `W`: with the AVX2 comparisons (see [`eq_mask32`]).
+#[inline(always)]
+fn extract_impl<const W: bool>(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    eof: bool,
+    o: &FastOpts<'_>,
+) -> Chunk {
     let apex = o.apex;
     let root = apex == b".";
     let mut c = Chunk {
@@ -595,7 +727,7 @@ fn extract_baseline(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpt
     let mut run = 0u64;
     let mut last_reg: Option<(usize, usize)> = None;
     while pos < end {
-        let (line_end, next) = match next_newline(buf, pos, end) {
+        let (line_end, next) = match next_newline::<W>(buf, pos, end) {
             Some(k) => (k, k + 1),
             None if eof => (end, end),
             None => {
@@ -608,14 +740,21 @@ fn extract_baseline(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpt
         // The text after the owner (from `at`), as the general parser reads
         // it, with the NS target; fully checked on an owner's first line.
         let mut rest_from = |at: usize, first: bool| {
-            check_rest(&mut cache, buf, (at, line_end), (o.ns, first), o.origin, &mut owned_target)
+            check_rest::<W>(
+                &mut cache,
+                buf,
+                (at, line_end),
+                (o.ns, first),
+                o.origin,
+                &mut owned_target,
+            )
         };
         let rest;
         // Most lines repeat the previous owner: counted, nothing else. The
         // previous owner is followed by its tab, so comparing one byte more
         // checks this line's tab too (and that the line is long enough: an
         // owner has no newline).
-        if p > 0 && same_at(buf, pos, prev_at, p + 1) {
+        if p > 0 && same_at::<W>(buf, pos, prev_at, p + 1) {
             rest = rest_from(pos + p, false);
             if rest == Rest::Slow {
                 c.stop = Stop::Slow;
@@ -639,7 +778,7 @@ fn extract_baseline(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpt
             }
             // The owner's tab and classes from one pass when it is short
             // (`classes` is kept only when the tab is in its 32 bytes).
-            let mut classes = Classes32::quick(buf, pos).or_else(|| Classes32::load(buf, pos));
+            let mut classes = Classes32::quick::<W>(buf, pos).or_else(|| Classes32::load(buf, pos));
             let tab = match classes {
                 Some(k) if k.tab != 0 => k.tab.trailing_zeros() as usize,
                 _ => {
@@ -710,7 +849,12 @@ fn extract_baseline(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpt
                         if upper {
                             c.orders = 0;
                         } else if let Some((s, l)) = last_reg {
-                            c.orders = orders_increasing_at(c.orders, buf, s, l, pos, label.len());
+                            c.orders = orders_increasing_at::<W>(
+                                c.orders,
+                                buf,
+                                (s, l),
+                                (pos, label.len()),
+                            );
                         }
                         last_reg = Some((pos, label.len()));
                         kind = Kind::Registered(c.regs.len() as u32);
@@ -879,7 +1023,7 @@ struct RestCache {
 /// whose NS target is not a name is a record to it and a malformed line
 /// to the general parser.)
 #[inline(always)]
-fn check_rest(
+fn check_rest<const W: bool>(
     cache: &mut RestCache,
     buf: &[u8],
     (at, end): (usize, usize),
@@ -889,7 +1033,7 @@ fn check_rest(
 ) -> Rest {
     let validate = validate || want;
     let (c, k) = cache.ns;
-    if k > 0 && at + k <= end && same_at(buf, at, c, k) {
+    if k > 0 && at + k <= end && same_at::<W>(buf, at, c, k) {
         if !validate {
             // A target starts there (before the end of the line; not a
             // comment, a parenthesis, a quote or an escape).
@@ -899,11 +1043,11 @@ fn check_rest(
             {
                 return Rest::Record;
             }
-        } else if target_fast(buf, at + k, end) {
+        } else if target_fast::<W>(buf, at + k, end) {
             return if want { Rest::Ns(at + k..end) } else { Rest::Record };
         }
     } else {
-        let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at(buf, at, c, k);
+        let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at::<W>(buf, at, c, k);
         if hit(cache.other[0]) {
             return Rest::Record;
         }
@@ -980,7 +1124,18 @@ fn check_rest_fields(
 /// lower-case LDH octets, dots, slashes and underscores, a final dot, no
 /// empty label. False sends the line to [`check_rest_fields`], which decides.
 #[inline(always)]
-fn target_fast(buf: &[u8], at: usize, end: usize) -> bool {
+fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if W && end > at && end - at <= 32 && at.saturating_add(32) <= buf.len() && buf[end - 1] == b'.'
+    {
+        let n = end - at;
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`), and
+        // 32 bytes are within `buf` from `at`.
+        let (ok, dots) = unsafe { avx2::target_masks(buf.as_ptr().add(at)) };
+        let live = low_bits(n);
+        let dots = dots & live;
+        return ok & live == live && (n == 1 || (dots & 1 == 0 && dots & (dots >> 1) == 0));
+    }
     #[cfg(target_arch = "x86_64")]
     if end > at && end - at <= 32 && at.saturating_add(32) <= buf.len() && buf[end - 1] == b'.' {
         use std::arch::x86_64::{
@@ -1456,6 +1611,14 @@ mod tests {
         }
     }
 
+    /// Whether the AVX2 forms of the comparisons can run here.
+    fn wide() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return std::is_x86_feature_detected!("avx2");
+        #[allow(unreachable_code)]
+        false
+    }
+
     #[test]
     fn newlines_as_memchr() {
         let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d);
@@ -1471,7 +1634,10 @@ mod tests {
             for end in [len, len / 2, len.saturating_sub(65)] {
                 for pos in 0..end {
                     let want = memchr::memchr(b'\n', &buf[pos..end]).map(|k| pos + k);
-                    assert_eq!(next_newline(&buf, pos, end), want, "{pos} {end} {buf:?}");
+                    assert_eq!(next_newline::<false>(&buf, pos, end), want, "{pos} {end} {buf:?}");
+                    if wide() {
+                        assert_eq!(next_newline::<true>(&buf, pos, end), want, "{pos} {end}");
+                    }
                 }
             }
         }
@@ -1493,7 +1659,11 @@ mod tests {
             let tab = buf[..32].iter().position(|&b| b == b'\t');
             // The quick classes: when the bytes before the tab are lower
             // LDH or dots, and then the same as the full ones below it.
-            let quick = Classes32::quick(&buf, 0);
+            let quick = Classes32::quick::<false>(&buf, 0);
+            if wide() {
+                let q = Classes32::quick::<true>(&buf, 0);
+                assert_eq!(q.map(|q| (q.tab, q.dot)), quick.map(|q| (q.tab, q.dot)));
+            }
             let simple = tab.is_some_and(|t| {
                 buf[..t].iter().all(|&b| HEAD_CLASS[b as usize] == 0 || b == b'.')
             });
@@ -1517,13 +1687,18 @@ mod tests {
             buf.copy_within(a..a + common, b);
             let (la, lb) = ((next() % 36) as usize, (next() % 36) as usize);
             for orders in [1, 2, 3] {
-                assert_eq!(
-                    orders_increasing_at(orders, &buf, a, la, b, lb),
-                    orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb])
-                );
+                let want = orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb]);
+                assert_eq!(orders_increasing_at::<false>(orders, &buf, (a, la), (b, lb)), want);
+                if wide() {
+                    assert_eq!(orders_increasing_at::<true>(orders, &buf, (a, la), (b, lb)), want);
+                }
             }
             let n = la.min(33);
-            assert_eq!(same_at(&buf, a, b, n), buf[a..a + n] == buf[b..b + n]);
+            let want = buf[a..a + n] == buf[b..b + n];
+            assert_eq!(same_at::<false>(&buf, a, b, n), want);
+            if wide() {
+                assert_eq!(same_at::<true>(&buf, a, b, n), want);
+            }
         }
     }
 
@@ -1569,13 +1744,19 @@ mod tests {
             let end = buf.len();
             buf.extend_from_slice(&[b'x'; 40]);
             let mut owned = Vec::new();
-            let got =
-                match check_rest(cache, buf, (at, end), (true, true), Some(&origin), &mut owned) {
-                    Rest::Slow => None,
-                    Rest::Record => Some(None),
-                    Rest::Ns(r) => Some(Some(buf[r].to_vec())),
-                    Rest::NsOwned => Some(Some(owned)),
-                };
+            let got = match check_rest::<false>(
+                cache,
+                buf,
+                (at, end),
+                (true, true),
+                Some(&origin),
+                &mut owned,
+            ) {
+                Rest::Slow => None,
+                Rest::Record => Some(None),
+                Rest::Ns(r) => Some(Some(buf[r].to_vec())),
+                Rest::NsOwned => Some(Some(owned)),
+            };
             assert_eq!(got, want, "{:?}", rest.escape_ascii());
         };
         let fixed: [&[u8]; 22] = [
