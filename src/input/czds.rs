@@ -4,7 +4,7 @@
 //! §2.1: one record per line, absolute names, tab-separated fields, no
 //! directives) is read without tokenising: the owner is the bytes up to
 //! the first tab, compared with the previous line's owner, and only a new
-//! owner is classified against the apex. [`extract`] does this for a range
+//! owner is classified against the apex. [`extract_in`] does this for a range
 //! of lines and needs nothing but the bytes and the apex, so the chunks of
 //! a mapped file are extracted in parallel (on rayon's current pool) and
 //! then merged in file order ([`merge`]): line numbers, deduplication and
@@ -59,7 +59,7 @@ pub(crate) enum Stop {
     NeedMore,
 }
 
-/// A new registered owner seen by [`extract`].
+/// A new registered owner seen by [`extract_in`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reg {
     /// Offset of the label (= of its line) in the buffer.
@@ -114,6 +114,44 @@ pub(crate) struct Chunk {
     /// was.
     pub(crate) last_owner: (usize, usize),
     pub(crate) last_kind: Kind,
+}
+
+/// The buffers of a [`Chunk`], emptied and handed to the next chunk
+/// ([`Chunk::into_buffers`], [`extract_in`]): buffers new for every chunk
+/// are new memory, a page fault per 4 KiB written (a third of the faults
+/// of a read), where these stay mapped.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    deeper: Vec<u64>,
+    outside: Vec<u64>,
+    regs: Vec<Reg>,
+    ns_pairs: Vec<(u32, u32)>,
+    text: Vec<u8>,
+    idns: Vec<ChunkIdn>,
+    idn_text: String,
+}
+
+impl Chunk {
+    /// The chunk's buffers, emptied, for another chunk.
+    pub(crate) fn into_buffers(self) -> Buffers {
+        let mut b = Buffers {
+            deeper: self.deeper,
+            outside: self.outside,
+            regs: self.regs,
+            ns_pairs: self.ns_pairs,
+            text: self.text,
+            idns: self.idns,
+            idn_text: self.idn_text,
+        };
+        b.deeper.clear();
+        b.outside.clear();
+        b.regs.clear();
+        b.ns_pairs.clear();
+        b.text.clear();
+        b.idns.clear();
+        b.idn_text.clear();
+        b
+    }
 }
 
 /// A registered label of a chunk that is a valid IDN (RFC 5891 §5.4,
@@ -249,7 +287,7 @@ fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::
 fn eq_mask32<const W: bool>(buf: &[u8], a: usize, b: usize) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
     if W && a.max(b).saturating_add(32) <= buf.len() {
-        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`), and
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from both positions.
         return Some(unsafe { avx2::eq_mask32(buf.as_ptr().add(a), buf.as_ptr().add(b)) });
     }
@@ -342,7 +380,7 @@ impl Classes32 {
     fn quick<const W: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
         #[cfg(target_arch = "x86_64")]
         if W && at.saturating_add(32) <= buf.len() {
-            // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`),
+            // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`),
             // and 32 bytes are within `buf` from `at`.
             let (tab, ok, dot) = unsafe { avx2::owner_masks(buf.as_ptr().add(at)) };
             let before = low_bits(tab.trailing_zeros() as usize);
@@ -596,7 +634,7 @@ fn next_newline<const W: bool>(buf: &[u8], pos: usize, end: usize) -> Option<usi
 fn block_mask<const W: bool>(buf: &[u8], at: usize) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if W && let Some(block) = buf.get(at..at + 64) {
-        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`), and
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // the block is 64 bytes long.
         return unsafe { avx2::newline_mask64(block.as_ptr()) };
     }
@@ -649,42 +687,63 @@ static HEAD_CLASS: [u8; 256] = {
     t
 };
 
-/// Extracts the lines of `buf[start..end]` (`start` at a line start; `end`
-/// at a line start or at `buf.len()`) for as long as they fit the profile.
-/// `eof`: the data ends at `end` (a last line without a newline is whole).
+/// [`extract_in`] into new buffers.
+#[cfg(test)]
+fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
+    extract_in(buf, (start, end), eof, o, Buffers::default())
+}
+
+/// Extracts, into the buffers `b` (see [`Buffers`]), the lines of
+/// `buf[start..end]` (`start` at a line start; `end` at a line start or at
+/// `buf.len()`) for as long as they fit the profile. `eof`: the data ends
+/// at `end` (a last line without a newline is whole).
 ///
 /// On an x86-64 CPU with AVX2 and BMI2 the same code is compiled for them
 /// ([`extract_avx2`]): the SSE2 intrinsics get three-operand encodings
 /// (no register copies) and variable shifts and masks one instruction
 /// each, for a fifth fewer instructions.
-pub(crate) fn extract(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
+pub(crate) fn extract_in(
+    buf: &[u8],
+    (start, end): (usize, usize),
+    eof: bool,
+    o: &FastOpts<'_>,
+    b: Buffers,
+) -> Chunk {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
     {
         // SAFETY: the CPU has the features `extract_avx2` is compiled for.
-        return unsafe { extract_avx2(buf, start, end, eof, o) };
+        return unsafe { extract_avx2(buf, start, end, eof, o, b) };
     }
-    extract_baseline(buf, start, end, eof, o)
+    extract_impl::<false>(buf, start, end, eof, o, b)
 }
 
-/// [`extract`] compiled for AVX2 and BMI2 (the same source).
+/// [`extract_in`] compiled for AVX2 and BMI2 (the same source).
 ///
 /// # Safety
 /// The CPU must have AVX2, BMI1 and BMI2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2")]
-unsafe fn extract_avx2(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
-    extract_impl::<true>(buf, start, end, eof, o)
+unsafe fn extract_avx2(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    eof: bool,
+    o: &FastOpts<'_>,
+    b: Buffers,
+) -> Chunk {
+    extract_impl::<true>(buf, start, end, eof, o, b)
 }
 
-/// [`extract`] for the baseline of the target (SSE2 on x86-64).
+/// [`extract_in`] for the baseline of the target (SSE2 on x86-64).
+#[cfg(test)]
 fn extract_baseline(buf: &[u8], start: usize, end: usize, eof: bool, o: &FastOpts<'_>) -> Chunk {
-    extract_impl::<false>(buf, start, end, eof, o)
+    extract_impl::<false>(buf, start, end, eof, o, Buffers::default())
 }
 
-/// [`extract`]; `W`: with the AVX2 comparisons (see [`eq_mask32`]).
+/// [`extract_in`]; `W`: with the AVX2 comparisons (see [`eq_mask32`]).
 #[inline(always)]
 fn extract_impl<const W: bool>(
     buf: &[u8],
@@ -692,6 +751,7 @@ fn extract_impl<const W: bool>(
     end: usize,
     eof: bool,
     o: &FastOpts<'_>,
+    b: Buffers,
 ) -> Chunk {
     let apex = o.apex;
     let root = apex == b".";
@@ -703,16 +763,16 @@ fn extract_impl<const W: bool>(
         same_registered: 0,
         deeper_records: 0,
         outside_records: 0,
-        deeper: Vec::new(),
-        outside: Vec::new(),
-        regs: Vec::new(),
+        deeper: b.deeper,
+        outside: b.outside,
+        regs: b.regs,
         orders: ORDERS_ALL,
         ns_names: Vec::new(),
-        ns_pairs: Vec::new(),
-        text: Vec::new(),
+        ns_pairs: b.ns_pairs,
+        text: b.text,
         copied: o.copy,
-        idns: Vec::new(),
-        idn_text: String::new(),
+        idns: b.idns,
+        idn_text: b.idn_text,
         last_owner: (start, 0),
         last_kind: Kind::None,
     };
@@ -1129,7 +1189,7 @@ fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
     if W && end > at && end - at <= 32 && at.saturating_add(32) <= buf.len() && buf[end - 1] == b'.'
     {
         let n = end - at;
-        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract`), and
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from `at`.
         let (ok, dots) = unsafe { avx2::target_masks(buf.as_ptr().add(at)) };
         let live = low_bits(n);
@@ -1230,14 +1290,14 @@ impl Iterator for Fields<'_> {
 /// Merges a chunk extracted from `buf` (whose byte 0 is at offset `base`
 /// of the source) into the collector, after the chunks before it: counts,
 /// labels (deduplicated), NS targets, and the zone state (line number,
-/// previous owner).
+/// previous owner). Returns the chunk's buffers for the next one.
 pub(crate) fn merge(
     r: &mut Reader<'_>,
     st: &mut ZoneState,
     buf: &[u8],
     base: u64,
     c: Chunk,
-) -> Result<(), Error> {
+) -> Result<Buffers, Error> {
     let col = &mut r.c;
     let acc = &mut col.set.accounting;
     acc.lines += c.lines;
@@ -1357,7 +1417,7 @@ pub(crate) fn merge(
             _ => Class::Outside,
         });
     }
-    Ok(())
+    Ok(c.into_buffers())
 }
 
 /// Bytes per chunk of the parallel fast path: at most this…
@@ -1419,6 +1479,9 @@ pub(crate) fn run(
     let stop_at = AtomicUsize::new(usize::MAX);
     let halt = AtomicBool::new(false);
     let lock = || slots.lock().unwrap_or_else(PoisonError::into_inner);
+    // Buffers of merged chunks, for the next ones.
+    let spare: Mutex<Vec<Buffers>> = Mutex::new(Vec::new());
+    let take_spare = || spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
     // Claims and extracts the next chunk; false when there is none to
     // claim now. `wait`: wait for the merge to catch up rather than return
     // false when the next chunk is past the window.
@@ -1445,9 +1508,10 @@ pub(crate) fn run(
             }
         };
         let (a, b) = (bounds[c], bounds[c + 1]);
+        let buffers = take_spare().unwrap_or_default();
         let chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             populate(a, b);
-            extract(buf, a, b, eof && b == len, opts)
+            extract_in(buf, (a, b), eof && b == len, opts, buffers)
         }));
         if chunk.as_ref().map_or(true, |k| k.stop != Stop::End) {
             stop_at.fetch_min(c, Ordering::Relaxed);
@@ -1492,9 +1556,12 @@ pub(crate) fn run(
                 }
             };
             let (next, stop) = (chunk.next, chunk.stop);
-            if let Err(e) = merge(r, st, buf, base, chunk) {
-                outcome = Err(e);
-                break;
+            match merge(r, st, buf, base, chunk) {
+                Ok(b) => spare.lock().unwrap_or_else(PoisonError::into_inner).push(b),
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
             }
             merged(r, bounds[k], next);
             if stop != Stop::End {
