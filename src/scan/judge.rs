@@ -988,7 +988,7 @@ mod tests {
     fn packing_keeps_class_strings_apart() {
         let mut targets = [false; 128];
         targets[usize::from(b'1')] = true;
-        // Few classes (2 bits) and many (one per LDH byte, 6 bits): the
+        // Few classes (3 bits) and many (one per LDH byte, 6 bits): the
         // window packs in 64 bits, then in 128.
         let few = |b: u8| match b {
             b'0'..=b'9' => 1,
