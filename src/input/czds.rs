@@ -277,6 +277,14 @@ fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::
     }
 }
 
+/// Whether 32 bytes can be read from `buf` at `at`: `at` at most
+/// `buf.len() - 32`, a bound the compiler computes once per loop (the
+/// sum `at + 32` cannot be, and needs an overflow check).
+#[inline(always)]
+fn fits32(buf: &[u8], at: usize) -> bool {
+    buf.len().checked_sub(32).is_some_and(|last| at <= last)
+}
+
 /// Bit i set when `buf[a + i] == buf[b + i]`, for i < 32, when 32 bytes
 /// can be loaded from both positions (two SSE2 comparisons; SSE2 is part
 /// of every x86-64 CPU). `None` otherwise, and on other architectures.
@@ -286,13 +294,13 @@ fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::
 #[inline(always)]
 fn eq_mask32<const W: bool>(buf: &[u8], a: usize, b: usize) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
-    if W && a.max(b).saturating_add(32) <= buf.len() {
+    if W && fits32(buf, a.max(b)) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from both positions.
         return Some(unsafe { avx2::eq_mask32(buf.as_ptr().add(a), buf.as_ptr().add(b)) });
     }
     #[cfg(target_arch = "x86_64")]
-    if a.max(b).saturating_add(32) <= buf.len() {
+    if fits32(buf, a.max(b)) {
         use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
         // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads
         // read `buf[a..a + 32]` and `buf[b..b + 32]`, within `buf`.
@@ -379,7 +387,7 @@ impl Classes32 {
     #[inline(always)]
     fn quick<const W: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
         #[cfg(target_arch = "x86_64")]
-        if W && at.saturating_add(32) <= buf.len() {
+        if W && fits32(buf, at) {
             // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`),
             // and 32 bytes are within `buf` from `at`.
             let (tab, ok, dot) = unsafe { avx2::owner_masks(buf.as_ptr().add(at)) };
@@ -391,7 +399,7 @@ impl Classes32 {
             return None;
         }
         #[cfg(target_arch = "x86_64")]
-        if at.saturating_add(32) <= buf.len() {
+        if fits32(buf, at) {
             use std::arch::x86_64::{
                 __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
                 _mm_set1_epi8,
@@ -432,7 +440,7 @@ impl Classes32 {
     #[inline(always)]
     fn load(buf: &[u8], at: usize) -> Option<Classes32> {
         #[cfg(target_arch = "x86_64")]
-        if at.saturating_add(32) <= buf.len() {
+        if fits32(buf, at) {
             use std::arch::x86_64::{
                 __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
                 _mm_set1_epi8,
@@ -1186,7 +1194,7 @@ fn check_rest_fields(
 #[inline(always)]
 fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if W && end > at && end - at <= 32 && at.saturating_add(32) <= buf.len() && buf[end - 1] == b'.'
+    if W && end > at && end - at <= 32 && fits32(buf, at) && buf[end - 1] == b'.'
     {
         let n = end - at;
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
@@ -1197,7 +1205,7 @@ fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
         return ok & live == live && (n == 1 || (dots & 1 == 0 && dots & (dots >> 1) == 0));
     }
     #[cfg(target_arch = "x86_64")]
-    if end > at && end - at <= 32 && at.saturating_add(32) <= buf.len() && buf[end - 1] == b'.' {
+    if end > at && end - at <= 32 && fits32(buf, at) && buf[end - 1] == b'.' {
         use std::arch::x86_64::{
             __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
             _mm_set1_epi8,
