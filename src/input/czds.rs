@@ -803,7 +803,6 @@ fn extract_impl<const W: bool>(
                 break;
             }
         };
-        let whole = &buf[pos..line_end];
         let p = prev_len;
         // The text after the owner (from `at`), as the general parser reads
         // it, with the NS target; fully checked on an owner's first line.
@@ -832,7 +831,7 @@ fn extract_impl<const W: bool>(
         } else {
             count_run(&mut c, kind, run);
             run = 0;
-            let mut line = whole;
+            let mut line = &buf[pos..line_end];
             if let [head @ .., b'\r'] = line {
                 line = head;
             }
