@@ -1104,10 +1104,7 @@ fn check_rest<const W: bool>(
         if !validate {
             // A target starts there (before the end of the line; not a
             // comment, a parenthesis, a quote or an escape).
-            if at + k < end
-                && !matches!(buf[at + k], b'\t' | b' ' | b'\r')
-                && !tokenizer_byte(buf[at + k])
-            {
+            if at + k < end && TARGET_START[usize::from(buf[at + k])] {
                 return Rest::Record;
             }
         } else if target_fast::<W>(buf, at + k, end) {
@@ -1126,10 +1123,23 @@ fn check_rest<const W: bool>(
     check_rest_fields(cache, buf, (at, end), (want, validate), origin, owned)
 }
 
+/// Octets that start an NS target where the general parser reads one:
+/// not a separator (tab, space, CR) nor a byte of [`tokenizer_byte`].
+static TARGET_START: [bool; 256] = {
+    let mut t = [true; 256];
+    let mut b = 0usize;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = !matches!(c, b'\t' | b' ' | b'\r') && !tokenizer_byte(c);
+        b += 1;
+    }
+    t
+};
+
 /// Bytes the tokenizer of the general parser reads apart: a comment, a
 /// parenthesis, a quote, an escape.
 #[inline]
-fn tokenizer_byte(b: u8) -> bool {
+const fn tokenizer_byte(b: u8) -> bool {
     matches!(b, b';' | b'(' | b')' | b'"' | b'\\')
 }
 
