@@ -1203,8 +1203,7 @@ fn check_rest_fields(
 #[inline(always)]
 fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if W && end > at && end - at <= 32 && fits32(buf, at) && buf[end - 1] == b'.'
-    {
+    if W && end > at && end - at <= 32 && fits32(buf, at) && buf[end - 1] == b'.' {
         let n = end - at;
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from `at`.
