@@ -365,6 +365,53 @@ fn orders_increasing_at<const W: bool>(
     orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb])
 }
 
+/// The tab, lower-case-LDH-or-dot and dot masks of `buf[at..at + 32]`
+/// (see [`Classes32::quick`]), when 32 bytes can be loaded (x86-64 only);
+/// `W`: as in [`eq_mask32`].
+#[inline(always)]
+fn owner_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32, u32)> {
+    #[cfg(target_arch = "x86_64")]
+    if W && fits32(buf, at) {
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
+        // 32 bytes are within `buf` from `at`.
+        return Some(unsafe { avx2::owner_masks(buf.as_ptr().add(at)) });
+    }
+    #[cfg(target_arch = "x86_64")]
+    if fits32(buf, at) {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads
+        // read `buf[at..at + 32]`, within `buf`.
+        let half = |k: usize| unsafe {
+            let v = _mm_loadu_si128(buf.as_ptr().add(at).cast::<__m128i>().add(k));
+            let ok = _mm_or_si128(
+                _mm_or_si128(in_range(v, b'a', 26), in_range(v, b'0', 10)),
+                in_range(v, b'-', 2), // `-` and `.`
+            );
+            let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
+            (
+                mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8))),
+                mask(ok),
+                mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8))),
+            )
+        };
+        let ((t0, ok0, d0), (t1, ok1, d1)) = (half(0), half(1));
+        return Some((t0 | t1 << 16, ok0 | ok1 << 16, d0 | d1 << 16));
+    }
+    let _ = (buf, at);
+    None
+}
+
+/// Whether the dots `dots` of a name of `n` octets (n ≤ 32; bit i: octet
+/// i) leave no label empty: none first, no two in a row (the root, `.`
+/// alone, is a name).
+#[inline(always)]
+fn no_empty_label(dots: u32, n: usize) -> bool {
+    n == 1 || (dots & 1 == 0 && dots & (dots >> 1) == 0)
+}
+
 /// Byte classes of up to 32 bytes of a line from one SSE2 pass (bit i:
 /// byte i): the tabs, and what [`HEAD_CLASS`] flags any prefix has.
 #[derive(Clone, Copy)]
@@ -386,53 +433,13 @@ impl Classes32 {
     /// not meaningful. `None` otherwise (or on other architectures).
     #[inline(always)]
     fn quick<const W: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
-        #[cfg(target_arch = "x86_64")]
-        if W && fits32(buf, at) {
-            // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`),
-            // and 32 bytes are within `buf` from `at`.
-            let (tab, ok, dot) = unsafe { avx2::owner_masks(buf.as_ptr().add(at)) };
-            let before = low_bits(tab.trailing_zeros() as usize);
-            if tab != 0 && ok & before == before {
-                let dot = dot & before;
-                return Some(Classes32 { tab, not_ldh: dot, upper: 0, dot, special: 0 });
-            }
+        let (tab, ok, dot) = owner_masks::<W>(buf, at)?;
+        let before = low_bits(tab.trailing_zeros() as usize);
+        if tab == 0 || ok & before != before {
             return None;
         }
-        #[cfg(target_arch = "x86_64")]
-        if fits32(buf, at) {
-            use std::arch::x86_64::{
-                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-                _mm_set1_epi8,
-            };
-            // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned
-            // loads read `buf[at..at + 32]`, within `buf`.
-            let half = |k: usize| unsafe {
-                let v = _mm_loadu_si128(buf.as_ptr().add(at).cast::<__m128i>().add(k));
-                let ok = _mm_or_si128(
-                    _mm_or_si128(in_range(v, b'a', 26), in_range(v, b'0', 10)),
-                    in_range(v, b'-', 2), // `-` and `.`
-                );
-                let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
-                (
-                    mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8))),
-                    mask(ok),
-                    mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8))),
-                )
-            };
-            let ((t0, ok0, d0), (t1, ok1, d1)) = (half(0), half(1));
-            let tab = t0 | t1 << 16;
-            let before = low_bits(tab.trailing_zeros() as usize);
-            if tab != 0 && (ok0 | ok1 << 16) & before == before {
-                let dot = (d0 | d1 << 16) & before;
-                return Some(Classes32 { tab, not_ldh: dot, upper: 0, dot, special: 0 });
-            }
-            return None;
-        }
-        #[allow(unreachable_code)]
-        {
-            let _ = (buf, at);
-            None
-        }
+        let dot = dot & before;
+        Some(Classes32 { tab, not_ldh: dot, upper: 0, dot, special: 0 })
     }
 
     /// The classes of `buf[at..at + 32]`, when 32 bytes can be loaded
@@ -871,7 +878,7 @@ fn extract_impl<const W: bool>(
                 || match classes {
                     Some(k) if n < 32 => {
                         let dots = k.dot & low_bits(n);
-                        dots & 1 == 0 && dots & (dots >> 1) == 0
+                        no_empty_label(dots, n)
                     }
                     _ => {
                         owner[0] != b'.'
@@ -1202,23 +1209,31 @@ fn check_rest_fields(
 /// empty label. False sends the line to [`check_rest_fields`], which decides.
 #[inline(always)]
 fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
+    if !(end > at && end - at <= 32 && buf[end - 1] == b'.') {
+        return false;
+    }
+    let Some((ok, dots)) = target_masks::<W>(buf, at) else { return false };
+    let live = low_bits(end - at);
+    ok & live == live && no_empty_label(dots & live, end - at)
+}
+
+/// The masks of [`target_fast`] for `buf[at..at + 32]`, when 32 bytes can
+/// be loaded (x86-64 only): octets an NS target keeps as written (`-./`,
+/// digits, `_`, `a-z`), and dots; `W`: as in [`eq_mask32`].
+#[inline(always)]
+fn target_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32)> {
     #[cfg(target_arch = "x86_64")]
-    if W && end > at && end - at <= 32 && fits32(buf, at) && buf[end - 1] == b'.' {
-        let n = end - at;
+    if W && fits32(buf, at) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from `at`.
-        let (ok, dots) = unsafe { avx2::target_masks(buf.as_ptr().add(at)) };
-        let live = low_bits(n);
-        let dots = dots & live;
-        return ok & live == live && (n == 1 || (dots & 1 == 0 && dots & (dots >> 1) == 0));
+        return Some(unsafe { avx2::target_masks(buf.as_ptr().add(at)) });
     }
     #[cfg(target_arch = "x86_64")]
-    if end > at && end - at <= 32 && fits32(buf, at) && buf[end - 1] == b'.' {
+    if fits32(buf, at) {
         use std::arch::x86_64::{
             __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
             _mm_set1_epi8,
         };
-        let n = end - at;
         let half = |k: usize| {
             // SAFETY: SSE2 is in the x86-64 baseline; the unaligned load
             // reads `buf[at + 16k..at + 16k + 16]`, within the 32 bytes
@@ -1226,24 +1241,20 @@ fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
             unsafe {
                 let v = _mm_loadu_si128(buf.as_ptr().add(at + 16 * k).cast::<__m128i>());
                 let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
-                let dot = is(b'.');
                 // `-./0-9` (the slash is written as it is too), `_`, `a-z`.
                 let ok = _mm_or_si128(
                     _mm_or_si128(in_range(v, b'-', 13), in_range(v, b'a', 26)),
                     is(b'_'),
                 );
                 let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
-                (mask(ok), mask(dot))
+                (mask(ok), mask(is(b'.')))
             }
         };
         let ((ok0, dot0), (ok1, dot1)) = (half(0), half(1));
-        let live = low_bits(n);
-        let dots = (dot0 | dot1 << 16) & live;
-        return (ok0 | ok1 << 16) & live == live
-            && (n == 1 || (dots & 1 == 0 && dots & (dots >> 1) == 0));
+        return Some((ok0 | ok1 << 16, dot0 | dot1 << 16));
     }
-    let _ = (buf, at, end);
-    false
+    let _ = (buf, at);
+    None
 }
 
 /// Octets a name keeps as they are in the lower-case presentation format
