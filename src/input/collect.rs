@@ -241,6 +241,7 @@ impl Collector {
             set: LabelSet {
                 records: Vec::new(),
                 forms: Vec::new(),
+                forms_owner: Vec::new(),
                 arena: Vec::new(),
                 text: String::new(),
                 sources: Vec::new(),
@@ -559,6 +560,7 @@ impl Collector {
         self.ahead = Ahead { source: batch.source, chunks: batch.chunks, next: (0, 0) };
         self.set.records.reserve(n);
         self.set.forms.reserve(n);
+        self.set.forms_owner.reserve(n);
         self.set.text.reserve(text);
     }
 
@@ -773,13 +775,14 @@ impl LabelSet {
         )
     }
 
-    /// Adds a forms entry and returns its index.
+    /// Adds a forms entry for the label about to be added (the next
+    /// record) and returns its index.
     fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
-        let i = u32::try_from(self.forms.len())
-            .ok()
-            .filter(|&i| i != NONE)
-            .ok_or_else(|| Error::new(ErrorKind::Malformed("more than 2^32 labels".into())))?;
+        let too_many = || Error::new(ErrorKind::Malformed("more than 2^32 labels".into()));
+        let i = u32::try_from(self.forms.len()).ok().filter(|&i| i != NONE).ok_or_else(too_many)?;
+        let owner = u32::try_from(self.records.len()).map_err(|_| too_many())?;
         self.forms.push(e);
+        self.forms_owner.push(owner);
         Ok(i)
     }
 }

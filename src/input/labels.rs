@@ -184,6 +184,10 @@ pub struct SourceInfo {
 pub struct LabelSet {
     pub(crate) records: Vec<LabelRecord>,
     pub(crate) forms: Vec<FormsEntry>,
+    /// The label of each entry of `forms` (entries are added with their
+    /// labels, so this is in increasing order): the labels that are not
+    /// plain, without a look at the others.
+    pub(crate) forms_owner: Vec<u32>,
     pub(crate) arena: Vec<u8>,
     /// The forms of [`FormsEntry::Idn`] entries.
     pub(crate) text: String,
@@ -214,6 +218,12 @@ impl LabelSet {
     /// The compact records, in order first seen.
     pub fn records(&self) -> &[LabelRecord] {
         &self.records
+    }
+
+    /// The indices of the labels that are not plain (IDN labels, labels
+    /// with a finding or in upper case…), in increasing order.
+    pub(crate) fn not_plain(&self) -> &[u32] {
+        &self.forms_owner
     }
 
     /// A view of label `i`.
@@ -445,7 +455,60 @@ impl<'a> Label<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{IN_SOURCE, LabelRecord};
+    use super::{IN_SOURCE, LabelRecord, NONE};
+
+    /// `not_plain` lists exactly the labels with a forms entry, in order,
+    /// whatever read them: a CZDS dump (mapped, in parallel chunks, with
+    /// labels borrowed or copied; streamed), a master file, a list, a CSV.
+    #[test]
+    fn not_plain_lists_the_labels_with_forms() {
+        use crate::input::{Config, Input, InputFormat, LabelText, MmapChoice, read};
+        let mut next = crate::testutil::xorshift(0x5DEE_CE66_D1CE_4E5B);
+        let heads =
+            ["plain", "xn--p1ai", "Upper", "xn--zz", "a--b", "-bad", "xn--mgbh0fb", "d1g1t"];
+        let mut dump = String::from("tld.\t86400\tin\tsoa\ta. b. 1 2 3 4 5\n");
+        let mut list = String::new();
+        let mut csv = String::from("label,registrant\n");
+        for i in 0..20_000u64 {
+            let head = heads[(next() % heads.len() as u64) as usize];
+            let label = format!("{head}{i}");
+            let label = if head.starts_with("xn--") { head.to_string() } else { label };
+            dump.push_str(&format!("{label}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+            list.push_str(&format!("{label}\n"));
+            csv.push_str(&format!("{label},r{}\n", i % 7));
+        }
+        let dir = std::env::temp_dir().join(format!("lgrscan-not-plain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let zone = "$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nplain NS a.\nUPPER NS a.\n\
+                    xn--p1ai NS a.\nxn--zz NS a.\nplain NS b.\n";
+        let files = [
+            ("dump.zone", dump.as_str()),
+            ("zone.zone", zone),
+            ("list.txt", &list),
+            ("l.csv", &csv),
+        ];
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            // SAFETY: the test's own file, not changed while mapped.
+            let mapped = unsafe { MmapChoice::auto() };
+            for (mmap, text) in [
+                (mapped, LabelText::Borrow),
+                (mapped, LabelText::Copy),
+                (MmapChoice::never(), LabelText::Borrow),
+            ] {
+                let format = name.ends_with(".txt").then_some(InputFormat::List);
+                let config = Config::new().format(format).mmap(mmap).label_text(text);
+                let set = read([Input::from_arg(path.to_str().unwrap())], &config).unwrap();
+                let want: Vec<u32> = (0..set.len() as u32)
+                    .filter(|&i| set.records()[i as usize].forms != NONE)
+                    .collect();
+                assert!(!want.is_empty() && want.len() < set.len(), "{name}");
+                assert_eq!(set.not_plain(), &want[..], "{name}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn records_pack_into_24_bytes() {

@@ -20,6 +20,10 @@ type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpH
 /// Labels per progress report.
 const CHUNK: usize = 4096;
 
+/// Labels per part of the first pass of [`judge_all`] (labels that are
+/// not plain).
+const OTHERS_PART: usize = 256;
+
 /// Phase 1 results.
 #[derive(Default)]
 pub(crate) struct Judged {
@@ -908,7 +912,8 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     // split of the range would leave one thread judging them alone.
     let chunks = n.div_ceil(CHUNK);
     let workers = rayon::current_num_threads().clamp(1, chunks.max(1));
-    let run = |pass: &Pass| {
+    // `work(w, k)` judges part `k` of a pass and says how many labels.
+    let run = |parts: usize, work: &(dyn Fn(&mut Worker, usize) -> u64 + Sync)| {
         let next = AtomicUsize::new(0);
         (0..workers)
             .into_par_iter()
@@ -916,21 +921,34 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
             .map(|_| {
                 let mut w = Worker::new(nl);
                 loop {
-                    let chunk = next.fetch_add(1, Ordering::Relaxed);
-                    if chunk >= chunks {
+                    let part = next.fetch_add(1, Ordering::Relaxed);
+                    if part >= parts {
                         break;
                     }
-                    let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(n));
-                    let done = w.chunk(set, &shared, labels, (start, end), pass);
-                    progress.advance(done);
+                    progress.advance(work(&mut w, part));
                 }
                 w.acc
             })
             .reduce(|| Acc { per_lgr: vec![0; nl + 1], ..Acc::default() }, Acc::merge)
     };
-    let first = run(&Pass::Others);
-    let keys = AsciiKeys::of(&first);
-    let mut acc = first.merge(run(&Pass::Plain(keys)));
+    // The first pass takes the labels that are not plain from their list
+    // (a few in a hundred of a zone; each costs about as much as a
+    // thousand plain ones, hence the smaller parts), without reading the
+    // records of the others.
+    let others = labels.not_plain();
+    let first = run(others.len().div_ceil(OTHERS_PART), &|w, part| {
+        let end = ((part + 1) * OTHERS_PART).min(others.len());
+        for &i in &others[part * OTHERS_PART..end] {
+            w.label(set, &shared, labels, i as usize, &Pass::Others);
+        }
+        (end - part * OTHERS_PART) as u64
+    });
+    let keys = Pass::Plain(AsciiKeys::of(&first));
+    let second = run(chunks, &|w, chunk| {
+        let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(n));
+        w.chunk(set, &shared, labels, (start, end), &keys)
+    });
+    let mut acc = first.merge(second);
     let mut per_lgr: Vec<(String, u64)> =
         set.judges.iter().zip(&acc.per_lgr).map(|(l, &n)| (l.name().to_string(), n)).collect();
     per_lgr.push(("(none: invalid)".to_string(), acc.per_lgr.get(nl).copied().unwrap_or(0)));
