@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
 
-use super::labels::{CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
+use super::labels::{ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
 use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
 use crate::idna2008::{self, Finding, Forms, FormsAt};
 
@@ -242,6 +242,7 @@ impl Collector {
                 records: Vec::new(),
                 forms: Vec::new(),
                 forms_owner: Vec::new(),
+                source_runs: Vec::new(),
                 arena: Vec::new(),
                 text: String::new(),
                 sources: Vec::new(),
@@ -355,7 +356,7 @@ impl Collector {
             lower.clone()
         };
         let set = &self.set;
-        let seen = self.dedup.insert(&key, |i| set.key_of(&set.records[i as usize]));
+        let seen = self.dedup.insert(&key, |i| set.key_of(i));
         if let Seen::Existing(i) = seen {
             self.set.accounting.duplicate_records += 1;
             return Ok(i);
@@ -377,7 +378,7 @@ impl Collector {
             && idna2008::is_plain_ldh(octets)
             && self.set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some())
         {
-            return self.push_plain(loc, octets.len() as u16, IN_SOURCE);
+            return self.push_plain(loc, octets.len() as u16);
         }
         let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
             Cow::Owned(octets.to_ascii_lowercase())
@@ -390,12 +391,12 @@ impl Collector {
     }
 
     /// Registers a label known to be new and plain (lower-case LDH) whose
-    /// text is in a mapped source at `loc.offset` (`text` [`IN_SOURCE`]) or
-    /// in the arena at `text` (see [`Collector::register_new`]).
+    /// text is in a mapped source at `loc.offset` (see
+    /// [`Collector::register_new`]).
     #[inline]
-    pub(crate) fn push_plain(&mut self, loc: Loc, len: u16, text: u64) -> Result<u32, Error> {
+    pub(crate) fn push_plain(&mut self, loc: Loc, len: u16) -> Result<u32, Error> {
         let index = self.next_index(loc)?;
-        self.set.records.push(LabelRecord::at(loc, len, text, NONE));
+        self.set.push_records(loc.source, [LabelRecord::at(loc, len, NONE)]);
         self.set.accounting.registered_labels += 1;
         Ok(index)
     }
@@ -413,7 +414,7 @@ impl Collector {
         let Ok(last) = u32::try_from(set.records.len() + n.saturating_sub(1)) else {
             return Err(set.too_many_labels(loc));
         };
-        set.records.extend(recs);
+        set.push_records(loc.source, recs);
         set.accounting.registered_labels += n as u64;
         Ok(last)
     }
@@ -445,9 +446,7 @@ impl Collector {
         };
         if !known_new {
             let set = &self.set;
-            if let Seen::Existing(i) =
-                self.dedup.insert(octets, |i| set.key_of(&set.records[i as usize]))
-            {
+            if let Seen::Existing(i) = self.dedup.insert(octets, |i| set.key_of(i)) {
                 self.set.accounting.duplicate_records += 1;
                 return Ok(i);
             }
@@ -472,7 +471,7 @@ impl Collector {
         let source_mapped =
             self.set.sources.get(loc.source as usize).is_some_and(|s| s.data.is_some());
         let len16 = u16::try_from(octets.len()).ok();
-        let mut rec = LabelRecord::at(loc, len16.unwrap_or(0), IN_SOURCE, NONE);
+        let mut rec = LabelRecord::at(loc, len16.unwrap_or(0), NONE);
         let in_source = matches!(orig, Orig::Mapped) && source_mapped && len16.is_some();
         // The arena entry needs the original to be the octets (no escapes).
         let same_text = match orig {
@@ -483,9 +482,9 @@ impl Collector {
             let folded = matches!(lower, Cow::Owned(_));
             if in_source && !folded {
                 // Plain: borrow everything from the map.
-            } else if !folded {
-                // Plain: the text once, in the arena.
-                rec.set_text(self.set.arena.len() as u64);
+            } else if !folded && rec.set_text(self.set.arena.len() as u64) {
+                // Plain: the text once, in the arena (as a forms entry
+                // below when the arena is past what a record holds).
                 self.set.arena.extend_from_slice(octets);
             } else {
                 let arena = &mut self.set.arena;
@@ -546,7 +545,7 @@ impl Collector {
                 self.pending.push(rec.forms);
             }
         }
-        self.set.records.push(rec);
+        self.set.push_records(loc.source, [rec]);
         self.set.accounting.registered_labels += 1;
         Ok(index)
     }
@@ -568,7 +567,7 @@ impl Collector {
     /// sizes its table once.
     pub(crate) fn expect_labels(&mut self, n: usize) {
         let set = &self.set;
-        self.dedup.reserve(n, |i| set.key_of(&set.records[i as usize]));
+        self.dedup.reserve(n, |i| set.key_of(i));
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels
@@ -778,9 +777,13 @@ impl LabelSet {
     /// Adds a forms entry for the label about to be added (the next
     /// record) and returns its index.
     fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
-        let too_many = || Error::new(ErrorKind::Malformed("more than 2^32 labels".into()));
-        let i = u32::try_from(self.forms.len()).ok().filter(|&i| i != NONE).ok_or_else(too_many)?;
-        let owner = u32::try_from(self.records.len()).map_err(|_| too_many())?;
+        let too_many = |what: &str| Error::new(ErrorKind::Malformed(format!("more than {what}")));
+        // Entries are fewer than 2^31 (see `LabelRecord::forms`).
+        let i = u32::try_from(self.forms.len())
+            .ok()
+            .filter(|&i| i < ARENA)
+            .ok_or_else(|| too_many("2^31 labels that are not plain LDH labels"))?;
+        let owner = u32::try_from(self.records.len()).map_err(|_| too_many("2^32 labels"))?;
         self.forms.push(e);
         self.forms_owner.push(owner);
         Ok(i)
@@ -788,17 +791,11 @@ impl LabelSet {
 }
 
 impl LabelRecord {
-    /// The record of a label of `len` octets seen at `loc`, its text at
-    /// `text` in the arena (or [`IN_SOURCE`]), its forms entry `forms`.
-    pub(crate) fn at(loc: Loc, len: u16, text: u64, forms: u32) -> LabelRecord {
-        LabelRecord::pack(
-            loc.offset,
-            len,
-            u16::try_from(loc.source).unwrap_or(u16::MAX),
-            u32::try_from(loc.line).unwrap_or(u32::MAX),
-            text,
-            forms,
-        )
+    /// The record of a label of `len` octets seen at `loc` with the forms
+    /// entry `forms` ([`NONE`]: plain, its text in its mapped source; see
+    /// [`LabelRecord::set_text`]).
+    pub(crate) fn at(loc: Loc, len: u16, forms: u32) -> LabelRecord {
+        LabelRecord::pack(loc.offset, len, u32::try_from(loc.line).unwrap_or(u32::MAX), forms)
     }
 }
 
@@ -865,7 +862,7 @@ fn register_ahead(
     let ulabel = (e.ulen != NONE).then(|| &text[alen..alen + e.ulen as usize]);
     let seen = {
         let set = &*set;
-        dedup.insert_hashed(alabel.as_bytes(), e.hash, |i| set.key_of(&set.records[i as usize]))
+        dedup.insert_hashed(alabel.as_bytes(), e.hash, |i| set.key_of(i))
     };
     if let Seen::Existing(i) = seen {
         set.accounting.duplicate_records += 1;
@@ -934,7 +931,7 @@ fn push_formed(
         })),
     };
     let forms_index = set.push_forms(forms)?;
-    set.records.push(LabelRecord::at(loc, len16.unwrap_or(0), IN_SOURCE, forms_index));
+    set.push_records(loc.source, [LabelRecord::at(loc, len16.unwrap_or(0), forms_index)]);
     set.accounting.registered_labels += 1;
     Ok(index)
 }

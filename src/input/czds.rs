@@ -30,7 +30,7 @@ use memchr::memchr;
 
 use super::collect::{Class, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, half, hash_bytes, word};
-use super::labels::{IN_SOURCE, LabelRecord, NONE};
+use super::labels::{LabelRecord, MAX_RECORD_TEXT, NONE};
 use super::reader::Reader;
 use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
@@ -1374,8 +1374,13 @@ pub(crate) fn merge(
         _ => false,
     };
     // With the text copied by the chunk, it goes into the arena at once.
-    let copied = bulk && !borrow && c.copied;
     let arena_base = col.set.arena.len() as u64;
+    // Records hold arena positions up to `MAX_RECORD_TEXT`: past it, the
+    // labels go one by one (and get forms entries).
+    let copied = bulk
+        && !borrow
+        && c.copied
+        && arena_base + (c.text.len() - text_at) as u64 <= MAX_RECORD_TEXT;
     if copied {
         col.set.arena.extend_from_slice(&c.text[text_at..]);
     }
@@ -1394,9 +1399,13 @@ pub(crate) fn merge(
         let run = if fast { regs[k..].iter().take_while(|g| g.plain).count() } else { 0 };
         if run > 0 {
             let recs = regs[k..k + run].iter().map(|g| {
-                let text = if borrow { IN_SOURCE } else { text_pos };
+                let mut rec = LabelRecord::at(loc(g), g.len, NONE);
+                if !borrow {
+                    let fits = rec.set_text(text_pos);
+                    debug_assert!(fits, "checked with `copied`");
+                }
                 text_pos += u64::from(g.len);
-                LabelRecord::at(loc(g), g.len, text, NONE)
+                rec
             });
             last_id = col.push_plain_run(loc(&regs[k]), recs)?;
             if need_ids {

@@ -25,49 +25,42 @@ pub(crate) const NONE: u32 = u32::MAX;
 
 /// Where one registered label was first seen, and how to find its forms.
 ///
-/// Kept small (24 bytes) because a zone may have 10^8 labels; use
-/// [`LabelSet::get`] for a [`Label`] view with the text. Offsets and arena
-/// positions have 48 bits (256 TiB).
+/// Kept small (16 bytes) because a zone may have 10^8 labels; use
+/// [`LabelSet::get`] for a [`Label`] view with the text. Offsets have 48
+/// bits (256 TiB). The source of a label is kept per run of labels from
+/// one source ([`LabelSet`]), not per label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LabelRecord {
     /// The byte offset of the label in its source (low 48 bits) and its
     /// length in octets (high 16 bits).
     pub(crate) at: u64,
-    /// Where a plain label's text is in the arena (low 48 bits; all ones
-    /// for [`IN_SOURCE`]: in the mapped source at its offset), and the
-    /// index of the source (high 16 bits).
-    pub(crate) place: u64,
     pub(crate) line: u32,
+    /// The label's forms entry (below [`ARENA`]); for a plain label,
+    /// which has none, where its text is: [`NONE`], in its mapped source
+    /// at its offset, or `ARENA | position` in the arena.
     pub(crate) forms: u32,
 }
 
-/// The low 48 bits of [`LabelRecord`]'s packed words.
+/// The low 48 bits of [`LabelRecord::at`].
 const LOW48: u64 = (1 << 48) - 1;
 
-impl LabelRecord {
-    /// The record of a label of `len` octets at `offset` of source
-    /// `source`, first seen on `line`, its text at `text` in the arena (or
-    /// [`IN_SOURCE`]), its forms entry `forms`.
-    #[inline]
-    pub(crate) fn pack(
-        offset: u64,
-        len: u16,
-        source: u16,
-        line: u32,
-        text: u64,
-        forms: u32,
-    ) -> Self {
-        LabelRecord {
-            at: offset.min(LOW48) | u64::from(len) << 48,
-            place: text.min(LOW48) | u64::from(source) << 48,
-            line,
-            forms,
-        }
-    }
+/// The bit of [`LabelRecord::forms`] that marks a plain label (with
+/// [`NONE`], which has it too): forms entries are fewer than 2^31.
+pub(crate) const ARENA: u32 = 1 << 31;
 
-    /// Index of the source in [`LabelSet::sources`].
-    pub fn source(&self) -> usize {
-        (self.place >> 48) as usize
+/// The last arena position a record holds (`ARENA | position` must not
+/// be [`NONE`]): plain labels with text past it get a forms entry
+/// ([`FormsEntry::Arena`]), which has 64-bit positions. The unit tests
+/// take 64 KiB, so that their inputs reach it.
+pub(crate) const MAX_RECORD_TEXT: u64 = if cfg!(test) { 1 << 16 } else { (ARENA - 2) as u64 };
+
+impl LabelRecord {
+    /// The record of a label of `len` octets at `offset` of its source,
+    /// first seen on `line`, with the forms entry `forms` ([`NONE`] for a
+    /// plain label whose text is in its mapped source).
+    #[inline]
+    pub(crate) fn pack(offset: u64, len: u16, line: u32, forms: u32) -> Self {
+        LabelRecord { at: offset.min(LOW48) | u64::from(len) << 48, line, forms }
     }
 
     /// Length of the label's text in octets.
@@ -75,17 +68,31 @@ impl LabelRecord {
         (self.at >> 48) as u16
     }
 
+    /// Whether the label is plain (lower-case LDH text, no forms entry).
+    #[inline]
+    pub(crate) fn is_plain(&self) -> bool {
+        self.forms & ARENA != 0
+    }
+
     /// Where a plain label's text is in the arena, or [`IN_SOURCE`].
     pub(crate) fn text(&self) -> u64 {
-        match self.place & LOW48 {
-            LOW48 => IN_SOURCE,
-            t => t,
+        if self.forms != NONE && self.forms & ARENA != 0 {
+            u64::from(self.forms & !ARENA)
+        } else {
+            IN_SOURCE
         }
     }
 
-    /// Sets [`LabelRecord::text`].
-    pub(crate) fn set_text(&mut self, text: u64) {
-        self.place = (self.place & !LOW48) | text.min(LOW48);
+    /// Puts the text of a plain label at `text` in the arena; false, and
+    /// nothing changed, past [`MAX_RECORD_TEXT`].
+    #[must_use]
+    pub(crate) fn set_text(&mut self, text: u64) -> bool {
+        debug_assert!(self.is_plain());
+        if text > MAX_RECORD_TEXT {
+            return false;
+        }
+        self.forms = ARENA | text as u32;
+        true
     }
 
     /// Line (1-based) of the first record of the label (saturates at
@@ -188,6 +195,9 @@ pub struct LabelSet {
     /// labels, so this is in increasing order): the labels that are not
     /// plain, without a look at the others.
     pub(crate) forms_owner: Vec<u32>,
+    /// The sources of the labels, by runs: (first label, source index),
+    /// in increasing order of label.
+    pub(crate) source_runs: Vec<(u32, u32)>,
     pub(crate) arena: Vec<u8>,
     /// The forms of [`FormsEntry::Idn`] entries.
     pub(crate) text: String,
@@ -220,6 +230,32 @@ impl LabelSet {
         &self.records
     }
 
+    /// The index in [`LabelSet::sources`] of the source of label `i`.
+    #[inline]
+    pub(crate) fn source_of(&self, i: usize) -> usize {
+        match self.source_runs.as_slice() {
+            [(_, s)] => *s as usize,
+            runs => {
+                let k = runs.partition_point(|&(first, _)| first as usize <= i);
+                runs.get(k.wrapping_sub(1)).map_or(0, |&(_, s)| s as usize)
+            }
+        }
+    }
+
+    /// Appends the records `recs` of labels from source `source`.
+    #[inline]
+    pub(crate) fn push_records(
+        &mut self,
+        source: u32,
+        recs: impl IntoIterator<Item = LabelRecord>,
+    ) {
+        if self.source_runs.last().is_none_or(|&(_, s)| s != source) {
+            // Label indices fit u32 (`next_index`).
+            self.source_runs.push((self.records.len() as u32, source));
+        }
+        self.records.extend(recs);
+    }
+
     /// The indices of the labels that are not plain (IDN labels, labels
     /// with a finding or in upper case…), in increasing order.
     pub(crate) fn not_plain(&self) -> &[u32] {
@@ -238,7 +274,7 @@ impl LabelSet {
     }
 
     /// The sources read, including `$INCLUDE` files, indexed by
-    /// [`LabelRecord::source`].
+    /// [`Label::source`].
     pub fn sources(&self) -> &[SourceInfo] {
         &self.sources
     }
@@ -270,25 +306,26 @@ impl LabelSet {
         !self.csv_index.is_empty()
     }
 
-    /// The text of a label without a forms entry (a plain label, see
-    /// [`Label::original`]): in the arena, or in its mapped source.
+    /// The text of label `i`, with record `rec`, when it has no forms
+    /// entry (a plain label, see [`Label::original`]): in the arena, or in
+    /// its mapped source.
     #[inline]
-    pub(crate) fn plain_bytes(&self, rec: &LabelRecord) -> &[u8] {
+    pub(crate) fn plain_bytes(&self, i: usize, rec: &LabelRecord) -> &[u8] {
         if rec.text() != IN_SOURCE {
             return self.arena_slice(rec.text(), rec.len());
         }
-        self.source_bytes(rec)
+        self.source_bytes(i, rec)
     }
 
     /// [`LabelSet::plain_bytes`] and the bytes from the label's start to
     /// the end of the buffer it is in (the label, then whatever follows
     /// it), so that a fixed number of bytes can be read at once.
     #[inline]
-    pub(crate) fn plain_bytes_tail(&self, rec: &LabelRecord) -> (&[u8], &[u8]) {
+    pub(crate) fn plain_bytes_tail(&self, i: usize, rec: &LabelRecord) -> (&[u8], &[u8]) {
         let (buf, start) = if rec.text() != IN_SOURCE {
             (&self.arena[..], rec.text())
         } else {
-            match self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) {
+            match self.sources.get(self.source_of(i)).and_then(|s| s.data.as_deref()) {
                 Some(d) => (d.bytes(), rec.offset()),
                 None => return (b"", b""),
             }
@@ -299,8 +336,8 @@ impl LabelSet {
     }
 
     #[inline]
-    fn source_bytes(&self, rec: &LabelRecord) -> &[u8] {
-        let Some(data) = self.sources.get(rec.source()).and_then(|s| s.data.as_deref()) else {
+    fn source_bytes(&self, i: usize, rec: &LabelRecord) -> &[u8] {
+        let Some(data) = self.sources.get(self.source_of(i)).and_then(|s| s.data.as_deref()) else {
             return b"";
         };
         let start = usize::try_from(rec.offset()).unwrap_or(usize::MAX);
@@ -308,10 +345,11 @@ impl LabelSet {
         data.bytes().get(start..end).unwrap_or(b"")
     }
 
-    /// The deduplication key of label `i`.
-    pub(crate) fn key_of(&self, rec: &LabelRecord) -> &[u8] {
+    /// The deduplication key of label `i` (empty past the last).
+    pub(crate) fn key_of(&self, i: u32) -> &[u8] {
+        let Some(rec) = self.records.get(i as usize) else { return b"" };
         match self.forms.get(rec.forms as usize) {
-            None => self.plain_bytes(rec),
+            None => self.plain_bytes(i as usize, rec),
             Some(FormsEntry::Arena { lower, .. }) => self.arena_slice(*lower, rec.len()),
             Some(FormsEntry::Full(f)) => f.key.as_deref().unwrap_or(f.alabel.as_bytes()),
             Some(&FormsEntry::Idn { at, alen, .. }) => self.text_slice(at, alen).as_bytes(),
@@ -351,12 +389,12 @@ impl<'a> Label<'a> {
 
     /// Index of the source file.
     pub fn source(&self) -> usize {
-        self.rec.source()
+        self.set.source_of(self.index)
     }
 
     /// Path of the source file.
     pub fn source_path(&self) -> &'a Path {
-        self.set.sources.get(self.rec.source()).map_or(Path::new(""), |s| s.path.as_path())
+        self.set.sources.get(self.source()).map_or(Path::new(""), |s| s.path.as_path())
     }
 
     /// Line (1-based) of the first record of the label.
@@ -386,12 +424,12 @@ impl<'a> Label<'a> {
             Some(FormsEntry::Arena { original, .. }) if *original != IN_SOURCE => {
                 self.set.arena_slice(*original, self.rec.len())
             }
-            None => self.set.plain_bytes(self.rec),
+            None => self.set.plain_bytes(self.index, self.rec),
             Some(&FormsEntry::Idn { at, alen, ulen, original_follows: true }) => {
                 let at = at + u64::from(alen) + u64::from(ulen);
                 self.set.text_slice(at, self.rec.len()).as_bytes()
             }
-            _ => self.set.source_bytes(self.rec),
+            _ => self.set.source_bytes(self.index, self.rec),
         }
     }
 
@@ -404,7 +442,7 @@ impl<'a> Label<'a> {
     /// [`finding`](Self::finding).
     pub fn alabel(&self) -> &'a str {
         let bytes = match self.set.forms.get(self.rec.forms as usize) {
-            None => self.set.plain_bytes(self.rec),
+            None => self.set.plain_bytes(self.index, self.rec),
             Some(FormsEntry::Arena { lower, .. }) => self.set.arena_slice(*lower, self.rec.len()),
             Some(FormsEntry::Full(f)) => return &f.alabel,
             Some(&FormsEntry::Idn { at, alen, .. }) => return self.set.text_slice(at, alen),
@@ -500,8 +538,33 @@ mod tests {
                 let format = name.ends_with(".txt").then_some(InputFormat::List);
                 let config = Config::new().format(format).mmap(mmap).label_text(text);
                 let set = read([Input::from_arg(path.to_str().unwrap())], &config).unwrap();
+                // Every way of keeping the text gives the same labels (the
+                // copies past `MAX_RECORD_TEXT` get forms entries).
+                let view = |set: &super::LabelSet| -> Vec<String> {
+                    set.iter()
+                        .map(|l| {
+                            format!(
+                                "{} {} {} {} {:?} {} {}",
+                                l.source(),
+                                l.line(),
+                                l.offset(),
+                                l.original_text(),
+                                l.finding(),
+                                l.alabel(),
+                                l.ulabel()
+                            )
+                        })
+                        .collect()
+                };
+                let borrowed = Config::new().format(format).mmap(mapped);
+                let reference = read([Input::from_arg(path.to_str().unwrap())], &borrowed).unwrap();
+                assert_eq!(view(&set), view(&reference), "{name}");
+                if name == "dump.zone" && (text == LabelText::Copy || !mmap.is_enabled()) {
+                    // The arena passed `MAX_RECORD_TEXT`.
+                    assert!(set.not_plain().len() > reference.not_plain().len() + 1000);
+                }
                 let want: Vec<u32> = (0..set.len() as u32)
-                    .filter(|&i| set.records()[i as usize].forms != NONE)
+                    .filter(|&i| !set.records()[i as usize].is_plain())
                     .collect();
                 assert!(!want.is_empty() && want.len() < set.len(), "{name}");
                 assert_eq!(set.not_plain(), &want[..], "{name}");
@@ -511,26 +574,30 @@ mod tests {
     }
 
     #[test]
-    fn records_pack_into_24_bytes() {
-        assert_eq!(std::mem::size_of::<LabelRecord>(), 24);
+    fn records_pack_into_16_bytes() {
+        use super::{ARENA, MAX_RECORD_TEXT};
+        assert_eq!(std::mem::size_of::<LabelRecord>(), 16);
         let big = (1u64 << 48) - 2;
-        for (offset, len, source, line, text, forms) in [
-            (0, 0, 0, 0, 0, 0),
-            (big, u16::MAX, u16::MAX, u32::MAX, big, u32::MAX),
-            (12_345, 63, 2, 7, IN_SOURCE, 9),
+        for (offset, len, line, forms) in [
+            (0, 0, 0, NONE),
+            (big, u16::MAX, u32::MAX, NONE),
+            (12_345, 63, 7, 9),
+            (1, 2, 3, ARENA - 1),
         ] {
-            let mut r = LabelRecord::pack(offset, len, source, line, text, forms);
-            assert_eq!(
-                (r.offset(), r.len(), r.source(), r.line(), r.text(), r.forms),
-                (offset, len, usize::from(source), line, text, forms)
-            );
-            r.set_text(IN_SOURCE);
-            assert_eq!(
-                (r.text(), r.source(), r.offset()),
-                (IN_SOURCE, usize::from(source), offset)
-            );
-            r.set_text(5);
-            assert_eq!((r.text(), r.source()), (5, usize::from(source)));
+            let mut r = LabelRecord::pack(offset, len, line, forms);
+            assert_eq!((r.offset(), r.len(), r.line(), r.forms), (offset, len, line, forms));
+            assert_eq!(r.is_plain(), forms == NONE);
+            assert_eq!(r.text(), IN_SOURCE);
+            if r.is_plain() {
+                for text in [0, 5, MAX_RECORD_TEXT] {
+                    assert!(r.set_text(text));
+                    assert_eq!((r.text(), r.offset(), r.len()), (text, offset, len));
+                    assert!(r.is_plain() && r.forms != NONE);
+                }
+                // Past the last position, the record is left as it was.
+                assert!(!r.set_text(MAX_RECORD_TEXT + 1));
+                assert_eq!(r.text(), MAX_RECORD_TEXT);
+            }
         }
     }
 }

@@ -67,7 +67,6 @@ use std::str::FromStr;
 
 pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
 pub use error::{Error, ErrorKind};
-pub(crate) use labels::NONE as NO_FORMS;
 pub use labels::{CsvFields, Label, LabelRecord, LabelSet, SourceInfo};
 pub use source::{Input, MmapChoice};
 

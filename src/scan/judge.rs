@@ -564,7 +564,7 @@ impl Worker {
                 self.label(set, shared, labels, i, pass);
                 continue;
             }
-            let (u, tail) = labels.plain_bytes_tail(rec);
+            let (u, tail) = labels.plain_bytes_tail(i, rec);
             let (k0, flags) = pack_tail(&set.pack_first, u, tail);
             if flags & PACK_OTHER != 0
                 || u.len() > set.pack_first.max
@@ -619,7 +619,7 @@ impl Worker {
         // is its own original text; others go through their U-label.
         let plain = is_plain(rec);
         let nl = set.judges.len();
-        let u: &[u8] = if plain { labels.plain_bytes(rec) } else { label.ulabel().as_bytes() };
+        let u: &[u8] = if plain { labels.plain_bytes(i, rec) } else { label.ulabel().as_bytes() };
         // Plain labels are LDH text.
         let ascii = plain || u.is_ascii();
         if ascii && set.ascii_identity {
@@ -684,7 +684,7 @@ impl Worker {
 /// Whether a record is a plain label's (no forms entry).
 #[inline(always)]
 fn is_plain(rec: &crate::input::LabelRecord) -> bool {
-    rec.forms == crate::input::NO_FORMS
+    rec.is_plain()
 }
 
 /// The two passes of [`judge_all`]. Labels with forms (IDN labels, and
