@@ -943,7 +943,7 @@ fn extract_impl<const W: bool>(
                             && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
                         debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
                         if plain && o.copy {
-                            c.text.extend_from_slice(label);
+                            push_text(&mut c.text, buf, pos, m);
                         }
                         if !plain && !upper {
                             idn_forms(&mut c, label, &mut chars);
@@ -1013,6 +1013,28 @@ fn idn_forms(c: &mut Chunk, label: &[u8], chars: &mut Vec<char>) {
         return;
     }
     c.idn_text.truncate(at);
+}
+
+/// Appends `buf[at..at + n]` to `text`. A label of at most 32 octets
+/// with 32 bytes to read from `at` is copied as 32 bytes, the bytes past
+/// it then overwritten by the next (two vector moves where a `memcpy`
+/// call took a tenth of the copying of a zone's labels).
+#[inline(always)]
+fn push_text(text: &mut Vec<u8>, buf: &[u8], at: usize, n: usize) {
+    match buf.get(at..at + 32) {
+        Some(block) if n <= 32 => {
+            text.reserve(32);
+            let len = text.len();
+            // SAFETY: `reserve` left room for 32 more bytes, all written
+            // from `block` (32 bytes long), of which the first `n` are
+            // kept.
+            unsafe {
+                std::ptr::copy_nonoverlapping(block.as_ptr(), text.as_mut_ptr().add(len), 32);
+                text.set_len(len + n);
+            }
+        }
+        _ => text.extend_from_slice(&buf[at..at + n]),
+    }
 }
 
 /// Counts `run` more records of an owner of this kind.
@@ -1935,6 +1957,25 @@ mod tests {
             }
             check(&mut seq, &rest);
         }
+    }
+
+    #[test]
+    fn text_pushed_as_a_copy() {
+        let mut next = crate::testutil::xorshift(0x0DDB_A11C_0FFE_E123);
+        let buf: Vec<u8> = (0..300).map(|_| next() as u8).collect();
+        let (mut fast, mut want) = (Vec::new(), Vec::new());
+        for _ in 0..20_000 {
+            let n = (next() % 70) as usize;
+            let at = (next() as usize) % (buf.len() - n + 1);
+            push_text(&mut fast, &buf, at, n);
+            want.extend_from_slice(&buf[at..at + n]);
+            assert_eq!(fast, want, "{at} {n}");
+        }
+        // To the last byte, and empty.
+        push_text(&mut fast, &buf, buf.len() - 5, 5);
+        push_text(&mut fast, &buf, buf.len(), 0);
+        want.extend_from_slice(&buf[buf.len() - 5..]);
+        assert_eq!(fast, want);
     }
 
     #[test]
