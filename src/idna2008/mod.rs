@@ -344,15 +344,28 @@ pub(crate) fn forms_bytes(octets: &[u8]) -> Forms {
     }
 }
 
+/// `octets` as text when they are ASCII.
+#[inline]
+pub(crate) fn ascii_str(octets: &[u8]) -> Option<&str> {
+    // SAFETY: ASCII is UTF-8.
+    octets.is_ascii().then(|| unsafe { std::str::from_utf8_unchecked(octets) })
+}
+
 /// Computes the forms of a label given as octets, appending them to `out`
 /// (see [`FormsAt`]) without allocating when the buffers are large
 /// enough. `chars` is scratch space.
+
 pub(crate) fn forms_into(octets: &[u8], out: &mut String, chars: &mut Vec<char>) -> FormsAt {
     if is_plain_ldh(octets) {
         return FormsAt::Ldh;
     }
     if octets.is_empty() {
         return FormsAt::Owned { alen: 0, ulen: None, finding: Some(Finding::Empty) };
+    }
+    // Labels of zones are ASCII: that check is a few word loads, where
+    // UTF-8 validation goes byte by byte on short text.
+    if let Some(text) = ascii_str(octets) {
+        return ascii_forms(text, out, chars);
     }
     let text = match std::str::from_utf8(octets) {
         Ok(t) => t,

@@ -441,7 +441,9 @@ impl Collector {
         ulabel: &str,
         known_new: bool,
     ) -> Result<u32, Error> {
-        let Ok(alabel) = std::str::from_utf8(octets) else {
+        // A-labels are ASCII (`ascii_str` is quicker than UTF-8
+        // validation on short text).
+        let Some(alabel) = idna2008::ascii_str(octets) else {
             return self.register(loc, octets, orig, KeyMode::Octets);
         };
         if !known_new {
