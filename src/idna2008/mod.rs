@@ -354,7 +354,6 @@ pub(crate) fn ascii_str(octets: &[u8]) -> Option<&str> {
 /// Computes the forms of a label given as octets, appending them to `out`
 /// (see [`FormsAt`]) without allocating when the buffers are large
 /// enough. `chars` is scratch space.
-
 pub(crate) fn forms_into(octets: &[u8], out: &mut String, chars: &mut Vec<char>) -> FormsAt {
     if is_plain_ldh(octets) {
         return FormsAt::Ldh;
