@@ -379,7 +379,7 @@ pub(crate) fn forms_into(octets: &[u8], out: &mut String, chars: &mut Vec<char>)
             };
         }
     };
-    if text.is_ascii() { ascii_forms(text, out, chars) } else { unicode_forms(text, out, chars) }
+    unicode_forms(text, out, chars)
 }
 
 /// An ASCII label: an LDH label, an `xn--` label, or a non-LDH label.

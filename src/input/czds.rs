@@ -285,6 +285,30 @@ fn fits32(buf: &[u8], at: usize) -> bool {
     buf.len().checked_sub(32).is_some_and(|last| at <= last)
 }
 
+/// The byte masks (bit i: byte i) of the vectors `f` makes of each
+/// 16-byte half of `buf[at..at + 32]`, when 32 bytes can be loaded: the
+/// SSE2 pass (x86-64 baseline) of the owner, class and target masks.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn sse2_masks32<const N: usize>(
+    buf: &[u8],
+    at: usize,
+    f: impl Fn(std::arch::x86_64::__m128i) -> [std::arch::x86_64::__m128i; N],
+) -> Option<[u32; N]> {
+    use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8};
+    if !fits32(buf, at) {
+        return None;
+    }
+    // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads read
+    // `buf[at..at + 32]`, within `buf`.
+    let half = |k: usize| unsafe {
+        f(_mm_loadu_si128(buf.as_ptr().add(at + 16 * k).cast()))
+            .map(|m| _mm_movemask_epi8(m) as u32 & 0xFFFF)
+    };
+    let (lo, hi) = (half(0), half(1));
+    Some(std::array::from_fn(|i| lo[i] | hi[i] << 16))
+}
+
 /// Bit i set when `buf[a + i] == buf[b + i]`, for i < 32, when 32 bytes
 /// can be loaded from both positions (two SSE2 comparisons; SSE2 is part
 /// of every x86-64 CPU). `None` otherwise, and on other architectures.
@@ -377,31 +401,25 @@ fn owner_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32, u32)> 
         return Some(unsafe { avx2::owner_masks(buf.as_ptr().add(at)) });
     }
     #[cfg(target_arch = "x86_64")]
-    if fits32(buf, at) {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads
-        // read `buf[at..at + 32]`, within `buf`.
-        let half = |k: usize| unsafe {
-            let v = _mm_loadu_si128(buf.as_ptr().add(at).cast::<__m128i>().add(k));
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_or_si128, _mm_set1_epi8};
+        // SAFETY (each intrinsic): SSE2 is in the x86-64 baseline; no
+        // memory is read.
+        sse2_masks32(buf, at, |v| unsafe {
             let ok = _mm_or_si128(
                 _mm_or_si128(in_range(v, b'a', 26), in_range(v, b'0', 10)),
                 in_range(v, b'-', 2), // `-` and `.`
             );
-            let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
-            (
-                mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8))),
-                mask(ok),
-                mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8))),
-            )
-        };
-        let ((t0, ok0, d0), (t1, ok1, d1)) = (half(0), half(1));
-        return Some((t0 | t1 << 16, ok0 | ok1 << 16, d0 | d1 << 16));
+            let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+            [is(b'\t'), ok, is(b'.')]
+        })
+        .map(|[tab, ok, dot]| (tab, ok, dot))
     }
-    let _ = (buf, at);
-    None
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (buf, at);
+        None
+    }
 }
 
 /// Whether the dots `dots` of a name of `n` octets (n ≤ 32; bit i: octet
@@ -447,17 +465,12 @@ impl Classes32 {
     #[inline(always)]
     fn load(buf: &[u8], at: usize) -> Option<Classes32> {
         #[cfg(target_arch = "x86_64")]
-        if fits32(buf, at) {
-            use std::arch::x86_64::{
-                __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-                _mm_set1_epi8,
-            };
-            // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned
-            // loads read `buf[at..at + 32]`, within `buf`.
-            let half = |k: usize| unsafe {
-                let v = _mm_loadu_si128(buf.as_ptr().add(at).cast::<__m128i>().add(k));
+        {
+            use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_or_si128, _mm_set1_epi8};
+            // SAFETY (each intrinsic): SSE2 is in the x86-64 baseline; no
+            // memory is read.
+            sse2_masks32(buf, at, |v| unsafe {
                 let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
-                let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
                 let upper = in_range(v, b'A', 26);
                 let ok = _mm_or_si128(
                     _mm_or_si128(in_range(v, b'a', 26), in_range(v, b'0', 10)),
@@ -475,20 +488,21 @@ impl Classes32 {
                         _mm_or_si128(is(b'('), is(b')')),
                     ),
                 );
-                [mask(is(b'\t')), !mask(ok) & 0xFFFF, mask(upper), mask(is(b'.')), mask(special)]
-            };
-            let (l, h) = (half(0), half(1));
-            let m = |i: usize| l[i] | h[i] << 16;
-            return Some(Classes32 {
-                tab: m(0),
-                not_ldh: m(1),
-                upper: m(2),
-                dot: m(3),
-                special: m(4),
-            });
+                [is(b'\t'), ok, upper, is(b'.'), special]
+            })
+            .map(|[tab, ok, upper, dot, special]| Classes32 {
+                tab,
+                not_ldh: !ok,
+                upper,
+                dot,
+                special,
+            })
         }
-        #[allow(unreachable_code)]
-        None
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (buf, at);
+            None
+        }
     }
 
     /// The [`HEAD_CLASS`] flags of the first `n` bytes (n < 32), without
@@ -1251,32 +1265,24 @@ fn target_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32)> {
         return Some(unsafe { avx2::target_masks(buf.as_ptr().add(at)) });
     }
     #[cfg(target_arch = "x86_64")]
-    if fits32(buf, at) {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        let half = |k: usize| {
-            // SAFETY: SSE2 is in the x86-64 baseline; the unaligned load
-            // reads `buf[at + 16k..at + 16k + 16]`, within the 32 bytes
-            // checked above.
-            unsafe {
-                let v = _mm_loadu_si128(buf.as_ptr().add(at + 16 * k).cast::<__m128i>());
-                let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
-                // `-./0-9` (the slash is written as it is too), `_`, `a-z`.
-                let ok = _mm_or_si128(
-                    _mm_or_si128(in_range(v, b'-', 13), in_range(v, b'a', 26)),
-                    is(b'_'),
-                );
-                let mask = |m: __m128i| _mm_movemask_epi8(m) as u32 & 0xFFFF;
-                (mask(ok), mask(is(b'.')))
-            }
-        };
-        let ((ok0, dot0), (ok1, dot1)) = (half(0), half(1));
-        return Some((ok0 | ok1 << 16, dot0 | dot1 << 16));
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_or_si128, _mm_set1_epi8};
+        // SAFETY (each intrinsic): SSE2 is in the x86-64 baseline; no
+        // memory is read.
+        sse2_masks32(buf, at, |v| unsafe {
+            let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+            // `-./0-9` (the slash is written as it is too), `_`, `a-z`.
+            let ok =
+                _mm_or_si128(_mm_or_si128(in_range(v, b'-', 13), in_range(v, b'a', 26)), is(b'_'));
+            [ok, is(b'.')]
+        })
+        .map(|[ok, dot]| (ok, dot))
     }
-    let _ = (buf, at);
-    None
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (buf, at);
+        None
+    }
 }
 
 /// Octets a name keeps as they are in the lower-case presentation format

@@ -538,12 +538,13 @@ impl Worker {
         self.label_packed(set, shared, labels, i, pass, None);
     }
 
-    /// Judges the labels of `labels.records()[start..end]` that belong to
-    /// `pass`; returns how many. Most plain labels are eligible under the
-    /// first judging LGR by their class string, which [`Worker::label`]
-    /// finds through more checks: that case is taken here, on the record
-    /// alone; every other label goes to it (with its packed class string).
-    fn chunk(
+    /// Judges the plain labels of `labels.records()[start..end]` in the
+    /// second pass (`pass`, a [`Pass::Plain`]); returns how many. Most are
+    /// eligible under the first judging LGR by their class string, which
+    /// [`Worker::label`] finds through more checks: that case is taken
+    /// here, on the record alone; every other label goes to it (with its
+    /// packed class string).
+    fn plain_chunk(
         &mut self,
         set: &LgrSet,
         shared: &Shared,
@@ -551,12 +552,12 @@ impl Worker {
         (start, end): (usize, usize),
         pass: &Pass,
     ) -> u64 {
-        let plain_pass = matches!(pass, Pass::Plain(_));
+        debug_assert!(matches!(pass, Pass::Plain(_)));
         // CSV rows may pin an LGR: the general path reads them.
-        let direct = plain_pass && set.ascii_identity && !labels.has_csv();
+        let direct = set.ascii_identity && !labels.has_csv();
         let mut done = 0;
         for (i, rec) in (start..end).zip(&labels.records()[start..end]) {
-            if is_plain(rec) != plain_pass {
+            if !rec.is_plain() {
                 continue;
             }
             done += 1;
@@ -617,7 +618,7 @@ impl Worker {
         let rec = label.record();
         // A plain label (lower-case LDH text in a mapped source, no finding)
         // is its own original text; others go through their U-label.
-        let plain = is_plain(rec);
+        let plain = rec.is_plain();
         let nl = set.judges.len();
         let u: &[u8] = if plain { labels.plain_bytes(i, rec) } else { label.ulabel().as_bytes() };
         // Plain labels are LDH text.
@@ -679,12 +680,6 @@ impl Worker {
             });
         }
     }
-}
-
-/// Whether a record is a plain label's (no forms entry).
-#[inline(always)]
-fn is_plain(rec: &crate::input::LabelRecord) -> bool {
-    rec.is_plain()
 }
 
 /// The two passes of [`judge_all`]. Labels with forms (IDN labels, and
@@ -946,7 +941,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     let keys = Pass::Plain(AsciiKeys::of(&first));
     let second = run(chunks, &|w, chunk| {
         let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(n));
-        w.chunk(set, &shared, labels, (start, end), &keys)
+        w.plain_chunk(set, &shared, labels, (start, end), &keys)
     });
     let mut acc = first.merge(second);
     let mut per_lgr: Vec<(String, u64)> =
