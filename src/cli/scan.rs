@@ -5,7 +5,7 @@ use anyhow::Context;
 use lgrscan::builtin;
 use lgrscan::input::{self, Input, LabelSet};
 use lgrscan::lgr::{IndexMode, Lgr};
-use lgrscan::scan::{self, Finding, HolderPolicy, LgrSet, Report, ScanConfig};
+use lgrscan::scan::{self, Finding, HolderPolicy, LgrSet, Report, ScanConfig, ScanSettler};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -131,14 +131,22 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         }
     }
     let bar = Bar::new(!args.quiet && stderr_tty);
-    let config = args.input.config()?.progress(bar.reading(&args.inputs));
+    // Plain labels the scan would only count are counted as they are
+    // read, once the LGR set is known (see `ScanSettler`).
+    let settler = ScanSettler::new();
+    let config =
+        args.input.config()?.progress(bar.reading(&args.inputs)).settle(Some(settler.settler()));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let read_start = std::time::Instant::now();
     // Inside the pool: the reader converts IDN labels on rayon's current
     // pool, so --threads bounds the whole run.
     let (set, labels) = pool.install(|| {
         rayon::join(
-            || lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into()),
+            || {
+                let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
+                settler.provide(&set);
+                anyhow::Ok(set)
+            },
             || input::read(args.inputs.iter().map(|a| Input::from_arg(a)), &config),
         )
     });

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
 
 use super::labels::{ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
+use super::settle::{SETTLED, SETTLED_KINDS};
 use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
 use crate::idna2008::{self, Finding, Forms, FormsAt};
 
@@ -107,6 +108,11 @@ pub(crate) struct Collector {
     /// IDNA forms of list labels computed ahead, in parallel and in line
     /// order (see [`Collector::set_ahead`]), taken by `register`.
     ahead: Ahead,
+    /// Whether the parallel zone reader settles plain labels (see
+    /// [`super::settle`]).
+    pub(crate) settle: bool,
+    /// See [`Collector::unsettle`].
+    unsettled: bool,
 }
 
 /// IDNA forms of list labels computed ahead (see
@@ -254,6 +260,11 @@ impl Collector {
                 csv_columns: Vec::new(),
                 apex: None,
                 accounting: Default::default(),
+                settled: [0; SETTLED_KINDS],
+                settled_unstored: 0,
+                settle_ranges: Vec::new(),
+                settle_tags: Vec::new(),
+                settle_kept: Vec::new(),
             },
             dedup: Dedup::default(),
             apex: None,
@@ -262,6 +273,8 @@ impl Collector {
             ns_pairs: Vec::new(),
             ns_intern: HashMap::default(),
             last_ns: None,
+            settle: false,
+            unsettled: false,
             deeper_seen: HashSet::default(),
             outside_seen: HashSet::default(),
             csv_columns: HashMap::new(),
@@ -325,7 +338,7 @@ impl Collector {
         if mode == KeyMode::ALabel
             && let Some((text, e)) = self.ahead.take(loc.source, loc.offset, octets.len())
         {
-            return register_ahead(
+            let id = register_ahead(
                 &mut self.set,
                 &mut self.dedup,
                 loc,
@@ -334,6 +347,10 @@ impl Collector {
                 &text[e.at as usize..],
                 e,
             );
+            if self.dedup.lost() {
+                return Err(self.unsettle());
+            }
+            return id;
         }
         let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
             Cow::Owned(octets.to_ascii_lowercase())
@@ -357,11 +374,43 @@ impl Collector {
         };
         let set = &self.set;
         let seen = self.dedup.insert(&key, |i| set.key_of(i));
+        if self.dedup.lost() {
+            return Err(self.unsettle());
+        }
         if let Seen::Existing(i) = seen {
             self.set.accounting.duplicate_records += 1;
             return Ok(i);
         }
         self.push_label(loc, octets, orig, mode, lower, plain, forms, key)
+    }
+
+    /// [`Collector::register`] for a label of a list or CSV row, whose
+    /// index is needed (a settled label's is not known: the read is then
+    /// done again without settling, see [`super::settle`]).
+    pub(crate) fn register_row(
+        &mut self,
+        loc: Loc,
+        octets: &[u8],
+        orig: Orig<'_>,
+        mode: KeyMode,
+    ) -> Result<u32, Error> {
+        let i = self.register(loc, octets, orig, mode)?;
+        if i == SETTLED {
+            return Err(self.unsettle());
+        }
+        Ok(i)
+    }
+
+    /// Marks the read as one to do again without settling (see
+    /// [`super::settle`]) and returns the error that stops it.
+    pub(crate) fn unsettle(&mut self) -> Error {
+        self.unsettled = true;
+        Error::new(ErrorKind::Io(std::io::Error::other("read again without settling")))
+    }
+
+    /// Whether the read must be done again without settling.
+    pub(crate) fn unsettled(&self) -> bool {
+        self.unsettled || self.dedup.lost()
     }
 
     /// Registers a label known to be new (the deduplicator has counted it
@@ -448,7 +497,11 @@ impl Collector {
         };
         if !known_new {
             let set = &self.set;
-            if let Seen::Existing(i) = self.dedup.insert(octets, |i| set.key_of(i)) {
+            let seen = self.dedup.insert(octets, |i| set.key_of(i));
+            if self.dedup.lost() {
+                return Err(self.unsettle());
+            }
+            if let Seen::Existing(i) = seen {
                 self.set.accounting.duplicate_records += 1;
                 return Ok(i);
             }

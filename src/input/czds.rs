@@ -32,6 +32,7 @@ use super::collect::{Class, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, half, hash_bytes, word};
 use super::labels::{LabelRecord, MAX_RECORD_TEXT, NONE};
 use super::reader::Reader;
+use super::settle::{SETTLED, SETTLED_KINDS, Settle, SettleWorker, Settled};
 use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
 use super::{Error, LabelText, name};
@@ -46,6 +47,8 @@ pub(crate) struct FastOpts<'a> {
     pub(crate) ns: bool,
     /// Whether the text of plain labels is copied into [`Chunk::text`].
     pub(crate) copy: bool,
+    /// What settles plain labels, if anything (see [`super::settle`]).
+    pub(crate) settle: Option<&'a dyn Settle>,
 }
 
 /// Why a chunk stopped before its end.
@@ -114,6 +117,29 @@ pub(crate) struct Chunk {
     /// was.
     pub(crate) last_owner: (usize, usize),
     pub(crate) last_kind: Kind,
+    /// Whether the settler was asked about every plain label (see
+    /// [`super::settle`]).
+    pub(crate) active: bool,
+    /// Labels it settled, per category, and where they are: not in
+    /// `regs` (registered after all when the chunk cannot be merged in
+    /// bulk).
+    pub(crate) settled: [u64; SETTLED_KINDS],
+    pub(crate) settled_regs: Vec<Reg>,
+    /// Labels it counted and tagged, per category (in `regs`), and
+    /// (index into `regs`, category) of each.
+    pub(crate) counted: [u64; SETTLED_KINDS],
+    pub(crate) tags: Vec<(u32, u32)>,
+    /// Labels it kept (indexes into `regs`).
+    pub(crate) keeps: Vec<u32>,
+    /// The first registered label (a range of the buffer) and, when it
+    /// was settled, its category.
+    pub(crate) first_reg: Option<(usize, usize, Option<usize>)>,
+    /// The last registered label (a range of the buffer), and whether it
+    /// was settled.
+    pub(crate) last_reg: Option<(usize, usize)>,
+    pub(crate) last_settled: bool,
+    /// The settling worker, handed on with the buffers.
+    pub(crate) settle: Option<Box<dyn SettleWorker>>,
 }
 
 /// The buffers of a [`Chunk`], emptied and handed to the next chunk
@@ -129,6 +155,10 @@ pub(crate) struct Buffers {
     text: Vec<u8>,
     idns: Vec<ChunkIdn>,
     idn_text: String,
+    tags: Vec<(u32, u32)>,
+    keeps: Vec<u32>,
+    settled_regs: Vec<Reg>,
+    settle: Option<Box<dyn SettleWorker>>,
 }
 
 impl Chunk {
@@ -142,7 +172,14 @@ impl Chunk {
             text: self.text,
             idns: self.idns,
             idn_text: self.idn_text,
+            tags: self.tags,
+            keeps: self.keeps,
+            settled_regs: self.settled_regs,
+            settle: self.settle,
         };
+        b.tags.clear();
+        b.keeps.clear();
+        b.settled_regs.clear();
         b.deeper.clear();
         b.outside.clear();
         b.regs.clear();
@@ -804,7 +841,19 @@ fn extract_impl<const W: bool>(
         idn_text: b.idn_text,
         last_owner: (start, 0),
         last_kind: Kind::None,
+        active: false,
+        settled: [0; SETTLED_KINDS],
+        settled_regs: b.settled_regs,
+        counted: [0; SETTLED_KINDS],
+        tags: b.tags,
+        keeps: b.keeps,
+        first_reg: None,
+        last_reg: None,
+        last_settled: false,
+        settle: b.settle,
     };
+    let mut settle = c.settle.take();
+    c.active = settle.as_mut().is_some_and(|w| w.ready());
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
     let mut cache = RestCache::default();
@@ -932,7 +981,11 @@ fn extract_impl<const W: bool>(
                         // The last registered owner again, after deeper
                         // names (canonical order puts them there).
                         c.same_registered += 1;
-                        kind = Kind::Registered(c.regs.len() as u32 - 1);
+                        kind = Kind::Registered(if c.last_settled {
+                            SETTLED
+                        } else {
+                            c.regs.len() as u32 - 1
+                        });
                     } else {
                         if upper {
                             c.orders = 0;
@@ -945,7 +998,6 @@ fn extract_impl<const W: bool>(
                             );
                         }
                         last_reg = Some((pos, label.len()));
-                        kind = Kind::Registered(c.regs.len() as u32);
                         // Plain: lower-case LDH, at most 63 octets, no
                         // hyphen at either end nor in positions 3 and 4
                         // (`idna2008::is_plain_ldh`, from the flags above).
@@ -956,13 +1008,49 @@ fn extract_impl<const W: bool>(
                             && label[m - 1] != b'-'
                             && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
                         debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
-                        if plain && o.copy {
-                            push_text(&mut c.text, buf, pos, m);
+                        let verdict = match &mut settle {
+                            Some(w) if plain && c.active => Some(w.settle(label, &buf[pos..])),
+                            _ => None,
+                        };
+                        let settled = match verdict {
+                            Some(Settled::Count(k)) => Some(k),
+                            _ => None,
+                        };
+                        c.first_reg.get_or_insert((pos, m, settled));
+                        c.last_settled = settled.is_some();
+                        if let Some(k) = settled {
+                            c.settled[k] += 1;
+                            c.settled_regs.push(Reg {
+                                at: pos,
+                                line: c.lines as u32,
+                                len: m as u16,
+                                plain: true,
+                            });
+                            kind = Kind::Registered(SETTLED);
+                        } else {
+                            let reg = c.regs.len() as u32;
+                            match verdict {
+                                Some(Settled::Tag(k)) => {
+                                    c.counted[k] += 1;
+                                    c.tags.push((reg, k as u32));
+                                }
+                                Some(Settled::Keep) => c.keeps.push(reg),
+                                _ => {}
+                            }
+                            kind = Kind::Registered(reg);
+                            if plain && o.copy {
+                                push_text(&mut c.text, buf, pos, m);
+                            }
+                            if !plain && !upper {
+                                idn_forms(&mut c, label, &mut chars);
+                            }
+                            c.regs.push(Reg {
+                                at: pos,
+                                line: c.lines as u32,
+                                len: m as u16,
+                                plain,
+                            });
                         }
-                        if !plain && !upper {
-                            idn_forms(&mut c, label, &mut chars);
-                        }
-                        c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain });
                     }
                 } else {
                     c.deeper_records += 1;
@@ -999,6 +1087,8 @@ fn extract_impl<const W: bool>(
     }
     count_run(&mut c, kind, run);
     c.next = pos;
+    c.settle = settle;
+    c.last_reg = last_reg;
     if !ns_ids.is_empty() {
         let mut names: Vec<Box<[u8]>> = vec![Box::default(); ns_ids.len()];
         for (k, id) in ns_ids {
@@ -1380,27 +1470,60 @@ pub(crate) fn merge(
     // The next IDN with its forms computed (by its index into `c.regs`).
     let mut idns = c.idns.iter().peekable();
     let mut text_at = 0usize;
+    let (mut settled, mut counted) = (c.settled, c.counted);
+    let (mut tags, mut keeps) = (&c.tags[..], &c.keeps[..]);
+    // Regs skipped at the start.
+    let mut skip = 0u32;
+    let mut settled_regs = &c.settled_regs[..];
     // The owner of the previous chunk's last line may go on here.
-    if let Some(g) = regs.first()
-        && let Some(i) = col.dedup_mut().is_last(label(g))
+    if let Some((at, len, cat)) = c.first_reg
+        && let Some(i) = col.dedup_mut().is_last(&buf[at..at + len])
     {
         col.set.accounting.duplicate_records += 1;
-        ids.extend(need_ids.then_some(i));
         last_id = i;
-        regs = &regs[1..];
-        if idns.peek().is_some_and(|d| d.reg == 0) {
-            idns.next();
-        }
-        if g.plain {
-            text_at += usize::from(g.len);
+        match cat {
+            Some(k) => {
+                settled[k] -= 1;
+                settled_regs = &settled_regs[1..];
+            }
+            None => {
+                // It is `regs[0]`.
+                skip = 1;
+                if let Some(&(0, k)) = tags.first() {
+                    counted[k as usize] -= 1;
+                    tags = &tags[1..];
+                }
+                if keeps.first() == Some(&0) {
+                    keeps = &keeps[1..];
+                }
+                ids.extend(need_ids.then_some(i));
+                if regs[0].plain {
+                    text_at += usize::from(regs[0].len);
+                }
+                regs = &regs[1..];
+                if idns.peek().is_some_and(|d| d.reg == 0) {
+                    idns.next();
+                }
+            }
         }
     }
-    let bulk = match (regs.first(), regs.last()) {
-        (Some(f), Some(l)) if c.orders != 0 => {
-            col.dedup_mut().append_sorted(label(f), label(l), regs.len() as u32, c.orders)
-        }
+    let settled_n: u64 = settled.iter().sum();
+    let bulk = match (c.first_reg, c.last_reg) {
+        (Some((fa, fl, _)), Some((la, ll))) if c.orders != 0 => col.dedup_mut().append_sorted(
+            (&buf[fa..fa + fl], &buf[la..la + ll]),
+            regs.len() as u32,
+            c.orders,
+            (settled_n > 0, c.last_settled),
+        ),
         _ => false,
     };
+    if settled_n > 0 && bulk {
+        col.set.accounting.registered_labels += settled_n;
+        col.set.settled_unstored += settled_n;
+        for (t, n) in col.set.settled.iter_mut().zip(settled) {
+            *t += n;
+        }
+    }
     // With the text copied by the chunk, it goes into the arena at once.
     let arena_base = col.set.arena.len() as u64;
     // Records hold arena positions up to `MAX_RECORD_TEXT`: past it, the
@@ -1418,6 +1541,11 @@ pub(crate) fn merge(
     let mut text_pos = arena_base;
     let orig = |octets| if borrow { Orig::Mapped } else { Orig::Text(octets) };
     let fast = bulk && (borrow || copied);
+    // The labels the settler was asked about get consecutive indexes
+    // from here: they are listed, and counted, only then (otherwise they
+    // are judged as others are).
+    let listed = c.active && fast;
+    let first_index = col.set.records.len() as u32;
     let mut k = 0;
     while k < regs.len() {
         // The common case: sorted, and plain labels' text borrowed from the
@@ -1443,6 +1571,13 @@ pub(crate) fn merge(
             continue;
         }
         let g = &regs[k];
+        // Not in bulk: the labels settled before this one are registered
+        // after all, in order (their counts are dropped).
+        while !bulk && settled_regs.first().is_some_and(|s| s.at < g.at) {
+            let s = &settled_regs[0];
+            col.register(loc(s), label(s), orig(label(s)), KeyMode::Octets)?;
+            settled_regs = &settled_regs[1..];
+        }
         // Its index into `c.regs` (`regs` may start after the first).
         let reg_index = (c.regs.len() - regs.len() + k) as u32;
         k += 1;
@@ -1463,10 +1598,32 @@ pub(crate) fn merge(
         }
         last_id = id;
     }
+    if !bulk {
+        for s in settled_regs {
+            last_id = col.register(loc(s), label(s), orig(label(s)), KeyMode::Octets)?;
+        }
+    }
     if need_ids {
         let global: Vec<u32> = c.ns_names.iter().map(|n| col.ns_id(n)).collect();
         for &(g, t) in &c.ns_pairs {
             col.add_ns_id(ids[g as usize], global[t as usize]);
+        }
+    }
+    if bulk && c.last_settled && c.last_reg.is_some() {
+        last_id = SETTLED;
+    }
+    if listed {
+        let set = &mut col.set;
+        let index = |reg: u32| first_index + reg - skip;
+        set.settle_tags.extend(tags.iter().map(|&(reg, _)| index(reg)));
+        set.settle_kept.extend(keeps.iter().map(|&reg| index(reg)));
+        for (t, n) in set.settled.iter_mut().zip(counted) {
+            *t += n;
+        }
+        let end = set.records.len() as u32;
+        match set.settle_ranges.last_mut() {
+            Some((_, e)) if *e == first_index => *e = end,
+            _ => set.settle_ranges.push((first_index, end)),
         }
     }
     st.line += c.lines;
@@ -1572,7 +1729,10 @@ pub(crate) fn run(
             }
         };
         let (a, b) = (bounds[c], bounds[c + 1]);
-        let buffers = take_spare().unwrap_or_default();
+        let mut buffers = take_spare().unwrap_or_default();
+        if buffers.settle.is_none() {
+            buffers.settle = opts.settle.map(Settle::worker);
+        }
         let chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             populate(a, b);
             extract_in(buf, (a, b), eof && b == len, opts, buffers)
@@ -1656,7 +1816,8 @@ pub(crate) fn parallel(
 ) -> Result<usize, Error> {
     let copy = r.config.label_text == LabelText::Copy;
     let origin = st.origin.clone();
-    let opts = FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
+    let opts =
+        FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy, settle: r.settler() };
     let populate = |start, end| source.populate(start, end);
     let (next, _) =
         run(r, st, source.bytes(), 0, pos, true, &opts, &populate, |r, start, next| {
@@ -1692,7 +1853,7 @@ mod tests {
     ) -> std::thread::Result<Result<(usize, Stop), Error>> {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
         let config = super::super::Config::new().origin(Some("tld."));
-        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false };
+        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
         pool.install(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut r = Reader::new(&config).unwrap();
@@ -2038,7 +2199,7 @@ mod tests {
         let buf = b"a.com.\t1\tin\tns\tns1.x.net.\na.com.\t1\tin\tns\tns2.x.net.\n\
                     ns1.a.com.\t1\tin\ta\t192.0.2.1\nb.org.\t1\tin\tns\tx.\n\
                     com.\t1\tin\tns\tx.\nB.com.\t1\tin\tns\tns1.x.net.\n x\n";
-        let o = FastOpts { apex: b"com.", origin: None, ns: true, copy: true };
+        let o = FastOpts { apex: b"com.", origin: None, ns: true, copy: true, settle: None };
         let c = extract(buf, 0, buf.len(), true, &o);
         assert_eq!(c.stop, Stop::Slow);
         assert_eq!(&buf[c.next..], b" x\n");
@@ -2150,7 +2311,7 @@ mod tests {
             for (apex, ns, copy) in
                 [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)]
             {
-                let o = FastOpts { apex, origin: None, ns, copy };
+                let o = FastOpts { apex, origin: None, ns, copy, settle: None };
                 for eof in [true, false] {
                     // From each line a chunk stops at, past that line.
                     let mut at = 0;

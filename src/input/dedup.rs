@@ -9,6 +9,7 @@
 //! key is copied.
 
 use super::czds::{ORDERS_ALL, orders_increasing};
+use super::settle::SETTLED;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A small, fast, non-cryptographic hash (FxHash's multiply-rotate over
@@ -104,6 +105,14 @@ pub(crate) struct Dedup {
     /// How many keys the table should have room for, when known (see
     /// [`Dedup::reserve`]).
     expected: usize,
+    /// Whether some key is a settled label's (it has no index, see
+    /// [`super::settle`]), and whether `last` is.
+    settled: bool,
+    last_settled: bool,
+    /// Whether the keys stopped increasing after some were settled: the
+    /// table lacks those, and the read must be done again without
+    /// settling.
+    lost: bool,
 }
 
 /// Outcome of [`Dedup::insert`].
@@ -116,7 +125,7 @@ impl Dedup {
     /// Looks `key` up; when new, records it as label number `self.len`.
     pub(crate) fn insert<'k>(&mut self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> Seen {
         if !self.hashed {
-            if self.len == 0 {
+            if self.len == 0 && !self.settled {
                 self.last.clear();
                 self.last.extend_from_slice(key);
                 self.len = 1;
@@ -124,17 +133,19 @@ impl Dedup {
                 return Seen::New;
             }
             if key == self.last.as_slice() {
-                return Seen::Existing(self.len - 1);
+                return Seen::Existing(if self.last_settled { SETTLED } else { self.len - 1 });
             }
             let orders = orders_increasing(self.orders, &self.last, key);
             if orders != 0 {
                 self.orders = orders;
                 self.last.clear();
                 self.last.extend_from_slice(key);
+                self.last_settled = false;
                 self.len += 1;
                 return Seen::New;
             }
             self.hashed = true;
+            self.lost |= self.settled;
             self.rebuild(self.len as usize * 2, &key_of);
         }
         let h = hash_bytes(key);
@@ -149,22 +160,34 @@ impl Dedup {
         Seen::New
     }
 
-    /// The index of the last key when the keys are still sorted and `key`
-    /// is that key.
+    /// The index of the last key ([`SETTLED`] for a settled label's) when
+    /// the keys are still sorted and `key` is that key.
     pub(crate) fn is_last(&self, key: &[u8]) -> Option<u32> {
-        (!self.hashed && self.len > 0 && key == self.last.as_slice()).then(|| self.len - 1)
+        (!self.hashed && (self.len > 0 || self.settled) && key == self.last.as_slice())
+            .then(|| if self.last_settled { SETTLED } else { self.len - 1 })
     }
 
-    /// Counts `n` new keys, from `first` to `last`, that strictly increase
-    /// under `orders`, without looking at them one by one. Returns false
-    /// (and changes nothing) unless they keep the keys so far sorted; the
-    /// caller then inserts them one by one.
-    pub(crate) fn append_sorted(&mut self, first: &[u8], last: &[u8], n: u32, orders: u8) -> bool {
-        if self.hashed || n == 0 {
-            return n == 0;
+    /// Counts a run of keys, from `first` to `last`, that strictly
+    /// increase under `orders`, without looking at them one by one: `n`
+    /// new labels, and settled ones when `settled` (`last_settled`: the
+    /// last is one). `first` may be the last key so far (a duplicate the
+    /// caller counted, see [`Dedup::is_last`]). Returns false (and changes
+    /// nothing) unless they keep the keys so far sorted; the caller then
+    /// inserts them one by one.
+    pub(crate) fn append_sorted(
+        &mut self,
+        (first, last): (&[u8], &[u8]),
+        n: u32,
+        orders: u8,
+        (settled, last_settled): (bool, bool),
+    ) -> bool {
+        if self.hashed {
+            return false;
         }
-        let o = if self.len == 0 {
+        let o = if self.len == 0 && !self.settled {
             orders & ORDERS_ALL
+        } else if first == self.last.as_slice() {
+            self.orders & orders
         } else {
             orders_increasing(self.orders & orders, &self.last, first)
         };
@@ -176,7 +199,16 @@ impl Dedup {
         self.last.clear();
         self.last.extend_from_slice(last);
         self.len = len;
+        self.settled |= settled;
+        self.last_settled = last_settled;
         true
+    }
+
+    /// Whether a settled label's key was needed after the keys stopped
+    /// increasing (see [`Dedup::insert`]): the read must be done again
+    /// without settling.
+    pub(crate) fn lost(&self) -> bool {
+        self.lost
     }
 
     /// Expects `additional` more keys: the hash table, once used, is sized
@@ -293,6 +325,26 @@ mod tests {
         }
         assert_eq!(out, vec![None, None, Some(1), None, Some(0), None, Some(2), None]);
         assert_eq!(store, vec![&b"a"[..], b"b", b"c", b"d", b"e"]);
+    }
+
+    /// Settled keys (no index) in sorted runs: found as the last key,
+    /// counted, and the table that cannot hold them is reported lost.
+    #[test]
+    fn settled_keys_in_sorted_runs() {
+        let store: Vec<&[u8]> = vec![b"b", b"d"];
+        let key_of = |i: u32| store[i as usize];
+        let mut d = Dedup::default();
+        // "a" (settled), "b" (kept), "c" (settled, last).
+        assert!(d.append_sorted((b"a", b"c"), 1, ORDERS_ALL, (true, true)));
+        assert_eq!(d.is_last(b"c"), Some(SETTLED));
+        assert!(matches!(d.insert(b"c", key_of), Seen::Existing(SETTLED)));
+        assert!(!d.append_sorted((b"b", b"b"), 0, ORDERS_ALL, (false, false)));
+        // The next run may start with the last key (a duplicate).
+        assert!(d.append_sorted((b"c", b"d"), 1, ORDERS_ALL, (false, false)));
+        assert_eq!(d.is_last(b"d"), Some(1));
+        assert!(!d.lost());
+        assert!(matches!(d.insert(b"b", key_of), Seen::Existing(0)));
+        assert!(d.lost(), "\"a\" and \"c\" are not in the table");
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::settle::SETTLED_KINDS;
 use super::source::Data;
 use super::{Accounting, InputFormat, Timestamp};
 use crate::idna2008::Finding;
@@ -212,6 +213,16 @@ pub struct LabelSet {
     pub(crate) csv_columns: Vec<String>,
     pub(crate) apex: Option<String>,
     pub(crate) accounting: Accounting,
+    /// Labels counted by the settler while read, per category, and how
+    /// many of them are not stored (see [`super::settle`]).
+    pub(crate) settled: [u64; SETTLED_KINDS],
+    pub(crate) settled_unstored: u64,
+    /// Ranges of labels whose plain labels were all given to the settler.
+    pub(crate) settle_ranges: Vec<(u32, u32)>,
+    /// Stored labels the settler tagged.
+    pub(crate) settle_tags: Vec<u32>,
+    /// Stored labels the settler kept for the caller.
+    pub(crate) settle_kept: Vec<u32>,
 }
 
 impl LabelSet {
@@ -223,6 +234,38 @@ impl LabelSet {
     /// Whether there is no label.
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
+    }
+
+    /// Registered labels the settler counted while they were read (see
+    /// [`Config::settle`](super::Config::settle)), per category: those it
+    /// tagged, which are stored, and those it did not store (counted in
+    /// [`Accounting::registered_labels`], not in [`LabelSet::len`]).
+    pub fn settled(&self) -> [u64; SETTLED_KINDS] {
+        self.settled
+    }
+
+    /// Registered labels the settler counted and that are not stored.
+    pub fn settled_unstored(&self) -> u64 {
+        self.settled_unstored
+    }
+
+    /// Ranges `start..end` of labels whose plain labels were all given to
+    /// the settler, in increasing order: each of those is in
+    /// [`LabelSet::settle_tags`] or [`LabelSet::settle_kept`].
+    pub fn settle_ranges(&self) -> &[(u32, u32)] {
+        &self.settle_ranges
+    }
+
+    /// The labels the settler counted and tagged ([`super::Settled::Tag`]),
+    /// in increasing order.
+    pub fn settle_tags(&self) -> &[u32] {
+        &self.settle_tags
+    }
+
+    /// The labels the settler kept for the caller
+    /// ([`super::Settled::Keep`]), in increasing order.
+    pub fn settle_kept(&self) -> &[u32] {
+        &self.settle_kept
     }
 
     /// The compact records, in order first seen.

@@ -204,7 +204,7 @@ pub(crate) fn name_label(
         }
         count_record(r);
         let orig = if mapped { Orig::Mapped } else { Orig::Text(body) };
-        return r.c.register(loc, body, orig, mode).map(Some);
+        return r.c.register_row(loc, body, orig, mode).map(Some);
     };
     let labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
     if labels.iter().any(Vec::is_empty) {
@@ -220,7 +220,7 @@ pub(crate) fn name_label(
     if rel == Relation::Registered {
         let label = &body[..dot];
         let orig = if mapped { Orig::Mapped } else { Orig::Text(label) };
-        return r.c.register(loc, label, orig, mode).map(Some);
+        return r.c.register_row(loc, label, orig, mode).map(Some);
     }
     let class = r.c.other_owner(rel, &body.to_ascii_lowercase());
     debug_assert!(!matches!(class, Class::Registered(_)));

@@ -58,6 +58,7 @@ mod labels;
 mod list;
 mod name;
 mod reader;
+mod settle;
 mod source;
 mod time;
 mod zone;
@@ -68,6 +69,7 @@ use std::str::FromStr;
 pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
 pub use error::{Error, ErrorKind};
 pub use labels::{CsvFields, Label, LabelRecord, LabelSet, SourceInfo};
+pub use settle::{SETTLED_KINDS, Settle, SettleWorker, Settled, Settler};
 pub use source::{Input, MmapChoice};
 
 pub use time::Timestamp;
@@ -172,6 +174,7 @@ pub struct Config {
     pub(crate) ns: NsTargets,
     pub(crate) label_text: LabelText,
     pub(crate) progress: Option<ProgressFn>,
+    pub(crate) settle: Option<Settler>,
 }
 
 impl Default for Config {
@@ -197,6 +200,7 @@ impl Config {
             ns: NsTargets::Collect,
             label_text: LabelText::Borrow,
             progress: None,
+            settle: None,
         }
     }
 
@@ -244,6 +248,15 @@ impl Config {
         }
     }
 
+    /// Settles plain labels as they are read (see [`Settle`]): those it
+    /// settles are counted ([`LabelSet::settled`]), not kept. Only files
+    /// read through the parallel zone reader with NS targets skipped are
+    /// settled.
+    pub fn settle(mut self, s: Option<Settler>) -> Config {
+        self.settle = s;
+        self
+    }
+
     /// Sets how deep `$INCLUDE`s may nest.
     pub fn include_depth(mut self, depth: usize) -> Config {
         self.include_depth = depth;
@@ -267,6 +280,29 @@ impl Config {
 /// without a label column, a bad `--origin`, or, under
 /// [`Strictness::Strict`], the first malformed line.
 pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<LabelSet, Error> {
+    let inputs: Vec<Input> = inputs.into_iter().collect();
+    // Settling needs inputs that can be read again (see `settle`).
+    let paths: Option<Vec<std::path::PathBuf>> = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Path(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect();
+    if let Some(paths) = paths.filter(|_| config.settle.is_some() && config.ns == NsTargets::Skip) {
+        let mut r = reader::Reader::new(config)?;
+        r.c.settle = true;
+        let mut outcome = Ok(());
+        for path in paths {
+            outcome = r.read_input(Input::Path(path));
+            if outcome.is_err() || r.c.unsettled() {
+                break;
+            }
+        }
+        if !r.c.unsettled() {
+            return outcome.map(|()| r.finish());
+        }
+    }
     let mut r = reader::Reader::new(config)?;
     for input in inputs {
         r.read_input(input)?;

@@ -41,6 +41,12 @@ impl<'c> Reader<'c> {
         Ok(Reader { c, config })
     }
 
+    /// What settles plain labels in this read, if anything (see
+    /// [`super::settle`]).
+    pub(crate) fn settler(&self) -> Option<&'c dyn super::Settle> {
+        self.config.settle.as_ref().filter(|_| self.c.settle).map(|s| &*s.0)
+    }
+
     pub(crate) fn finish(self) -> LabelSet {
         self.c.finish()
     }

@@ -277,8 +277,13 @@ pub(crate) fn parse(
             if let Some(apex) = st.apex_plain.take() {
                 let origin = st.origin.take();
                 let copy = !st.mapped || r.config.label_text == super::LabelText::Copy;
-                let opts =
-                    FastOpts { apex: &apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy };
+                let opts = FastOpts {
+                    apex: &apex,
+                    origin: origin.as_deref(),
+                    ns: r.c.collect_ns,
+                    copy,
+                    settle: r.settler(),
+                };
                 let res = czds::run(r, st, buf, base, pos, eof, &opts, &|_, _| {}, |_, _, _| {});
                 st.origin = origin;
                 st.apex_plain = Some(apex);

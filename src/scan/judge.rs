@@ -3,17 +3,18 @@
 
 use super::{
     Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_CODE2, PACK_OTHER,
-    PACK_TARGET, Packing, Progress,
+    PACK_TARGET, Packing, Progress, ldh_masks,
 };
 use crate::idna2008::Finding as IdnaFinding;
 use crate::input::{Label as InputLabel, LabelSet};
+use crate::input::{Settle, SettleWorker, Settled};
 use crate::lgr::{IndexScratch, Label as EvalLabel, Lgr, Reason, Verdict};
 use icu_properties::props::Script;
 use icu_properties::{CodePointMapData, PropertyNamesShort};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpHasher>>;
 
@@ -723,8 +724,15 @@ impl AsciiKeys {
             return None;
         }
         let h = text_hash(u);
+        self.may_match_hash(u.len(), h).then_some(h)
+    }
+
+    /// Whether a text of `len` octets whose [`text_hash`] is `h` may be a
+    /// key.
+    #[inline(always)]
+    fn may_match_hash(&self, len: usize, h: u32) -> bool {
         let bit = (h & 0xffff) as usize;
-        (self.hashes[bit / 64] & 1 << (bit % 64) != 0).then_some(h)
+        self.lengths & (1 << len.min(63)) != 0 && self.hashes[bit / 64] & 1 << (bit % 64) != 0
     }
 
     fn of(acc: &Acc) -> AsciiKeys {
@@ -891,9 +899,212 @@ pub(crate) fn verdict_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
     }
 }
 
+/// The parts of the plain pass of [`judge_all`]: `0..n` without the
+/// `ranges` (increasing), in parts of at most [`CHUNK`] labels.
+fn plain_parts(n: usize, ranges: &[(u32, u32)]) -> Vec<(usize, usize)> {
+    let mut parts = Vec::new();
+    let mut split = |a: usize, b: usize| {
+        let mut s = a;
+        while s < b {
+            let e = (s + CHUNK).min(b);
+            parts.push((s, e));
+            s = e;
+        }
+    };
+    let mut at = 0;
+    for &(a, b) in ranges {
+        let (a, b) = ((a as usize).min(n), (b as usize).min(n));
+        if b <= a {
+            continue;
+        }
+        if a > at {
+            split(at, a);
+        }
+        at = at.max(b);
+    }
+    split(at, n);
+    parts
+}
+
 /// Text of an index label.
 pub(crate) fn index_text(cps: &[u32]) -> String {
     cps.iter().map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}')).collect()
+}
+
+/// Settles plain labels while the input is read ([`crate::input::Settle`]),
+/// for a scan with one [`LgrSet`] (RFC 7940 §8.1 eligibility, §8.5 index
+/// labels): a lower-case LDH label eligible under the set's first judging
+/// LGR is counted there and then, as the scan would count it, and is not
+/// stored unless it has a byte that some IDN label's all-ASCII index label
+/// may contain (then it is stored and tagged: it may join a group by its
+/// text); one that is not eligible is kept for the scan to judge in full.
+/// It settles nothing unless the set's variant LGR maps ASCII labels to
+/// themselves.
+///
+/// Until the set is given ([`ScanSettler::provide`]) it settles nothing,
+/// so the LGRs can load while the reading starts; the scan's results are
+/// the same whichever labels it settled. A [`crate::input::LabelSet`]
+/// read with a settler must be scanned with the set given to it.
+#[derive(Default)]
+pub struct ScanSettler {
+    inner: Arc<SettlerInner>,
+}
+
+/// What a [`ScanSettler`] and its workers share.
+#[derive(Default)]
+struct SettlerInner {
+    set: OnceLock<LgrSet>,
+    shared: Shared,
+    /// Eligibility under the first judging LGR by [`Shape::key`].
+    shapes: Mutex<FastMap<u128, bool>>,
+}
+
+impl ScanSettler {
+    /// A settler that settles nothing until [`ScanSettler::provide`].
+    pub fn new() -> Arc<ScanSettler> {
+        Arc::new(ScanSettler::default())
+    }
+
+    /// Gives the LGR set the scan will use (the first one given stays).
+    pub fn provide(&self, set: &LgrSet) {
+        let _ = self.inner.set.set(set.clone());
+    }
+
+    /// This settler, for [`crate::input::Config::settle`].
+    pub fn settler(self: &Arc<Self>) -> crate::input::Settler {
+        crate::input::Settler(Arc::clone(self) as Arc<dyn Settle>)
+    }
+}
+
+impl Settle for ScanSettler {
+    fn worker(&self) -> Box<dyn SettleWorker> {
+        Box::new(ScanSettleWorker {
+            inner: Arc::clone(&self.inner),
+            worker: None,
+            memo: ShapeMemo {
+                recent: Recent::new(),
+                shapes: FastMap::default(),
+                prepared: EvalLabel::default(),
+                scratch: IndexScratch::default(),
+            },
+        })
+    }
+}
+
+/// [`ScanSettler`]'s worker: a judging [`Worker`] for its memo of
+/// eligibility by class string.
+struct ScanSettleWorker {
+    inner: Arc<SettlerInner>,
+    worker: Option<Worker>,
+    memo: ShapeMemo,
+}
+
+/// A settling worker's memo of eligibility under the first judging LGR by
+/// [`Shape::key`].
+struct ShapeMemo {
+    /// Recent entries of `shapes`.
+    recent: Recent,
+    shapes: FastMap<u128, bool>,
+    prepared: EvalLabel,
+    scratch: IndexScratch,
+}
+
+impl ShapeMemo {
+    /// Whether `text`, whose [`Shape::key`] is `k`, is eligible under the
+    /// first judging LGR of `set`, judging it on a miss (`shared`: the
+    /// memo the workers share).
+    #[inline]
+    fn eligible(
+        &mut self,
+        set: &LgrSet,
+        shared: &Mutex<FastMap<u128, bool>>,
+        text: &[u8],
+        k: u128,
+    ) -> bool {
+        if let Some(e) = self.recent.get(k) {
+            return e;
+        }
+        let e = self.eligible_slow(set, shared, text, k);
+        self.recent.put(k, e);
+        e
+    }
+
+    #[inline(never)]
+    fn eligible_slow(
+        &mut self,
+        set: &LgrSet,
+        shared: &Mutex<FastMap<u128, bool>>,
+        text: &[u8],
+        k: u128,
+    ) -> bool {
+        if let Some(e) = recall(&mut self.shapes, shared, k) {
+            return e;
+        }
+        self.prepared.set_text(std::str::from_utf8(text).unwrap_or(""));
+        let e = judge_covered(&set.judges[0], &self.prepared, &mut self.scratch)
+            .is_some_and(|v| v.eligible);
+        remember(&mut self.shapes, shared, k, e);
+        e
+    }
+}
+
+impl SettleWorker for ScanSettleWorker {
+    /// Once the set is known, and when its variant LGR maps ASCII labels
+    /// to themselves ([`LgrSet::ascii_identity`]).
+    fn ready(&mut self) -> bool {
+        self.inner.set.get().is_some_and(|s| s.ascii_identity)
+    }
+
+    /// A label that [`Worker::plain_chunk`] would count at once, under
+    /// the first judging LGR, is counted: category 1 with a letter
+    /// (`Latn`), 0 without (`Zyyy`), as [`Worker::count_ascii`] counts
+    /// them. With a [`PACK_TARGET`] byte it may be a group candidate: it
+    /// is tagged. Others are kept, for [`judge_all`] to judge in full.
+    #[inline]
+    fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled {
+        let Some(set) = self.inner.set.get() else { return Settled::Keep };
+        if let Some(shape) = set.shape
+            && text.len() <= 32
+            && set.ascii_identity
+        {
+            let (d, h, all) = ldh_masks(text, tail);
+            let (alpha, target) = shape.flags(all, d, h);
+            let k = shape.key(text.len(), d, h);
+            if !self.memo.eligible(set, &self.inner.shapes, text, k) {
+                return Settled::Keep;
+            }
+            let kind = usize::from(alpha);
+            return if target { Settled::Tag(kind) } else { Settled::Count(kind) };
+        }
+        settle_packed(&mut self.worker, &self.inner.shared, set, text, tail)
+    }
+}
+
+/// [`ScanSettleWorker::settle`] through the packed class string (`w`: the
+/// worker's judging worker, made on first use).
+#[inline(never)]
+fn settle_packed(
+    w: &mut Option<Worker>,
+    shared: &Shared,
+    set: &LgrSet,
+    text: &[u8],
+    tail: &[u8],
+) -> Settled {
+    {
+        if !set.ascii_identity || text.len() > set.pack_first.max {
+            return Settled::Keep;
+        }
+        let (k, flags) = pack_tail(&set.pack_first, text, tail);
+        if flags & PACK_OTHER != 0 {
+            return Settled::Keep;
+        }
+        let w = w.get_or_insert_with(|| Worker::new(set.judges.len()));
+        if !w.first_eligible(set, shared, text, k) {
+            return Settled::Keep;
+        }
+        let kind = usize::from(flags & PACK_ALPHA != 0);
+        if flags & PACK_TARGET != 0 { Settled::Tag(kind) } else { Settled::Count(kind) }
+    }
 }
 
 pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress) -> Judged {
@@ -930,7 +1141,15 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     // (a few in a hundred of a zone; each costs about as much as a
     // thousand plain ones, hence the smaller parts), without reading the
     // records of the others.
-    let others = labels.not_plain();
+    let kept = labels.settle_kept();
+    let merged: Vec<u32>;
+    let others = if kept.is_empty() {
+        labels.not_plain()
+    } else {
+        // Plain labels the settler kept are judged in full here too.
+        merged = labels.not_plain().iter().chain(kept).copied().collect();
+        &merged
+    };
     let first = run(others.len().div_ceil(OTHERS_PART), &|w, part| {
         let end = ((part + 1) * OTHERS_PART).min(others.len());
         for &i in &others[part * OTHERS_PART..end] {
@@ -938,12 +1157,40 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
         }
         (end - part * OTHERS_PART) as u64
     });
-    let keys = Pass::Plain(AsciiKeys::of(&first));
-    let second = run(chunks, &|w, chunk| {
-        let (start, end) = (chunk * CHUNK, ((chunk + 1) * CHUNK).min(n));
-        w.plain_chunk(set, &shared, labels, (start, end), &keys)
-    });
+    let keys = AsciiKeys::of(&first);
+    // The labels in the settler's ranges were judged while read.
+    let parts = plain_parts(n, labels.settle_ranges());
+    let keys = Pass::Plain(keys);
+    let second =
+        run(parts.len(), &|w, part| w.plain_chunk(set, &shared, labels, parts[part], &keys));
     let mut acc = first.merge(second);
+    // Labels the settler counted (see `ScanSettler`), and those it tagged
+    // that may be candidates.
+    let [zyyy, latn] = labels.settled();
+    acc.per_lgr[0] += zyyy + latn;
+    acc.zyyy += zyyy;
+    acc.latn += latn;
+    if let Pass::Plain(keys) = &keys {
+        let tags = labels.settle_tags();
+        let found: Vec<Vec<(u32, u32)>> = tags
+            .par_chunks(1 << 16)
+            .map(|part| {
+                part.iter()
+                    .filter_map(|&i| {
+                        let rec = labels.records().get(i as usize)?;
+                        if keys.lengths & (1 << usize::from(rec.len()).min(63)) == 0 {
+                            return None;
+                        }
+                        keys.may_match(labels.plain_bytes(i as usize, rec)).map(|h| (i, h))
+                    })
+                    .collect()
+            })
+            .collect();
+        for f in found {
+            acc.ascii_cands.extend(f);
+        }
+        progress.advance(tags.len() as u64);
+    }
     let mut per_lgr: Vec<(String, u64)> =
         set.judges.iter().zip(&acc.per_lgr).map(|(l, &n)| (l.name().to_string(), n)).collect();
     per_lgr.push(("(none: invalid)".to_string(), acc.per_lgr.get(nl).copied().unwrap_or(0)));
@@ -997,6 +1244,20 @@ mod tests {
     /// Packed class strings are equal exactly when the class strings are,
     /// across the padded window and longer labels, whatever follows the
     /// label in its buffer; the flags are those of the label's bytes.
+    #[test]
+    fn plain_parts_leave_out_the_settled_ranges() {
+        assert_eq!(plain_parts(10, &[]), vec![(0, 10)]);
+        assert_eq!(plain_parts(0, &[]), vec![]);
+        assert_eq!(plain_parts(10, &[(0, 4), (6, 10)]), vec![(4, 6)]);
+        assert_eq!(plain_parts(10, &[(2, 2), (3, 5)]), vec![(0, 3), (5, 10)]);
+        let n = 3 * CHUNK + 7;
+        let parts = plain_parts(n, &[(5, CHUNK as u32 + 9)]);
+        assert_eq!(parts[0], (0, 5));
+        assert_eq!(parts[1], (CHUNK + 9, 2 * CHUNK + 9));
+        assert_eq!(parts.last(), Some(&(2 * CHUNK + 9, n)));
+        assert!(parts.iter().all(|&(a, b)| a < b && b - a <= CHUNK));
+    }
+
     #[test]
     fn packing_keeps_class_strings_apart() {
         let mut targets = [false; 128];

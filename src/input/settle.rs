@@ -1,0 +1,81 @@
+//! Plain labels settled while they are read, and never stored.
+//!
+//! Most labels of a zone are plain lower-case LDH labels that a scan finds
+//! eligible under its first LGR and that can collide with no other label
+//! (RFC 7940 §8.5: an LGR that maps every ASCII code point to itself makes
+//! an all-ASCII label its own index label). A caller that knows which ones
+//! those are gives the reader a [`Settle`] ([`Config::settle`]): the chunk
+//! workers of the parallel zone reader ask it about each plain label while
+//! the label's bytes are in cache, and a settled label is only counted
+//! under its category ([`LabelSet::settled`]): no record, no copy of its
+//! text, no second look. The worker may also keep a label while counting
+//! it, with a tag, or keep it for the caller to judge ([`Settled`]); the
+//! labels of the parts of the input it was asked about are listed in
+//! [`LabelSet::settle_ranges`].
+//!
+//! Deduplication still sees every label: settling needs the registered
+//! labels in increasing order (sorted zones, such as CZDS dumps, the case
+//! it is for). When a read finds a settled label's key needed again (the
+//! input turns out unsorted, or a list or CSV row repeats one), [`read`]
+//! reads every input again without settling, so the result is the same
+//! either way; it settles only inputs it can read twice (files).
+//!
+//! [`Config::settle`]: super::Config::settle
+//! [`LabelSet::settled`]: super::LabelSet::settled
+//! [`LabelSet::settle_ranges`]: super::LabelSet::settle_ranges
+//! [`read`]: super::read
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Categories a settled label can be counted under.
+pub const SETTLED_KINDS: usize = 2;
+
+/// Decides which plain labels need not be kept (see the module
+/// documentation). Shared by the reader's threads.
+pub trait Settle: Send + Sync {
+    /// A worker for one thread (it may keep caches).
+    fn worker(&self) -> Box<dyn SettleWorker>;
+}
+
+/// What a [`SettleWorker`] says of a plain label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// Counted under this category (below [`SETTLED_KINDS`]) and not
+    /// stored.
+    Count(usize),
+    /// Counted under this category and stored too, listed in
+    /// [`LabelSet::settle_tags`](super::LabelSet::settle_tags) (a label
+    /// that may take part in what the caller does next).
+    Tag(usize),
+    /// Stored, listed in
+    /// [`LabelSet::settle_kept`](super::LabelSet::settle_kept): for the
+    /// caller to look at.
+    Keep,
+}
+
+/// A thread's [`Settle`] worker.
+pub trait SettleWorker: Send {
+    /// Whether it settles now: asked before each part of the input, of
+    /// which it is then told every plain label, or none.
+    fn ready(&mut self) -> bool;
+
+    /// What becomes of the plain label `text` (lower-case LDH, at most 63
+    /// octets, RFC 5891 §4.2.3.1). `tail` starts with `text` and goes on
+    /// with the bytes after it in the buffer, when there are any. The
+    /// answer must depend on `text` alone.
+    fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled;
+}
+
+/// A [`Settle`] for [`Config::settle`](super::Config::settle).
+#[derive(Clone)]
+pub struct Settler(pub Arc<dyn Settle>);
+
+impl fmt::Debug for Settler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Settler")
+    }
+}
+
+/// The label index given for a settled label (it has none).
+pub(crate) const SETTLED: u32 = u32::MAX;
