@@ -253,3 +253,33 @@ fn settler_without_set_settles_nothing() {
     assert_eq!((labels.len(), labels.settled_unstored()), (full.len(), 0));
     assert!(labels.settle_ranges().is_empty());
 }
+
+/// A read done again without settling reports each byte once.
+#[test]
+fn read_again_reports_progress_once() {
+    use lgrscan::input::ProgressFn;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let set = builtin_set();
+    let settler = ScanSettler::new();
+    settler.provide(&set);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let dir = TempDir::new();
+    let plain = dir.write("z.zone", zone(true, false).as_bytes());
+    let inputs = [plain.clone(), plain];
+    let reported = |settle: Option<Settler>| {
+        let n = Arc::new(AtomicU64::new(0));
+        let m = Arc::clone(&n);
+        let config = base_config(LabelText::Copy, true)
+            .progress(Some(ProgressFn(Arc::new(move |b| {
+                m.fetch_add(b, Ordering::Relaxed);
+            }))))
+            .settle(settle);
+        let labels =
+            pool.install(|| read(inputs.iter().map(|p| Input::Path(p.clone())), &config)).unwrap();
+        (n.load(Ordering::Relaxed), labels.settled_unstored())
+    };
+    let (full, _) = reported(None);
+    // The second input repeats the first: it is read again, unsettled.
+    assert_eq!(reported(Some(settler.settler())), (full, 0));
+    assert_eq!(full, 2 * std::fs::metadata(&inputs[0]).unwrap().len());
+}

@@ -65,6 +65,8 @@ mod zone;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
 pub use error::{Error, ErrorKind};
@@ -289,20 +291,55 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
             _ => None,
         })
         .collect();
-    if let Some(paths) = paths.filter(|_| config.settle.is_some() && config.ns == NsTargets::Skip) {
-        let mut r = reader::Reader::new(config)?;
-        r.c.settle = true;
-        let mut outcome = Ok(());
-        for path in paths {
-            outcome = r.read_input(Input::Path(path));
-            if outcome.is_err() || r.c.unsettled() {
-                break;
-            }
-        }
-        if !r.c.unsettled() {
-            return outcome.map(|()| r.finish());
+    let Some(paths) = paths.filter(|_| config.settle.is_some() && config.ns == NsTargets::Skip)
+    else {
+        return read_all(inputs, config);
+    };
+    // Progress counted in the first read, which the second one does not
+    // report again.
+    let done = Arc::new(AtomicU64::new(0));
+    let first = Config {
+        progress: config.progress.clone().map(|p| {
+            let done = Arc::clone(&done);
+            ProgressFn(Arc::new(move |n| {
+                done.fetch_add(n, Ordering::Relaxed);
+                (p.0)(n);
+            }))
+        }),
+        ..config.clone()
+    };
+    let mut r = reader::Reader::new(&first)?;
+    r.c.settle = true;
+    let mut outcome = Ok(());
+    for path in paths {
+        outcome = r.read_input(Input::Path(path));
+        if outcome.is_err() || r.c.unsettled() {
+            break;
         }
     }
+    if !r.c.unsettled() {
+        return outcome.map(|()| r.finish());
+    }
+    drop(r);
+    let again = Config {
+        progress: config.progress.clone().map(|p| {
+            ProgressFn(Arc::new(move |n| {
+                // The part of `n` past what the first read reported.
+                let left = done.load(Ordering::Relaxed);
+                let skip = n.min(left);
+                done.fetch_sub(skip, Ordering::Relaxed);
+                if n > skip {
+                    (p.0)(n - skip);
+                }
+            }))
+        }),
+        ..config.clone()
+    };
+    read_all(inputs, &again)
+}
+
+/// [`read`] without settling.
+fn read_all(inputs: Vec<Input>, config: &Config) -> Result<LabelSet, Error> {
     let mut r = reader::Reader::new(config)?;
     for input in inputs {
         r.read_input(input)?;
