@@ -131,8 +131,9 @@ pub(crate) struct Chunk {
     pub(crate) tags: Vec<(u32, u32)>,
     /// Labels it kept (indexes into `regs`).
     pub(crate) keeps: Vec<u32>,
-    /// The first registered label (a range of the buffer) and, when it
-    /// was settled, its category.
+    /// When `active`: the first registered label (a range of the buffer)
+    /// and, when it was settled, its category (otherwise the first label
+    /// of `regs` is the first registered).
     pub(crate) first_reg: Option<(usize, usize, Option<usize>)>,
     /// The last registered label (a range of the buffer), and whether it
     /// was settled.
@@ -854,6 +855,7 @@ fn extract_impl<const W: bool>(
     };
     let mut settle = c.settle.take();
     c.active = settle.as_mut().is_some_and(|w| w.ready());
+    let active = c.active;
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
     let mut cache = RestCache::default();
@@ -981,11 +983,7 @@ fn extract_impl<const W: bool>(
                         // The last registered owner again, after deeper
                         // names (canonical order puts them there).
                         c.same_registered += 1;
-                        kind = Kind::Registered(if c.last_settled {
-                            SETTLED
-                        } else {
-                            c.regs.len() as u32 - 1
-                        });
+                        kind = Kind::Registered(c.regs.len() as u32 - 1);
                     } else {
                         if upper {
                             c.orders = 0;
@@ -1008,36 +1006,10 @@ fn extract_impl<const W: bool>(
                             && label[m - 1] != b'-'
                             && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
                         debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
-                        let verdict = match &mut settle {
-                            Some(w) if plain && c.active => Some(w.settle(label, &buf[pos..])),
-                            _ => None,
-                        };
-                        let settled = match verdict {
-                            Some(Settled::Count(k)) => Some(k),
-                            _ => None,
-                        };
-                        c.first_reg.get_or_insert((pos, m, settled));
-                        c.last_settled = settled.is_some();
-                        if let Some(k) = settled {
-                            c.settled[k] += 1;
-                            c.settled_regs.push(Reg {
-                                at: pos,
-                                line: c.lines as u32,
-                                len: m as u16,
-                                plain: true,
-                            });
-                            kind = Kind::Registered(SETTLED);
-                        } else {
-                            let reg = c.regs.len() as u32;
-                            match verdict {
-                                Some(Settled::Tag(k)) => {
-                                    c.counted[k] += 1;
-                                    c.tags.push((reg, k as u32));
-                                }
-                                Some(Settled::Keep) => c.keeps.push(reg),
-                                _ => {}
-                            }
-                            kind = Kind::Registered(reg);
+                        kind = Kind::Registered(c.regs.len() as u32);
+                        // With a settler (see `super::settle`), a settled
+                        // label is only counted.
+                        if !(active && settle_label(&mut c, &mut settle, buf, pos, m, plain)) {
                             if plain && o.copy {
                                 push_text(&mut c.text, buf, pos, m);
                             }
@@ -1164,6 +1136,47 @@ fn intern_ns(c: &mut Chunk, ids: &mut HashMap<Box<[u8]>, u32, FxBuild>, target: 
         }
     };
     c.ns_pairs.push((c.regs.len() as u32 - 1, id));
+}
+
+/// Asks the settler (see [`super::settle`]) about the new registered label
+/// at `pos` (`m` octets; `plain`: lower-case LDH), in a chunk it is asked
+/// about every plain label of, and keeps track of the first and last
+/// registered labels; returns whether the label was settled (only counted:
+/// not to be pushed to `regs`).
+#[inline(never)]
+fn settle_label(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    buf: &[u8],
+    pos: usize,
+    m: usize,
+    plain: bool,
+) -> bool {
+    let verdict = match settle {
+        Some(w) if plain => Some(w.settle(&buf[pos..pos + m], &buf[pos..])),
+        _ => None,
+    };
+    let settled = match verdict {
+        Some(Settled::Count(k)) => Some(k),
+        _ => None,
+    };
+    c.first_reg.get_or_insert((pos, m, settled));
+    c.last_settled = settled.is_some();
+    let reg = c.regs.len() as u32;
+    match verdict {
+        Some(Settled::Count(k)) => {
+            c.settled[k] += 1;
+            c.settled_regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
+            return true;
+        }
+        Some(Settled::Tag(k)) => {
+            c.counted[k] += 1;
+            c.tags.push((reg, k as u32));
+        }
+        Some(Settled::Keep) => c.keeps.push(reg),
+        None => {}
+    }
+    false
 }
 
 /// [`hash_bytes`] of an owner's name as the general parser counts it: in
@@ -1476,7 +1489,12 @@ pub(crate) fn merge(
     let mut skip = 0u32;
     let mut settled_regs = &c.settled_regs[..];
     // The owner of the previous chunk's last line may go on here.
-    if let Some((at, len, cat)) = c.first_reg
+    // Without a settler, the first registered label is the first of `regs`.
+    let first_reg =
+        c.first_reg.or_else(|| c.regs.first().map(|g| (g.at, usize::from(g.len), None)));
+    let last_reg =
+        if c.active { c.last_reg } else { c.regs.last().map(|g| (g.at, usize::from(g.len))) };
+    if let Some((at, len, cat)) = first_reg
         && let Some(i) = col.dedup_mut().is_last(&buf[at..at + len])
     {
         col.set.accounting.duplicate_records += 1;
@@ -1508,7 +1526,7 @@ pub(crate) fn merge(
         }
     }
     let settled_n: u64 = settled.iter().sum();
-    let bulk = match (c.first_reg, c.last_reg) {
+    let bulk = match (first_reg, last_reg) {
         (Some((fa, fl, _)), Some((la, ll))) if c.orders != 0 => col.dedup_mut().append_sorted(
             (&buf[fa..fa + fl], &buf[la..la + ll]),
             regs.len() as u32,
@@ -1609,7 +1627,7 @@ pub(crate) fn merge(
             col.add_ns_id(ids[g as usize], global[t as usize]);
         }
     }
-    if bulk && c.last_settled && c.last_reg.is_some() {
+    if bulk && c.last_settled && last_reg.is_some() {
         last_id = SETTLED;
     }
     if listed {
