@@ -1143,7 +1143,7 @@ fn intern_ns(c: &mut Chunk, ids: &mut HashMap<Box<[u8]>, u32, FxBuild>, target: 
 /// about every plain label of, and keeps track of the first and last
 /// registered labels; returns whether the label was settled (only counted:
 /// not to be pushed to `regs`).
-#[inline(never)]
+#[inline(always)]
 fn settle_label(
     c: &mut Chunk,
     settle: &mut Option<Box<dyn SettleWorker>>,
