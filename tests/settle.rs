@@ -283,3 +283,33 @@ fn read_again_reports_progress_once() {
     assert_eq!(reported(Some(settler.settler())), (full, 0));
     assert_eq!(full, 2 * std::fs::metadata(&inputs[0]).unwrap().len());
 }
+
+/// A zone that includes others (RFC 1035 §5.1 `$INCLUDE`): sorted parts
+/// in sorted order, and the same part included twice (its labels again).
+#[test]
+fn includes_scan_like_full_reads() {
+    let set = builtin_set();
+    let settler = ScanSettler::new();
+    settler.provide(&set);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let dir = TempDir::new();
+    let text = zone(true, false);
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let pa = dir.write("a.zone", (a.join("\n") + "\n").as_bytes());
+    let pb = dir.write("b.zone", (b.join("\n") + "\n").as_bytes());
+    let head = "tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n";
+    for (name, body) in [
+        ("in-order.zone", format!("{head}$INCLUDE {}\n$INCLUDE {}\n", pa.display(), pb.display())),
+        ("twice.zone", format!("{head}$INCLUDE {}\n$INCLUDE {}\n", pa.display(), pa.display())),
+    ] {
+        let parent = dir.write(name, body.as_bytes());
+        for config in [base_config(LabelText::Copy, true), base_config(LabelText::Copy, false)] {
+            let (rows, summary, _) = scan_of(std::slice::from_ref(&parent), &config, &set, &pool);
+            let settled = config.clone().settle(Some(settler.settler()));
+            let (r, m, _) = scan_of(std::slice::from_ref(&parent), &settled, &set, &pool);
+            assert_eq!(rows, r, "{name}");
+            assert_eq!(summary, m, "{name}");
+        }
+    }
+}
