@@ -226,7 +226,8 @@ pub struct LabelSet {
 }
 
 impl LabelSet {
-    /// Number of registered labels.
+    /// Number of registered labels stored: all of them, unless a settler
+    /// counted some without storing them ([`LabelSet::settled_unstored`]).
     pub fn len(&self) -> usize {
         self.records.len()
     }
