@@ -26,6 +26,14 @@ fn builtin_set() -> LgrSet {
     LgrSet::new(judges, Some(load(builtin::DEFAULT_VARIANTS))).unwrap()
 }
 
+/// The built-in set, and a settler given it.
+fn settler_with_set() -> (LgrSet, Arc<ScanSettler>) {
+    let set = builtin_set();
+    let settler = ScanSettler::new();
+    settler.provide(&set);
+    (set, settler)
+}
+
 /// Letters for `i` (base 26).
 fn word(mut i: u32) -> String {
     let mut w = String::new();
@@ -168,9 +176,7 @@ fn base_config(label_text: LabelText, mmap: bool) -> Config {
 
 #[test]
 fn settled_reads_scan_like_full_reads() {
-    let set = builtin_set();
-    let settler = ScanSettler::new();
-    settler.provide(&set);
+    let (set, settler) = settler_with_set();
     let halves = Settler(Arc::new(EveryOther(Arc::clone(&settler))));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
     let dir = TempDir::new();
@@ -259,9 +265,7 @@ fn settler_without_set_settles_nothing() {
 fn read_again_reports_progress_once() {
     use lgrscan::input::ProgressFn;
     use std::sync::atomic::{AtomicU64, Ordering};
-    let set = builtin_set();
-    let settler = ScanSettler::new();
-    settler.provide(&set);
+    let (_, settler) = settler_with_set();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let dir = TempDir::new();
     let plain = dir.write("z.zone", zone(true, false).as_bytes());
@@ -288,9 +292,7 @@ fn read_again_reports_progress_once() {
 /// in sorted order, and the same part included twice (its labels again).
 #[test]
 fn includes_scan_like_full_reads() {
-    let set = builtin_set();
-    let settler = ScanSettler::new();
-    settler.provide(&set);
+    let (set, settler) = settler_with_set();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
     let dir = TempDir::new();
     let text = zone(true, false);

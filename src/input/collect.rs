@@ -347,9 +347,7 @@ impl Collector {
                 &text[e.at as usize..],
                 e,
             );
-            if self.dedup.lost() {
-                return Err(self.unsettle());
-            }
+            self.still_settled()?;
             return id;
         }
         let lower: Cow<'_, [u8]> = if octets.iter().any(u8::is_ascii_uppercase) {
@@ -374,9 +372,7 @@ impl Collector {
         };
         let set = &self.set;
         let seen = self.dedup.insert(&key, |i| set.key_of(i));
-        if self.dedup.lost() {
-            return Err(self.unsettle());
-        }
+        self.still_settled()?;
         if let Seen::Existing(i) = seen {
             self.set.accounting.duplicate_records += 1;
             return Ok(i);
@@ -406,6 +402,12 @@ impl Collector {
     pub(crate) fn unsettle(&mut self) -> Error {
         self.unsettled = true;
         Error::new(ErrorKind::Io(std::io::Error::other("read again without settling")))
+    }
+
+    /// Stops the read when the deduplicator lost settled keys (see
+    /// [`Dedup::lost`]): it must be done again without settling.
+    fn still_settled(&mut self) -> Result<(), Error> {
+        if self.dedup.lost() { Err(self.unsettle()) } else { Ok(()) }
     }
 
     /// Whether the read must be done again without settling.
@@ -498,9 +500,7 @@ impl Collector {
         if !known_new {
             let set = &self.set;
             let seen = self.dedup.insert(octets, |i| set.key_of(i));
-            if self.dedup.lost() {
-                return Err(self.unsettle());
-            }
+            self.still_settled()?;
             if let Seen::Existing(i) = seen {
                 self.set.accounting.duplicate_records += 1;
                 return Ok(i);

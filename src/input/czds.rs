@@ -1488,12 +1488,12 @@ pub(crate) fn merge(
     // Regs skipped at the start.
     let mut skip = 0u32;
     let mut settled_regs = &c.settled_regs[..];
-    // The owner of the previous chunk's last line may go on here.
     // Without a settler, the first registered label is the first of `regs`.
-    let first_reg =
-        c.first_reg.or_else(|| c.regs.first().map(|g| (g.at, usize::from(g.len), None)));
-    let last_reg =
-        if c.active { c.last_reg } else { c.regs.last().map(|g| (g.at, usize::from(g.len))) };
+    let (first_reg, last_reg) = (
+        c.first_reg.or_else(|| c.regs.first().map(|g| (g.at, usize::from(g.len), None))),
+        c.last_reg,
+    );
+    // The owner of the previous chunk's last line may go on here.
     if let Some((at, len, cat)) = first_reg
         && let Some(i) = col.dedup_mut().is_last(&buf[at..at + len])
     {

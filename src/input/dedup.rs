@@ -109,10 +109,6 @@ pub(crate) struct Dedup {
     /// [`super::settle`]), and whether `last` is.
     settled: bool,
     last_settled: bool,
-    /// Whether the keys stopped increasing after some were settled: the
-    /// table lacks those, and the read must be done again without
-    /// settling.
-    lost: bool,
 }
 
 /// Outcome of [`Dedup::insert`].
@@ -125,7 +121,7 @@ impl Dedup {
     /// Looks `key` up; when new, records it as label number `self.len`.
     pub(crate) fn insert<'k>(&mut self, key: &[u8], key_of: impl Fn(u32) -> &'k [u8]) -> Seen {
         if !self.hashed {
-            if self.len == 0 && !self.settled {
+            if !self.has_keys() {
                 self.last.clear();
                 self.last.extend_from_slice(key);
                 self.len = 1;
@@ -145,7 +141,6 @@ impl Dedup {
                 return Seen::New;
             }
             self.hashed = true;
-            self.lost |= self.settled;
             self.rebuild(self.len as usize * 2, &key_of);
         }
         let h = hash_bytes(key);
@@ -163,7 +158,7 @@ impl Dedup {
     /// The index of the last key ([`SETTLED`] for a settled label's) when
     /// the keys are still sorted and `key` is that key.
     pub(crate) fn is_last(&self, key: &[u8]) -> Option<u32> {
-        (!self.hashed && (self.len > 0 || self.settled) && key == self.last.as_slice())
+        (!self.hashed && self.has_keys() && key == self.last.as_slice())
             .then(|| if self.last_settled { SETTLED } else { self.len - 1 })
     }
 
@@ -184,7 +179,7 @@ impl Dedup {
         if self.hashed {
             return false;
         }
-        let o = if self.len == 0 && !self.settled {
+        let o = if !self.has_keys() {
             orders & ORDERS_ALL
         } else if first == self.last.as_slice() {
             self.orders & orders
@@ -204,11 +199,16 @@ impl Dedup {
         true
     }
 
-    /// Whether a settled label's key was needed after the keys stopped
-    /// increasing (see [`Dedup::insert`]): the read must be done again
-    /// without settling.
+    /// Whether the keys stopped increasing after some were settled: the
+    /// table lacks those keys (settled keys come in sorted runs only), and
+    /// the read must be done again without settling.
     pub(crate) fn lost(&self) -> bool {
-        self.lost
+        self.hashed && self.settled
+    }
+
+    /// Whether any key was seen (counted, or settled).
+    fn has_keys(&self) -> bool {
+        self.len > 0 || self.settled
     }
 
     /// Expects `additional` more keys: the hash table, once used, is sized

@@ -322,6 +322,67 @@ impl Recent {
     }
 }
 
+/// A worker's memo of the eligibility of all-ASCII labels under the first
+/// judging LGR (RFC 7940 §8.1), by a key that fixes their class string
+/// under it (the packed class string, or [`Shape::key`]): recent entries
+/// in front, then the worker's map, then the map the workers share.
+struct FirstMemo {
+    recent: Recent,
+    seen: FastMap<u128, bool>,
+    prepared: EvalLabel,
+    scratch: IndexScratch,
+}
+
+impl FirstMemo {
+    fn new() -> FirstMemo {
+        FirstMemo {
+            recent: Recent::new(),
+            seen: FastMap::default(),
+            prepared: EvalLabel::default(),
+            scratch: IndexScratch::default(),
+        }
+    }
+
+    /// Whether `u`, whose key is `k`, is eligible under the first judging
+    /// LGR of `set`, judging it on a miss (`shared`: the memo the workers
+    /// share for these keys).
+    #[inline]
+    fn eligible(
+        &mut self,
+        set: &LgrSet,
+        shared: &Mutex<FastMap<u128, bool>>,
+        u: &[u8],
+        k: u128,
+    ) -> bool {
+        if let Some(e) = self.recent.get(k) {
+            return e;
+        }
+        let e = self.eligible_slow(set, shared, u, k);
+        self.recent.put(k, e);
+        e
+    }
+
+    /// [`FirstMemo::eligible`] past the recent entries.
+    #[inline(never)]
+    fn eligible_slow(
+        &mut self,
+        set: &LgrSet,
+        shared: &Mutex<FastMap<u128, bool>>,
+        u: &[u8],
+        k: u128,
+    ) -> bool {
+        if let Some(e) = recall(&mut self.seen, shared, k) {
+            return e;
+        }
+        self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
+        // As `judge_one_in` takes the first LGR.
+        let e = judge_covered(&set.judges[0], &self.prepared, &mut self.scratch)
+            .is_some_and(|v| v.eligible);
+        remember(&mut self.seen, shared, k, e);
+        e
+    }
+}
+
 /// The value for `k` in a worker's memo, else in the memo the workers
 /// share (copied to the worker's). Workers see mostly the same keys: the
 /// shared memo is locked on local misses only, which are rare.
@@ -443,11 +504,9 @@ struct Worker {
     prepared: EvalLabel,
     scratch: IndexScratch,
     index: Vec<u32>,
-    /// Recent entries of `first`.
-    recent: Recent,
     /// Eligibility of LDH labels under the first judging LGR, by packed
     /// class string under it ([`LgrSet::pack_first`]).
-    first: FastMap<u128, bool>,
+    first: FirstMemo,
     /// Memo of LDH labels by packed class string.
     memo: FastMap<u128, Memo>,
     /// Memo of other all-ASCII labels by class string.
@@ -462,8 +521,7 @@ impl Worker {
             prepared: EvalLabel::default(),
             scratch: IndexScratch::default(),
             index: Vec::new(),
-            recent: Recent::new(),
-            first: FastMap::default(),
+            first: FirstMemo::new(),
             memo: FastMap::default(),
             memo_long: FastMap::default(),
             key: Vec::new(),
@@ -474,26 +532,7 @@ impl Worker {
     /// LGR packs to `k` is eligible under it, judging it on a miss.
     #[inline]
     fn first_eligible(&mut self, set: &LgrSet, shared: &Shared, u: &[u8], k: u128) -> bool {
-        if let Some(e) = self.recent.get(k) {
-            return e;
-        }
-        let e = self.first_eligible_slow(set, shared, u, k);
-        self.recent.put(k, e);
-        e
-    }
-
-    /// [`Worker::first_eligible`] past the recent entries.
-    #[inline(never)]
-    fn first_eligible_slow(&mut self, set: &LgrSet, shared: &Shared, u: &[u8], k: u128) -> bool {
-        if let Some(e) = recall(&mut self.first, &shared.first, k) {
-            return e;
-        }
-        self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
-        // As `judge_one_in` takes the first LGR.
-        let e = judge_covered(&set.judges[0], &self.prepared, &mut self.scratch)
-            .is_some_and(|v| v.eligible);
-        remember(&mut self.first, &shared.first, k, e);
-        e
+        self.first.eligible(set, &shared.first, u, k)
     }
 
     /// The memo entry of an all-ASCII label, judging it on a miss.
@@ -954,9 +993,10 @@ pub struct ScanSettler {
 #[derive(Default)]
 struct SettlerInner {
     set: OnceLock<LgrSet>,
-    shared: Shared,
-    /// Eligibility under the first judging LGR by [`Shape::key`].
+    /// Eligibility under the first judging LGR by [`Shape::key`], and by
+    /// packed class string.
     shapes: Mutex<FastMap<u128, bool>>,
+    packed: Mutex<FastMap<u128, bool>>,
 }
 
 impl ScanSettler {
@@ -980,72 +1020,19 @@ impl Settle for ScanSettler {
     fn worker(&self) -> Box<dyn SettleWorker> {
         Box::new(ScanSettleWorker {
             inner: Arc::clone(&self.inner),
-            worker: None,
-            memo: ShapeMemo {
-                recent: Recent::new(),
-                shapes: FastMap::default(),
-                prepared: EvalLabel::default(),
-                scratch: IndexScratch::default(),
-            },
+            shapes: FirstMemo::new(),
+            packed: None,
         })
     }
 }
 
-/// [`ScanSettler`]'s worker: a judging [`Worker`] for its memo of
-/// eligibility by class string.
+/// [`ScanSettler`]'s worker: its memos of eligibility by [`Shape::key`]
+/// and (for labels without a shape key, made on first use) by packed class
+/// string.
 struct ScanSettleWorker {
     inner: Arc<SettlerInner>,
-    worker: Option<Worker>,
-    memo: ShapeMemo,
-}
-
-/// A settling worker's memo of eligibility under the first judging LGR by
-/// [`Shape::key`].
-struct ShapeMemo {
-    /// Recent entries of `shapes`.
-    recent: Recent,
-    shapes: FastMap<u128, bool>,
-    prepared: EvalLabel,
-    scratch: IndexScratch,
-}
-
-impl ShapeMemo {
-    /// Whether `text`, whose [`Shape::key`] is `k`, is eligible under the
-    /// first judging LGR of `set`, judging it on a miss (`shared`: the
-    /// memo the workers share).
-    #[inline]
-    fn eligible(
-        &mut self,
-        set: &LgrSet,
-        shared: &Mutex<FastMap<u128, bool>>,
-        text: &[u8],
-        k: u128,
-    ) -> bool {
-        if let Some(e) = self.recent.get(k) {
-            return e;
-        }
-        let e = self.eligible_slow(set, shared, text, k);
-        self.recent.put(k, e);
-        e
-    }
-
-    #[inline(never)]
-    fn eligible_slow(
-        &mut self,
-        set: &LgrSet,
-        shared: &Mutex<FastMap<u128, bool>>,
-        text: &[u8],
-        k: u128,
-    ) -> bool {
-        if let Some(e) = recall(&mut self.shapes, shared, k) {
-            return e;
-        }
-        self.prepared.set_text(std::str::from_utf8(text).unwrap_or(""));
-        let e = judge_covered(&set.judges[0], &self.prepared, &mut self.scratch)
-            .is_some_and(|v| v.eligible);
-        remember(&mut self.shapes, shared, k, e);
-        e
-    }
+    shapes: FirstMemo,
+    packed: Option<FirstMemo>,
 }
 
 impl SettleWorker for ScanSettleWorker {
@@ -1062,49 +1049,49 @@ impl SettleWorker for ScanSettleWorker {
     /// is tagged. Others are kept, for [`judge_all`] to judge in full.
     #[inline]
     fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled {
-        let Some(set) = self.inner.set.get() else { return Settled::Keep };
-        if let Some(shape) = set.shape
-            && text.len() <= 32
-            && set.ascii_identity
-        {
-            let (d, h, all) = ldh_masks(text, tail);
-            let (alpha, target) = shape.flags(all, d, h);
-            let k = shape.key(text.len(), d, h);
-            if !self.memo.eligible(set, &self.inner.shapes, text, k) {
-                return Settled::Keep;
+        let Some(set) = self.inner.set.get().filter(|s| s.ascii_identity) else {
+            return Settled::Keep;
+        };
+        // Eligible: whether with a letter, whether with a target byte.
+        let verdict = match set.shape {
+            Some(shape) if text.len() <= 32 => {
+                let (d, h, all) = ldh_masks(text, tail);
+                let k = shape.key(text.len(), d, h);
+                self.shapes
+                    .eligible(set, &self.inner.shapes, text, k)
+                    .then(|| shape.flags(all, d, h))
             }
-            let kind = usize::from(alpha);
-            return if target { Settled::Tag(kind) } else { Settled::Count(kind) };
+            _ => packed_verdict(&mut self.packed, &self.inner.packed, set, text, tail),
+        };
+        match verdict {
+            None => Settled::Keep,
+            Some((alpha, true)) => Settled::Tag(usize::from(alpha)),
+            Some((alpha, false)) => Settled::Count(usize::from(alpha)),
         }
-        settle_packed(&mut self.worker, &self.inner.shared, set, text, tail)
     }
 }
 
-/// [`ScanSettleWorker::settle`] through the packed class string (`w`: the
-/// worker's judging worker, made on first use).
+/// [`ScanSettleWorker::settle`]'s verdict through the packed class string
+/// (`memo`: made on first use): when eligible, whether the label has a
+/// letter and whether it has a [`PACK_TARGET`] byte.
 #[inline(never)]
-fn settle_packed(
-    w: &mut Option<Worker>,
-    shared: &Shared,
+fn packed_verdict(
+    memo: &mut Option<FirstMemo>,
+    shared: &Mutex<FastMap<u128, bool>>,
     set: &LgrSet,
     text: &[u8],
     tail: &[u8],
-) -> Settled {
-    {
-        if !set.ascii_identity || text.len() > set.pack_first.max {
-            return Settled::Keep;
-        }
-        let (k, flags) = pack_tail(&set.pack_first, text, tail);
-        if flags & PACK_OTHER != 0 {
-            return Settled::Keep;
-        }
-        let w = w.get_or_insert_with(|| Worker::new(set.judges.len()));
-        if !w.first_eligible(set, shared, text, k) {
-            return Settled::Keep;
-        }
-        let kind = usize::from(flags & PACK_ALPHA != 0);
-        if flags & PACK_TARGET != 0 { Settled::Tag(kind) } else { Settled::Count(kind) }
+) -> Option<(bool, bool)> {
+    if text.len() > set.pack_first.max {
+        return None;
     }
+    let (k, flags) = pack_tail(&set.pack_first, text, tail);
+    if flags & PACK_OTHER != 0 {
+        return None;
+    }
+    memo.get_or_insert_with(FirstMemo::new)
+        .eligible(set, shared, text, k)
+        .then_some((flags & PACK_ALPHA != 0, flags & PACK_TARGET != 0))
 }
 
 pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress) -> Judged {
