@@ -113,6 +113,9 @@ pub(crate) struct Collector {
     pub(crate) settle: bool,
     /// See [`Collector::unsettle`].
     unsettled: bool,
+    /// Where the labels told ahead were found: (source, start, end) (see
+    /// [`super::Settle::ahead_parts`]).
+    pub(crate) idn_block: Option<(u32, u64, u64)>,
 }
 
 /// IDNA forms of list labels computed ahead (see
@@ -262,6 +265,7 @@ impl Collector {
                 accounting: Default::default(),
                 settled: [0; SETTLED_KINDS],
                 settled_unstored: 0,
+                settled_assumed: 0,
                 settle_ranges: Vec::new(),
                 settle_tags: Vec::new(),
                 settle_kept: Vec::new(),
@@ -275,6 +279,7 @@ impl Collector {
             last_ns: None,
             settle: false,
             unsettled: false,
+            idn_block: None,
             deeper_seen: HashSet::default(),
             outside_seen: HashSet::default(),
             csv_columns: HashMap::new(),
@@ -413,6 +418,27 @@ impl Collector {
     /// Whether the read must be done again without settling.
     pub(crate) fn unsettled(&self) -> bool {
         self.unsettled || self.dedup.lost()
+    }
+
+    /// Checks, when labels were settled on the strength of the labels told
+    /// ahead, that every label with a non-ASCII U-label was among them
+    /// (found where they were); else marks the read to be done again.
+    pub(crate) fn check_ahead(&mut self) {
+        if self.set.settled_assumed == 0 {
+            return;
+        }
+        let Some((source, lo, hi)) = self.idn_block else {
+            self.unsettled = true;
+            return;
+        };
+        let set = &self.set;
+        let missed = set.forms_owner.iter().any(|&i| {
+            set.get(i as usize).is_some_and(|l| {
+                !l.ulabel().is_ascii()
+                    && (l.source() != source as usize || l.offset() < lo || l.offset() >= hi)
+            })
+        });
+        self.unsettled |= missed;
     }
 
     /// Registers a label known to be new (the deduplicator has counted it

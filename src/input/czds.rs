@@ -32,7 +32,7 @@ use super::collect::{Class, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, half, hash_bytes, word};
 use super::labels::{LabelRecord, MAX_RECORD_TEXT, NONE};
 use super::reader::Reader;
-use super::settle::{SETTLED, SETTLED_KINDS, Settle, SettleWorker, Settled};
+use super::settle::{AheadLabel, SETTLED, SETTLED_KINDS, Settle, SettleWorker, Settled};
 use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
 use super::{Error, LabelText, name};
@@ -120,6 +120,9 @@ pub(crate) struct Chunk {
     /// Whether the settler was asked about every plain label (see
     /// [`super::settle`]).
     pub(crate) active: bool,
+    /// Labels settled on the strength of the labels told ahead (see
+    /// [`Settle::ahead_parts`]).
+    pub(crate) assumed: u64,
     /// Labels it settled, per category, and where they are: not in
     /// `regs` (registered after all when the chunk cannot be merged in
     /// bulk).
@@ -843,6 +846,7 @@ fn extract_impl<const W: bool>(
         last_owner: (start, 0),
         last_kind: Kind::None,
         active: false,
+        assumed: 0,
         settled: [0; SETTLED_KINDS],
         settled_regs: b.settled_regs,
         counted: [0; SETTLED_KINDS],
@@ -1158,13 +1162,17 @@ fn settle_label(
     };
     let settled = match verdict {
         Some(Settled::Count(k)) => Some(k),
+        Some(Settled::Assume(k)) => {
+            c.assumed += 1;
+            Some(k)
+        }
         _ => None,
     };
     c.first_reg.get_or_insert((pos, m, settled));
     c.last_settled = settled.is_some();
     let reg = c.regs.len() as u32;
     match verdict {
-        Some(Settled::Count(k)) => {
+        Some(Settled::Count(k) | Settled::Assume(k)) => {
             c.settled[k] += 1;
             c.settled_regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
             return true;
@@ -1536,6 +1544,7 @@ pub(crate) fn merge(
         _ => false,
     };
     if settled_n > 0 && bulk {
+        col.set.settled_assumed += c.assumed;
         col.set.accounting.registered_labels += settled_n;
         col.set.settled_unstored += settled_n;
         for (t, n) in col.set.settled.iter_mut().zip(settled) {
@@ -1680,6 +1689,7 @@ pub(crate) fn run(
     eof: bool,
     opts: &FastOpts<'_>,
     populate: &(dyn Fn(usize, usize) + Sync),
+    ahead: Option<&AheadBlock<'_>>,
     mut merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
 ) -> Result<(usize, Stop), Error> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -1689,17 +1699,42 @@ pub(crate) fn run(
         return Ok((pos, Stop::End));
     }
     let threads = rayon::current_num_threads().max(1);
-    // Chunks: enough per thread that the last ones end together.
+    // Chunks: enough per thread that the last ones end together. With
+    // `ahead`, its range is cut into chunks of its own, smaller ones (they
+    // are read first, and the labels after them wait for the last).
     let size = ((len - pos) / (8 * threads)).clamp(CHUNK_MIN, CHUNK_MAX);
+    let block = ahead.map(|a| (a.range.0.clamp(pos, len), a.range.1.clamp(pos, len)));
     let mut bounds = vec![pos];
-    let mut s = pos;
-    while s < len {
-        let mut e = s.saturating_add(size).min(len);
-        if e < len {
-            e = memchr::memchr(b'\n', &buf[e - 1..]).map_or(len, |k| e + k);
+    let mut first = 0..0;
+    let cut = |bounds: &mut Vec<usize>, to: usize, size: usize| {
+        let mut s = *bounds.last().unwrap_or(&pos);
+        while s < to {
+            let mut e = s.saturating_add(size).min(to);
+            if e < to {
+                e = memchr::memchr(b'\n', &buf[e - 1..to]).map_or(to, |k| e + k);
+            }
+            bounds.push(e);
+            s = e;
         }
-        bounds.push(e);
-        s = e;
+    };
+    // Whether the labels of the block are told ahead: not when it does not
+    // start a line (the caller's range is only a hint).
+    let mut told = false;
+    match block {
+        Some((lo, hi)) if lo < hi && (lo == pos || buf[lo - 1] == b'\n') => {
+            cut(&mut bounds, lo, size);
+            let b0 = bounds.len() - 1;
+            cut(&mut bounds, hi, (size / 4).max(CHUNK_MIN));
+            first = b0..bounds.len() - 1;
+            cut(&mut bounds, len, size);
+            told = true;
+        }
+        Some((lo, hi)) => {
+            // No block: nothing to tell (in no part).
+            told = lo >= hi;
+            cut(&mut bounds, len, size);
+        }
+        None => cut(&mut bounds, len, size),
     }
     let n = bounds.len() - 1;
     // Chunks are claimed in order by whichever thread is free and merged
@@ -1724,25 +1759,49 @@ pub(crate) fn run(
     // Claims and extracts the next chunk; false when there is none to
     // claim now. `wait`: wait for the merge to catch up rather than return
     // false when the next chunk is past the window.
+    // With `ahead`, the chunks of its range are claimed first (they are
+    // few: the window does not hold them back), then the others in order.
+    if let (Some(a), true) = (ahead, told) {
+        a.settle.ahead_parts(first.len());
+    }
+    let order = |p: usize| -> usize {
+        if p < first.len() {
+            first.start + p
+        } else if p < first.end {
+            p - first.len()
+        } else {
+            p
+        }
+    };
     let work = |wait: bool| -> bool {
         let c = loop {
-            let c = claim.load(Ordering::Relaxed);
-            if halt.load(Ordering::Relaxed) || c >= n || c > stop_at.load(Ordering::Relaxed) {
+            let p = claim.load(Ordering::Relaxed);
+            if halt.load(Ordering::Relaxed) || p >= n {
                 return false;
             }
-            if c >= merged_upto.load(Ordering::Relaxed) + window {
+            let c = order(p);
+            if c > stop_at.load(Ordering::Relaxed) {
+                if first.contains(&c) {
+                    // Not needed (nothing is told then): passed over.
+                    let _ = claim.compare_exchange(p, p + 1, Ordering::Relaxed, Ordering::Relaxed);
+                    continue;
+                }
+                return false;
+            }
+            if !first.contains(&c) && c >= merged_upto.load(Ordering::Relaxed) + window {
                 if !wait {
                     return false;
                 }
                 let mut guard = lock();
                 while !halt.load(Ordering::Relaxed)
-                    && claim.load(Ordering::Relaxed) >= merged_upto.load(Ordering::Relaxed) + window
+                    && order(claim.load(Ordering::Relaxed))
+                        >= merged_upto.load(Ordering::Relaxed) + window
                 {
                     guard = filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
                 }
                 continue;
             }
-            if claim.compare_exchange(c, c + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            if claim.compare_exchange(p, p + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
                 break c;
             }
         };
@@ -1751,12 +1810,22 @@ pub(crate) fn run(
         if buffers.settle.is_none() {
             buffers.settle = opts.settle.map(Settle::worker);
         }
-        let chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             populate(a, b);
             extract_in(buf, (a, b), eof && b == len, opts, buffers)
         }));
         if chunk.as_ref().map_or(true, |k| k.stop != Stop::End) {
             stop_at.fetch_min(c, Ordering::Relaxed);
+        }
+        if let (Some(_), true, Ok(k)) = (ahead, first.contains(&c), chunk.as_mut()) {
+            // A chunk that stopped early leaves labels to the general
+            // parser: it is told incomplete.
+            let complete = k.stop == Stop::End;
+            if let Some(mut w) = k.settle.take() {
+                let labels = if complete { idn_labels_of(buf, k) } else { Vec::new() };
+                w.ahead(&labels, complete);
+                k.settle = Some(w);
+            }
         }
         lock()[c] = Some(chunk);
         filled.notify_all();
@@ -1821,6 +1890,82 @@ pub(crate) fn run(
     outcome
 }
 
+/// The range of a buffer whose IDN labels are told ahead (see
+/// [`Settle::ahead_parts`]): [`run`] reads its chunks first.
+pub(crate) struct AheadBlock<'a> {
+    pub(crate) range: (usize, usize),
+    pub(crate) settle: &'a dyn Settle,
+}
+
+/// The registered labels of chunk `c` that start with `xn--` (in any
+/// case), with the U-labels the chunk computed.
+fn idn_labels_of<'b>(buf: &'b [u8], c: &'b Chunk) -> Vec<AheadLabel<'b>> {
+    let mut idns = c.idns.iter().peekable();
+    let mut out = Vec::new();
+    for (i, g) in c.regs.iter().enumerate() {
+        let idn = match idns.peek() {
+            Some(d) if d.reg as usize == i => idns.next(),
+            _ => None,
+        };
+        let label = &buf[g.at..g.at + usize::from(g.len)];
+        if !g.plain && label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--") {
+            let ulabel = idn.and_then(|d| c.idn_text.get(d.at as usize..(d.at + d.ulen) as usize));
+            out.push(AheadLabel { alabel: label, ulabel });
+        }
+    }
+    out
+}
+
+/// The label right under `apex` of the owner of the line at `at`, when
+/// its owner is a name below `apex` (the key of the order of a sorted
+/// zone).
+fn line_key<'b>(buf: &'b [u8], at: usize, apex: &[u8]) -> Option<&'b [u8]> {
+    let end = buf[at..].iter().position(|&b| matches!(b, b'\t' | b' ' | b'\n' | b'\r'))?;
+    let owner = &buf[at..at + end];
+    let head = if apex == b"." {
+        owner.strip_suffix(b".")?
+    } else {
+        owner.strip_suffix(apex)?.strip_suffix(b".")?
+    };
+    let key = head.rsplit(|&b| b == b'.').next()?;
+    (!key.is_empty()).then_some(key)
+}
+
+/// Where the lines of `buf` from `from` whose [`line_key`] is at least
+/// `target` start, when the keys increase (a sorted zone; lines without a
+/// key are passed over): a binary search over line starts. Only a hint:
+/// the read checks what it relies on.
+fn idn_block(buf: &[u8], from: usize, apex: &[u8], target: &[u8]) -> usize {
+    let start_at = |p: usize| -> usize {
+        if p <= from || buf[p - 1] == b'\n' {
+            p.max(from)
+        } else {
+            memchr(b'\n', &buf[p..]).map_or(buf.len(), |k| p + k + 1)
+        }
+    };
+    let (mut lo, mut hi) = (from, buf.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        // The first line with a key from `mid` (a few lines at most in a
+        // zone dump).
+        let mut s = start_at(mid);
+        let mut key = None;
+        while s < hi {
+            key = line_key(buf, s, apex);
+            if key.is_some() {
+                break;
+            }
+            s = start_at(s + 1);
+        }
+        match key {
+            Some(k) if s < hi && k < target => lo = start_at(s + 1),
+            Some(_) if s < hi => hi = s,
+            _ => hi = mid,
+        }
+    }
+    start_at(lo)
+}
+
 /// Reads the mapped `source` from `pos` with the fast path ([`run`]),
 /// reporting progress per chunk and, with [`LabelText::Copy`], releasing
 /// the pages read. Returns where it stopped: the end, or a line for the
@@ -1836,9 +1981,20 @@ pub(crate) fn parallel(
     let origin = st.origin.clone();
     let opts =
         FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy, settle: r.settler() };
+    let buf = source.bytes();
+    // The chunks of the IDN labels are read first, and their labels told
+    // ahead (see `Settle::ahead_parts`).
+    let mut ahead = None;
+    if let Some(settle) = opts.settle
+        && r.c.idn_block.is_none()
+    {
+        let (lo, hi) = (idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-."));
+        r.c.idn_block = Some((st.source, lo as u64, hi.max(lo) as u64));
+        ahead = Some(AheadBlock { range: (lo, hi), settle });
+    }
     let populate = |start, end| source.populate(start, end);
     let (next, _) =
-        run(r, st, source.bytes(), 0, pos, true, &opts, &populate, |r, start, next| {
+        run(r, st, buf, 0, pos, true, &opts, &populate, ahead.as_ref(), |r, start, next| {
             r.config.report(next - start);
             if copy {
                 // Nothing borrows from what was read: release its pages.
@@ -1876,7 +2032,7 @@ mod tests {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut r = Reader::new(&config).unwrap();
                 let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
-                run(&mut r, &mut st, buf, 0, 0, true, &opts, populate, merged)
+                run(&mut r, &mut st, buf, 0, 0, true, &opts, populate, None, merged)
             }))
         })
     }

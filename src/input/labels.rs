@@ -217,6 +217,8 @@ pub struct LabelSet {
     /// many of them are not stored (see [`super::settle`]).
     pub(crate) settled: [u64; SETTLED_KINDS],
     pub(crate) settled_unstored: u64,
+    /// Of those, labels settled on the strength of the labels told ahead.
+    pub(crate) settled_assumed: u64,
     /// Ranges of labels whose plain labels were all given to the settler.
     pub(crate) settle_ranges: Vec<(u32, u32)>,
     /// Stored labels the settler tagged.

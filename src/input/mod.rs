@@ -71,7 +71,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
 pub use error::{Error, ErrorKind};
 pub use labels::{CsvFields, Label, LabelRecord, LabelSet, SourceInfo};
-pub use settle::{SETTLED_KINDS, Settle, SettleWorker, Settled, Settler};
+pub use settle::{AheadLabel, SETTLED_KINDS, Settle, SettleWorker, Settled, Settler};
 pub use source::{Input, MmapChoice};
 
 pub use time::Timestamp;
@@ -308,6 +308,9 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
         }),
         ..config.clone()
     };
+    if let Some(s) = &config.settle {
+        s.0.start();
+    }
     let mut r = reader::Reader::new(&first)?;
     r.c.settle = true;
     let mut outcome = Ok(());
@@ -316,6 +319,9 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
         if outcome.is_err() || r.c.unsettled() {
             break;
         }
+    }
+    if outcome.is_ok() {
+        r.c.check_ahead();
     }
     if !r.c.unsettled() {
         return outcome.map(|()| r.finish());

@@ -13,6 +13,16 @@
 //! labels of the parts of the input it was asked about are listed in
 //! [`LabelSet::settle_ranges`].
 //!
+//! A label that may be some IDN label's index label (with the built-in
+//! set: one with a digit, since Devanagari and Khmer digits are variants
+//! of ASCII ones) is settled only when the worker knows every IDN label of
+//! the input. In a sorted zone they are one block, of owners starting
+//! with `xn--`: the memory-mapped reader finds it by a binary search,
+//! reads it first and tells its IDN labels ahead
+//! ([`Settle::ahead_parts`], [`SettleWorker::ahead`]); at the end of the
+//! read it checks that no label with a non-ASCII U-label was outside that
+//! block, and else reads again without settling.
+//!
 //! Deduplication still sees every label: settling needs the registered
 //! labels in increasing order (sorted zones, such as CZDS dumps, the case
 //! it is for). When a read finds a settled label's key needed again (the
@@ -36,6 +46,31 @@ pub const SETTLED_KINDS: usize = 2;
 pub trait Settle: Send + Sync {
     /// A worker for one thread (it may keep caches).
     fn worker(&self) -> Box<dyn SettleWorker>;
+
+    /// A read starts: what was told ahead for another read no longer
+    /// holds. (A settler that wraps another must pass this and
+    /// [`Settle::ahead_parts`] on.)
+    fn start(&self);
+
+    /// The IDN labels of the input will be told ahead, in `parts` parts
+    /// ([`SettleWorker::ahead`]), before most of its plain labels: in a
+    /// sorted zone they are the one block of owners whose label starts
+    /// with `xn--`, which the reader reads first. The read checks at its
+    /// end that every label with a non-ASCII U-label was in that block,
+    /// else it is done again without settling, so [`Settled::Assume`] may
+    /// rely on the labels told once all parts are (and on nothing told
+    /// before [`Settle::start`]).
+    fn ahead_parts(&self, parts: usize);
+}
+
+/// An IDN label told ahead ([`SettleWorker::ahead`]).
+#[derive(Clone, Copy, Debug)]
+pub struct AheadLabel<'a> {
+    /// The label as written (it starts with `xn--`, in any case).
+    pub alabel: &'a [u8],
+    /// Its U-label, when the reader computed it (a valid IDN whose A-label
+    /// is its text).
+    pub ulabel: Option<&'a str>,
 }
 
 /// What a [`SettleWorker`] says of a plain label.
@@ -44,6 +79,9 @@ pub enum Settled {
     /// Counted under this category (below [`SETTLED_KINDS`]) and not
     /// stored.
     Count(usize),
+    /// Likewise, on the strength of the labels told ahead
+    /// ([`Settle::ahead_parts`]).
+    Assume(usize),
     /// Counted under this category and stored too, listed in
     /// [`LabelSet::settle_tags`](super::LabelSet::settle_tags) (a label
     /// that may take part in what the caller does next).
@@ -65,6 +103,11 @@ pub trait SettleWorker: Send {
     /// with the bytes after it in the buffer, when there are any. The
     /// answer must depend on `text` alone.
     fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled;
+
+    /// One of the parts announced by [`Settle::ahead_parts`]: its IDN
+    /// labels, in order. `complete`: whether the part was read to its end
+    /// (when not, nothing told ahead may be relied on).
+    fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool);
 }
 
 /// A [`Settle`] for [`Config::settle`](super::Config::settle).

@@ -284,7 +284,8 @@ pub(crate) fn parse(
                     copy,
                     settle: r.settler(),
                 };
-                let res = czds::run(r, st, buf, base, pos, eof, &opts, &|_, _| {}, |_, _, _| {});
+                let res =
+                    czds::run(r, st, buf, base, pos, eof, &opts, &|_, _| {}, None, |_, _, _| {});
                 st.origin = origin;
                 st.apex_plain = Some(apex);
                 let (next, stop) = res?;

@@ -574,6 +574,30 @@ impl Lgr {
         })
     }
 
+    /// The code points of the elements that are not ASCII and have an
+    /// all-ASCII variant (the ones [`Lgr::ascii_from_non_ascii`] looks
+    /// at); `None` when some variant is empty (any label may then have an
+    /// all-ASCII index label).
+    pub(crate) fn non_ascii_with_ascii_variant(&self) -> Option<Vec<u32>> {
+        let mut out = Vec::new();
+        for c in &self.chars {
+            if c.cps.iter().all(|&x| x < 0x80) {
+                continue;
+            }
+            for v in &c.vars {
+                if v.cps.is_empty() {
+                    return None;
+                }
+                if v.cps.iter().all(|&x| x < 0x80) {
+                    out.extend_from_slice(&c.cps);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+
     /// The ASCII code points an index label (RFC 7940 §8.5) can get from an
     /// element with a non-ASCII code point: those of its all-ASCII variants.
     /// An all-ASCII index label of a label with a non-ASCII code point

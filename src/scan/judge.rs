@@ -6,8 +6,8 @@ use super::{
     PACK_TARGET, Packing, Progress, ldh_masks,
 };
 use crate::idna2008::Finding as IdnaFinding;
+use crate::input::{AheadLabel, Settle, SettleWorker, Settled};
 use crate::input::{Label as InputLabel, LabelSet};
-use crate::input::{Settle, SettleWorker, Settled};
 use crate::lgr::{IndexScratch, Label as EvalLabel, Lgr, Reason, Verdict};
 use icu_properties::props::Script;
 use icu_properties::{CodePointMapData, PropertyNamesShort};
@@ -775,16 +775,26 @@ impl AsciiKeys {
     }
 
     fn of(acc: &Acc) -> AsciiKeys {
-        let mut k = AsciiKeys { lengths: 0, hashes: Box::new([0; 1024]) };
+        let mut k = AsciiKeys::default();
         for e in &acc.keyed {
-            let key = &acc.arena[e.start..e.start + e.len as usize];
-            if key.iter().all(|&c| c < 0x80) {
-                k.lengths |= 1 << key.len().min(63);
-                let bit = (text_hash_cps(key) & 0xffff) as usize;
-                k.hashes[bit / 64] |= 1 << (bit % 64);
-            }
+            k.add(&acc.arena[e.start..e.start + e.len as usize]);
         }
         k
+    }
+
+    /// Adds an index label, when it is all ASCII.
+    fn add(&mut self, key: &[u32]) {
+        if key.iter().all(|&c| c < 0x80) {
+            self.lengths |= 1 << key.len().min(63);
+            let bit = (text_hash_cps(key) & 0xffff) as usize;
+            self.hashes[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+}
+
+impl Default for AsciiKeys {
+    fn default() -> AsciiKeys {
+        AsciiKeys { lengths: 0, hashes: Box::new([0; 1024]) }
     }
 }
 
@@ -997,6 +1007,172 @@ struct SettlerInner {
     /// packed class string.
     shapes: Mutex<FastMap<u128, bool>>,
     packed: Mutex<FastMap<u128, bool>>,
+    /// The keys of the IDN labels told ahead ([`Settle::ahead_parts`]).
+    ahead: Mutex<AheadState>,
+}
+
+/// An IDN label told ahead, kept: as written, and its U-label when the
+/// reader computed it.
+type OwnedAhead = (Box<[u8]>, Option<Box<str>>);
+
+/// The IDN labels told ahead for the current read and their keys.
+#[derive(Default)]
+struct AheadState {
+    /// Parts announced (none: the labels are not told ahead), and told
+    /// so far.
+    parts: Option<usize>,
+    told: usize,
+    /// Some part was not read to its end.
+    incomplete: bool,
+    /// Labels told before the set was known, until it is.
+    pending: Vec<OwnedAhead>,
+    keys: Option<AheadKeys>,
+    /// The keys once every part is told and they are all in.
+    done: Option<Arc<AheadKeys>>,
+}
+
+impl AheadState {
+    /// Adds the keys of a part, and publishes them when it was the last.
+    fn add(&mut self, keys: &[(usize, u32)]) {
+        let k = self.keys.get_or_insert_with(AheadKeys::default);
+        for &(len, h) in keys {
+            k.add(len, h);
+        }
+        self.told += 1;
+        self.publish();
+    }
+
+    fn publish(&mut self) {
+        if self.parts == Some(self.told) && !self.incomplete && self.pending.is_empty() {
+            self.done = Some(Arc::new(self.keys.take().unwrap_or_default()));
+        }
+    }
+}
+
+/// The all-ASCII index labels of the IDN labels told ahead: their lengths
+/// (a bit per length, the last for 63 and more) and the low 20 bits of
+/// their [`text_hash_cps`] (a bit per value: 128 KiB). A plain label with
+/// neither is surely none of them.
+struct AheadKeys {
+    lengths: u64,
+    bits: Box<[u64]>,
+}
+
+const AHEAD_BITS: u32 = 20;
+
+impl Default for AheadKeys {
+    fn default() -> AheadKeys {
+        AheadKeys { lengths: 0, bits: vec![0; 1 << (AHEAD_BITS - 6)].into_boxed_slice() }
+    }
+}
+
+impl AheadKeys {
+    fn add(&mut self, len: usize, h: u32) {
+        self.lengths |= 1 << len.min(63);
+        let bit = (h & ((1 << AHEAD_BITS) - 1)) as usize;
+        self.bits[bit / 64] |= 1 << (bit % 64);
+    }
+
+    /// Whether `u` may be one of the keys.
+    #[inline(always)]
+    fn may_match(&self, u: &[u8]) -> bool {
+        if self.lengths & (1 << u.len().min(63)) == 0 {
+            return false;
+        }
+        let bit = (text_hash(u) & ((1 << AHEAD_BITS) - 1)) as usize;
+        self.bits[bit / 64] & 1 << (bit % 64) != 0
+    }
+}
+
+/// A worker's buffers for the keys of labels told ahead.
+#[derive(Default)]
+struct AheadScratch {
+    label: EvalLabel,
+    scratch: IndexScratch,
+    index: Vec<u32>,
+    keys: Vec<(usize, u32)>,
+}
+
+impl AheadScratch {
+    /// The keys of the IDN labels `labels` (as written; the U-label when
+    /// the reader computed it) under the variant LGR of `set`, into
+    /// `self.keys`, as the first pass of [`judge_all`] finds them: the index
+    /// labels of their U-labels when these are not ASCII (of the label as
+    /// written and in lower case, whichever the reader takes), when all
+    /// ASCII. Only a label whose code points are ASCII or have an all-ASCII
+    /// variant ([`Lgr::non_ascii_with_ascii_variant`]) can have one: the
+    /// others are passed over once their U-label is known.
+    fn keys_of<'a>(
+        &mut self,
+        set: &LgrSet,
+        mapped: Option<&[u32]>,
+        labels: impl Iterator<Item = (&'a [u8], Option<&'a str>)>,
+    ) {
+        let may_be_ascii = |u: &str| {
+            mapped.is_none_or(|m| {
+                u.chars().all(|c| c.is_ascii() || m.binary_search(&u32::from(c)).is_ok())
+            })
+        };
+        self.keys.clear();
+        let key = |me: &mut AheadScratch, u: &str| {
+            if u.is_ascii() || !may_be_ascii(u) {
+                return;
+            }
+            me.label.set_text(u);
+            if set.variants.index_into(&me.label, &mut me.scratch, &mut me.index)
+                && me.index.iter().all(|&c| c < 0x80)
+            {
+                me.keys.push((me.index.len(), text_hash_cps(&me.index)));
+            }
+        };
+        for (a, given) in labels {
+            if let Some(u) = given {
+                key(self, u);
+                continue;
+            }
+            let lower = a.to_ascii_lowercase();
+            let forms = [Some(a), (lower[..] != a[..]).then_some(&lower[..])];
+            for octets in forms.into_iter().flatten() {
+                if let crate::idna2008::Forms::Owned { ulabel: Some(u), .. } =
+                    crate::idna2008::forms_bytes(octets)
+                {
+                    key(self, &u);
+                }
+            }
+        }
+    }
+}
+
+impl SettlerInner {
+    /// The code points of the variant LGR's elements that are not ASCII
+    /// and have an all-ASCII variant (`None`: any may have).
+    fn mapped(set: &LgrSet) -> Option<Vec<u32>> {
+        set.variants.non_ascii_with_ascii_variant()
+    }
+
+    fn lock_ahead(&self) -> std::sync::MutexGuard<'_, AheadState> {
+        self.ahead.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The keys of the labels told before the set was known (computed
+    /// with the lock held, so that no part told since publishes the keys
+    /// without them; few labels wait so: the set is usually known first).
+    fn pending_keys(&self) {
+        let Some(set) = self.set.get() else { return };
+        let mut ahead = self.lock_ahead();
+        if ahead.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut ahead.pending);
+        let mapped = Self::mapped(set);
+        let mut sc = AheadScratch::default();
+        sc.keys_of(set, mapped.as_deref(), pending.iter().map(|(a, u)| (&a[..], u.as_deref())));
+        let k = ahead.keys.get_or_insert_with(AheadKeys::default);
+        for &(len, h) in &sc.keys {
+            k.add(len, h);
+        }
+        ahead.publish();
+    }
 }
 
 impl ScanSettler {
@@ -1008,6 +1184,7 @@ impl ScanSettler {
     /// Gives the LGR set the scan will use (the first one given stays).
     pub fn provide(&self, set: &LgrSet) {
         let _ = self.inner.set.set(set.clone());
+        self.inner.pending_keys();
     }
 
     /// This settler, for [`crate::input::Config::settle`].
@@ -1017,11 +1194,28 @@ impl ScanSettler {
 }
 
 impl Settle for ScanSettler {
+    fn start(&self) {
+        *self.inner.lock_ahead() = AheadState::default();
+    }
+
+    /// The keys of the IDN labels told ahead are their all-ASCII index
+    /// labels under the variant LGR (RFC 7940 §8.5; computed once the set
+    /// is given, see [`ScanSettler::provide`]): a label with a byte that
+    /// such an index label may hold (a digit, with the built-in set) and
+    /// that is none of them is then counted rather than tagged.
+    fn ahead_parts(&self, parts: usize) {
+        let mut ahead = self.inner.lock_ahead();
+        *ahead = AheadState { parts: Some(parts), ..AheadState::default() };
+        ahead.publish();
+    }
+
     fn worker(&self) -> Box<dyn SettleWorker> {
         Box::new(ScanSettleWorker {
             inner: Arc::clone(&self.inner),
             shapes: FirstMemo::new(),
             packed: None,
+            keys: None,
+            ahead: None,
         })
     }
 }
@@ -1033,13 +1227,49 @@ struct ScanSettleWorker {
     inner: Arc<SettlerInner>,
     shapes: FirstMemo,
     packed: Option<FirstMemo>,
+    /// The keys of the labels told ahead, as of the part being read.
+    keys: Option<Arc<AheadKeys>>,
+    /// Buffers for the keys of labels told ahead, with the variant LGR's
+    /// [`SettlerInner::mapped`] code points (made on first use).
+    ahead: Option<(AheadScratch, Option<Vec<u32>>)>,
 }
 
 impl SettleWorker for ScanSettleWorker {
     /// Once the set is known, and when its variant LGR maps ASCII labels
     /// to themselves ([`LgrSet::ascii_identity`]).
     fn ready(&mut self) -> bool {
+        self.keys = self.inner.lock_ahead().done.clone();
         self.inner.set.get().is_some_and(|s| s.ascii_identity)
+    }
+
+    fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool) {
+        if !complete {
+            let mut ahead = self.inner.lock_ahead();
+            ahead.incomplete = true;
+            ahead.told += 1;
+            return;
+        }
+        let set = match self.inner.set.get() {
+            Some(set) => set,
+            None => {
+                let mut ahead = self.inner.lock_ahead();
+                // Given since: computed here after all.
+                if self.inner.set.get().is_none() {
+                    ahead.pending.extend(
+                        labels.iter().map(|l| (Box::from(l.alabel), l.ulabel.map(Box::from))),
+                    );
+                    ahead.told += 1;
+                    return;
+                }
+                drop(ahead);
+                let Some(set) = self.inner.set.get() else { return };
+                set
+            }
+        };
+        let (sc, mapped) =
+            self.ahead.get_or_insert_with(|| (AheadScratch::default(), SettlerInner::mapped(set)));
+        sc.keys_of(set, mapped.as_deref(), labels.iter().map(|l| (l.alabel, l.ulabel)));
+        self.inner.lock_ahead().add(&sc.keys);
     }
 
     /// A label that [`Worker::plain_chunk`] would count at once, under
@@ -1065,7 +1295,10 @@ impl SettleWorker for ScanSettleWorker {
         };
         match verdict {
             None => Settled::Keep,
-            Some((alpha, true)) => Settled::Tag(usize::from(alpha)),
+            Some((alpha, true)) => match &self.keys {
+                Some(keys) if !keys.may_match(text) => Settled::Assume(usize::from(alpha)),
+                _ => Settled::Tag(usize::from(alpha)),
+            },
             Some((alpha, false)) => Settled::Count(usize::from(alpha)),
         }
     }
