@@ -1773,6 +1773,13 @@ pub(crate) fn run(
             p
         }
     };
+    // Whether chunk `c` is past the window: block chunks (read first) do
+    // not count, neither ahead of the merge nor behind it.
+    let past_window = |c: usize| -> bool {
+        let outside = |k: usize| if k >= first.end { k - first.len() } else { k.min(first.start) };
+        let m = merged_upto.load(Ordering::Relaxed);
+        !first.contains(&c) && outside(c) >= outside(m) + window
+    };
     let work = |wait: bool| -> bool {
         let c = loop {
             let p = claim.load(Ordering::Relaxed);
@@ -1788,14 +1795,13 @@ pub(crate) fn run(
                 }
                 return false;
             }
-            if !first.contains(&c) && c >= merged_upto.load(Ordering::Relaxed) + window {
+            if past_window(c) {
                 if !wait {
                     return false;
                 }
                 let mut guard = lock();
                 while !halt.load(Ordering::Relaxed)
-                    && order(claim.load(Ordering::Relaxed))
-                        >= merged_upto.load(Ordering::Relaxed) + window
+                    && past_window(order(claim.load(Ordering::Relaxed)))
                 {
                     guard = filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
                 }
