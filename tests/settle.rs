@@ -393,3 +393,57 @@ fn labels_told_ahead_leave_only_candidates_tagged() {
         assert!(rows.iter().any(|r| r.starts_with("Collision") && r.contains(t)), "{line}");
     }
 }
+
+/// A settler given its set only once the first IDN labels were told
+/// ahead: those wait, and their keys are computed when the set comes
+/// (`ScanSettler::provide`); the scan is as without a settler, and the
+/// labels read after are tagged only when they are candidates.
+#[test]
+fn labels_told_before_the_set_wait_for_it() {
+    struct Late(Arc<ScanSettler>, LgrSet);
+    struct LateWorker(Box<dyn SettleWorker>, Arc<ScanSettler>, LgrSet);
+    impl Settle for Late {
+        fn worker(&self) -> Box<dyn SettleWorker> {
+            Box::new(LateWorker(self.0.worker(), Arc::clone(&self.0), self.1.clone()))
+        }
+        fn start(&self) {
+            self.0.start();
+        }
+        fn ahead_parts(&self, parts: usize) {
+            self.0.ahead_parts(parts);
+        }
+    }
+    impl SettleWorker for LateWorker {
+        fn ready(&mut self) -> bool {
+            self.0.ready()
+        }
+        fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled {
+            self.0.settle(text, tail)
+        }
+        fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool) {
+            self.0.ahead(labels, complete);
+            self.1.provide(&self.2);
+        }
+    }
+    let set = builtin_set();
+    let settler = ScanSettler::new();
+    let late = Settler(Arc::new(Late(Arc::clone(&settler), set.clone())));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let dir = TempDir::new();
+    let plain = dir.write("sorted.zone", zone(true, false).as_bytes());
+    let config = base_config(LabelText::Copy, true);
+    let (rows, summary, _) = scan_of(std::slice::from_ref(&plain), &config, &set, &pool);
+    let (r, m, labels) =
+        scan_of(std::slice::from_ref(&plain), &config.clone().settle(Some(late)), &set, &pool);
+    assert_eq!((rows, summary), (r, m));
+    assert!(labels.settled_unstored() > 0);
+    let keys: std::collections::HashSet<String> =
+        (0..400u32).flat_map(|n| [(n * 13).to_string(), (n * 17).to_string()]).collect();
+    let tagged: Vec<String> = labels
+        .settle_tags()
+        .iter()
+        .map(|&i| labels.get(i as usize).unwrap().alabel().to_string())
+        .collect();
+    assert!(!tagged.is_empty());
+    assert!(tagged.iter().all(|t| keys.contains(t)), "{tagged:?}");
+}

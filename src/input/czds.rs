@@ -2374,6 +2374,53 @@ mod tests {
         assert_eq!(first_tab(&mid), Some(20));
     }
 
+    /// The block of `xn--` owners of a sorted dump is found by the binary
+    /// search, with lines of other kinds (glue below the apex, a comment,
+    /// the apex) around; any input gives line starts.
+    #[test]
+    fn idn_block_of_a_sorted_dump() {
+        let mut text = String::from("tld.\t86400\tin\tsoa\ta.tld. h.tld. 1 2 3 4 5\n");
+        let mut want = (0, 0);
+        for i in 0..3000 {
+            let l = match i {
+                0..1000 => format!("a{i:05}"),
+                1000..1200 => format!("xn--{i:05}"),
+                _ => format!("z{i:05}"),
+            };
+            if i == 1000 {
+                want.0 = text.len();
+            }
+            if i == 1200 {
+                want.1 = text.len();
+            }
+            text.push_str(&format!("{l}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+            if i % 7 == 0 {
+                text.push_str(&format!("ns1.{l}.tld.\t86400\tin\ta\t192.0.2.1\n"));
+            }
+            if i % 500 == 3 {
+                text.push_str("; a comment\n");
+            }
+        }
+        let buf = text.as_bytes();
+        let found = (idn_block(buf, 0, b"tld.", b"xn--"), idn_block(buf, 0, b"tld.", b"xn-."));
+        assert_eq!(found, want);
+        // Without the block: empty, where it would be.
+        let none: String =
+            text.lines().filter(|l| !l.contains("xn--")).map(|l| format!("{l}\n")).collect();
+        let b = none.as_bytes();
+        let (lo, hi) = (idn_block(b, 0, b"tld.", b"xn--"), idn_block(b, 0, b"tld.", b"xn-."));
+        assert_eq!((lo, hi), (want.0, want.0));
+        // Unsorted: line starts all the same.
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.reverse();
+        let rev: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let r = rev.as_bytes();
+        for t in [&b"xn--"[..], b"xn-."] {
+            let p = idn_block(r, 0, b"tld.", t);
+            assert!(p == 0 || p == r.len() || r[p - 1] == b'\n', "{p}");
+        }
+    }
+
     #[test]
     fn chunk_counts_and_stops() {
         let buf = b"a.com.\t1\tin\tns\tns1.x.net.\na.com.\t1\tin\tns\tns2.x.net.\n\
