@@ -80,7 +80,7 @@ pub fn load(name: &str) -> Result<Lgr, LgrError> {
         let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
         LgrError::new(format!("no built-in LGR '{name}' (there are: {})", names.join(", ")))
     })?;
-    Lgr::from_xml(&format!("builtin:{}", b.name), b.xml)
+    Lgr::from_builtin_xml(&format!("builtin:{}", b.name), b.xml)
 }
 
 /// Loads `builtin:NAME` or an LGR file (RFC 7940 XML, RFC 3743 table or
@@ -102,6 +102,8 @@ mod tests {
         for b in super::BUILTINS {
             let l = super::load(b.name).unwrap_or_else(|e| panic!("{}: {e}", b.name));
             assert!(l.element_count() > 0, "{}", b.name);
+            // Their rules' automata are built on first use: all build.
+            l.build_rules().unwrap_or_else(|e| panic!("{}: {e}", b.name));
         }
         assert!(super::load("nope").is_err());
     }

@@ -245,6 +245,26 @@ impl Lgr {
     /// Undefined or cyclic references, duplicate definitions, rules that do
     /// not compile.
     pub fn compile(name: &str, doc: LgrDoc) -> Result<Lgr, LgrError> {
+        Lgr::compile_with(name, doc, false)
+    }
+
+    /// Reads and compiles a built-in LGR's XML, its rules' automata built on
+    /// first use (they build: `builtin::tests` builds them all).
+    pub(crate) fn from_builtin_xml(name: &str, text: &str) -> Result<Lgr, LgrError> {
+        Lgr::compile_with(name, xml::parse(text)?, true)
+    }
+
+    /// Builds the automata of the rules that are built on first use.
+    ///
+    /// # Errors
+    /// A rule whose automaton does not build.
+    #[cfg(test)]
+    pub(crate) fn build_rules(&self) -> Result<(), LgrError> {
+        self.rules.iter().try_for_each(CompiledRule::build_all)
+    }
+
+    /// [`Lgr::compile`]; `lazy`: the rules' automata are built on first use.
+    fn compile_with(name: &str, doc: LgrDoc, lazy: bool) -> Result<Lgr, LgrError> {
         let line_err =
             |line: u32, el: &str, msg: String| LgrError::new(msg).at(line, 0).element(el);
 
@@ -406,7 +426,7 @@ impl Lgr {
                     .at(r.line, 0)
                     .element("rule")
             })?);
-            let (rule, key) = rules::compile(&resolver, &r.name).map_err(|e| {
+            let (rule, key) = rules::compile(&resolver, &r.name, lazy).map_err(|e| {
                 LgrError::new(format!("rule '{}': {}", r.name, e.message))
                     .at(r.line, 0)
                     .element("rule")

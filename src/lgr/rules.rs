@@ -17,12 +17,44 @@ use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::nfa::thompson;
 use regex_automata::{Anchored, Input, util::syntax};
 use std::fmt::Write;
+use std::sync::OnceLock;
 
 /// Longest label the protocol allows (RFC 1035 §2.3.4); an unbounded count
 /// inside a look-behind is capped at it, as the reference implementation does.
 const LOOK_BEHIND_CAP: u32 = 63;
 
 type Dfa = dense::DFA<Vec<u32>>;
+
+/// An automaton built when the rule is compiled, or on first use (the
+/// built-in LGRs, whose rules the tests build: many are never used by a
+/// run, and building them is most of the time to load an LGR).
+#[derive(Debug)]
+pub(crate) struct LazyDfa {
+    pat: String,
+    reverse: bool,
+    start: StartKind,
+    dfa: OnceLock<Dfa>,
+}
+
+impl LazyDfa {
+    fn new(pat: &str, reverse: bool, start: StartKind, lazy: bool) -> Result<LazyDfa, LgrError> {
+        let dfa = OnceLock::new();
+        if !lazy {
+            let _ = dfa.set(build(pat, reverse, start)?);
+        }
+        Ok(LazyDfa { pat: pat.to_string(), reverse, start, dfa })
+    }
+
+    /// The automaton. A lazy one that does not build panics: only the
+    /// built-in LGRs are lazy, and `builtin::tests` builds all of theirs.
+    #[inline]
+    fn get(&self) -> &Dfa {
+        self.dfa.get_or_init(|| {
+            build(&self.pat, self.reverse, self.start)
+                .unwrap_or_else(|e| panic!("built-in rule automaton: {}", e.message))
+        })
+    }
+}
 
 /// What the compiler needs to resolve references.
 pub(crate) trait Resolver {
@@ -34,9 +66,9 @@ pub(crate) trait Resolver {
 
 #[derive(Debug)]
 pub(crate) struct Alt {
-    look_behind: Vec<Dfa>,
+    look_behind: Vec<LazyDfa>,
     skip_anchor: bool,
-    forward: Option<Dfa>,
+    forward: Option<LazyDfa>,
 }
 
 /// A compiled rule.
@@ -45,24 +77,45 @@ pub(crate) enum CompiledRule {
     /// The reference implementation's empty pattern: never matches.
     Never,
     /// No anchor and no look-around: one DFA searched anywhere.
-    Anywhere(Box<Dfa>),
+    Anywhere(Box<LazyDfa>),
     /// Alternatives with look-around and/or an anchor.
     Alts { anchored: bool, alts: Vec<Alt> },
 }
 
 impl CompiledRule {
+    /// Builds the automata not built yet (see [`LazyDfa`]).
+    ///
+    /// # Errors
+    /// An automaton that does not build.
+    #[cfg(test)]
+    pub(crate) fn build_all(&self) -> Result<(), LgrError> {
+        let dfas: Vec<&LazyDfa> = match self {
+            CompiledRule::Never => Vec::new(),
+            CompiledRule::Anywhere(d) => vec![d],
+            CompiledRule::Alts { alts, .. } => {
+                alts.iter().flat_map(|a| a.look_behind.iter().chain(&a.forward)).collect()
+            }
+        };
+        for d in dfas {
+            if d.dfa.get().is_none() {
+                let _ = d.dfa.set(build(&d.pat, d.reverse, d.start)?);
+            }
+        }
+        Ok(())
+    }
+
     /// Does the rule match `text` as a context rule for the code point (or
     /// sequence) at byte range `at..after`? Rules without an anchor are
     /// searched anywhere, as RFC 7940 §6.4 and the reference implementation do.
     pub(crate) fn matches_at(&self, text: &str, at: usize, after: usize) -> bool {
         match self {
             CompiledRule::Never => false,
-            CompiledRule::Anywhere(d) => search_anywhere(d, text),
+            CompiledRule::Anywhere(d) => search_anywhere(d.get(), text),
             CompiledRule::Alts { anchored: true, alts } => alts.iter().any(|a| {
-                a.look_behind.iter().all(|lb| ends_at(lb, text, at))
-                    && a.forward
-                        .as_ref()
-                        .is_none_or(|f| starts_at(f, text, if a.skip_anchor { after } else { at }))
+                a.look_behind.iter().all(|lb| ends_at(lb.get(), text, at))
+                    && a.forward.as_ref().is_none_or(|f| {
+                        starts_at(f.get(), text, if a.skip_anchor { after } else { at })
+                    })
             }),
             CompiledRule::Alts { anchored: false, .. } => self.matches(text),
         }
@@ -73,13 +126,13 @@ impl CompiledRule {
     pub(crate) fn matches(&self, text: &str) -> bool {
         match self {
             CompiledRule::Never => false,
-            CompiledRule::Anywhere(d) => search_anywhere(d, text),
+            CompiledRule::Anywhere(d) => search_anywhere(d.get(), text),
             CompiledRule::Alts { alts, .. } => alts.iter().filter(|a| !a.skip_anchor).any(|a| {
                 let positions =
                     text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len()));
                 positions.into_iter().any(|p| {
-                    a.look_behind.iter().all(|lb| ends_at(lb, text, p))
-                        && a.forward.as_ref().is_none_or(|f| starts_at(f, text, p))
+                    a.look_behind.iter().all(|lb| ends_at(lb.get(), text, p))
+                        && a.forward.as_ref().is_none_or(|f| starts_at(f.get(), text, p))
                 })
             }),
         }
@@ -188,9 +241,12 @@ const MAX_ALTS: usize = 4096;
 /// determines the compiled rule entirely (its kind and the patterns of its
 /// automata), so that two rules with equal keys, in any LGRs, match the
 /// same texts at the same positions.
+///
+/// `lazy`: the automata are built on first use (see [`LazyDfa`]).
 pub(crate) fn compile<R: Resolver>(
     res: &R,
     name: &str,
+    lazy: bool,
 ) -> Result<(CompiledRule, String), LgrError> {
     let body = res
         .rule_body(name)
@@ -210,7 +266,12 @@ pub(crate) fn compile<R: Resolver>(
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
         let key = format!("anywhere\u{1}{pat}");
         return Ok((
-            CompiledRule::Anywhere(Box::new(build(&pat, false, StartKind::Unanchored)?)),
+            CompiledRule::Anywhere(Box::new(LazyDfa::new(
+                &pat,
+                false,
+                StartKind::Unanchored,
+                lazy,
+            )?)),
             key,
         ));
     }
@@ -223,7 +284,7 @@ pub(crate) fn compile<R: Resolver>(
         let mut look_behind = Vec::new();
         key.push('\u{2}');
         while let Some(Item::LookBehind(p)) = alt.get(i) {
-            look_behind.push(build(p, true, StartKind::Anchored)?);
+            look_behind.push(LazyDfa::new(p, true, StartKind::Anchored, lazy)?);
             key.push('\u{3}');
             key.push_str(p);
             i += 1;
@@ -253,8 +314,11 @@ pub(crate) fn compile<R: Resolver>(
                 }
             }
         }
-        let forward =
-            if fwd.is_empty() { None } else { Some(build(&fwd, false, StartKind::Anchored)?) };
+        let forward = if fwd.is_empty() {
+            None
+        } else {
+            Some(LazyDfa::new(&fwd, false, StartKind::Anchored, lazy)?)
+        };
         key.push_str(if skip_anchor { "\u{4}1" } else { "\u{4}0" });
         key.push('\u{5}');
         key.push_str(&fwd);
