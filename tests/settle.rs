@@ -447,3 +447,79 @@ fn labels_told_before_the_set_wait_for_it() {
     assert!(!tagged.is_empty());
     assert!(tagged.iter().all(|t| keys.contains(t)), "{tagged:?}");
 }
+
+/// A sorted zone that starts with its IDN labels (the reader takes its
+/// first 64 KiB apart, before the block of `xn--` owners is looked for):
+/// those are told ahead too, and the read is not done again.
+#[test]
+fn idn_labels_at_the_start_are_told_too() {
+    let (set, settler) = settler_with_set();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let dir = TempDir::new();
+    let mut labels: Vec<String> = Vec::new();
+    for n in 0..6000u32 {
+        labels.push(alabel(&digits(n, 0x966)));
+        labels.push(alabel(&format!("क{}", digits(n, 0x966))));
+    }
+    for i in 0..30_000u32 {
+        labels.push(format!("z{}{}", word(i), i % 3000));
+    }
+    labels.sort();
+    labels.dedup();
+    assert!(labels[0].starts_with("xn--"));
+    let mut text = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+    for l in &labels {
+        text.push_str(&format!("{l}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+    }
+    let plain = dir.write("idn-first.zone", text.as_bytes());
+    let config = base_config(LabelText::Copy, true);
+    let (rows, summary, _) = scan_of(std::slice::from_ref(&plain), &config, &set, &pool);
+    let (r, m, labels) =
+        scan_of(&[plain], &config.clone().settle(Some(settler.settler())), &set, &pool);
+    assert_eq!((rows, summary), (r, m));
+    assert!(labels.settled_unstored() > 0, "read again");
+}
+
+/// With an LGR where Cyrillic а is a variant of Latin a, IDN labels
+/// `zа…` (index labels `za…`) at the start of a sorted zone, partly in
+/// its first 64 KiB (read apart) and partly after, collide with the ASCII
+/// labels `za…` that follow them: the settler must be told both parts to
+/// keep those ASCII labels.
+#[test]
+fn idn_labels_at_the_start_keep_their_ascii_variants() {
+    let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+        <range first-cp="0030" last-cp="0039"/>
+        <char cp="0061"><var cp="0430" type="blocked"/></char>
+        <range first-cp="0062" last-cp="007A"/>
+        <char cp="0430"><var cp="0061" type="blocked"/></char>
+        </data></lgr>"#;
+    let lgr = Arc::new(lgrscan::lgr::Lgr::from_xml("cyr", xml).unwrap());
+    let set = LgrSet::new(vec![Arc::clone(&lgr)], Some(lgr)).unwrap();
+    let settler = ScanSettler::new();
+    settler.provide(&set);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let dir = TempDir::new();
+    let mut labels: Vec<String> = Vec::new();
+    for n in 0..4000u32 {
+        labels.push(alabel(&format!("z\u{430}{n}")));
+        labels.push(format!("za{n}"));
+        labels.push(format!("zb{n}"));
+    }
+    labels.sort();
+    assert!(labels[0].starts_with("xn--"));
+    let mut text = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+    for l in &labels {
+        text.push_str(&format!("{l}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+    }
+    // Some IDN labels in the first 64 KiB, and some after.
+    let first_after = text.find("za0.").unwrap();
+    assert!(first_after > 64 << 10, "{first_after}");
+    let plain = dir.write("cyr.zone", text.as_bytes());
+    let config = base_config(LabelText::Copy, true);
+    let (rows, summary, _) = scan_of(std::slice::from_ref(&plain), &config, &set, &pool);
+    assert_eq!(rows.iter().filter(|r| r.starts_with("Collision")).count(), 8000);
+    let (r, m, labels) =
+        scan_of(&[plain], &config.clone().settle(Some(settler.settler())), &set, &pool);
+    assert_eq!((rows, summary), (r, m));
+    assert!(labels.settled_unstored() > 0, "read again");
+}

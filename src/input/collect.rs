@@ -113,9 +113,20 @@ pub(crate) struct Collector {
     pub(crate) settle: bool,
     /// See [`Collector::unsettle`].
     unsettled: bool,
-    /// Where the labels told ahead were found: (source, start, end) (see
-    /// [`super::Settle::ahead_parts`]).
-    pub(crate) idn_block: Option<(u32, u64, u64)>,
+    /// Where the labels told ahead were found (see
+    /// [`super::Settle::ahead_parts`]): in a source, those before an
+    /// offset (read before the block was looked for) and those of a range.
+    pub(crate) idn_block: Option<IdnBlock>,
+}
+
+/// Where the labels told ahead were found ([`Collector::idn_block`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IdnBlock {
+    pub(crate) source: u32,
+    /// Labels before this offset.
+    pub(crate) before: u64,
+    /// Labels of this range.
+    pub(crate) range: (u64, u64),
 }
 
 /// IDNA forms of list labels computed ahead (see
@@ -427,16 +438,17 @@ impl Collector {
         if self.set.settled_assumed == 0 {
             return;
         }
-        let Some((source, lo, hi)) = self.idn_block else {
+        let Some(b) = self.idn_block else {
             self.unsettled = true;
             return;
         };
         let set = &self.set;
+        let told = |source: usize, at: u64| {
+            source == b.source as usize && (at < b.before || (b.range.0..b.range.1).contains(&at))
+        };
         let missed = set.forms_owner.iter().any(|&i| {
-            set.get(i as usize).is_some_and(|l| {
-                !l.ulabel().is_ascii()
-                    && (l.source() != source as usize || l.offset() < lo || l.offset() >= hi)
-            })
+            set.get(i as usize)
+                .is_some_and(|l| !l.ulabel().is_ascii() && !told(l.source(), l.offset()))
         });
         self.unsettled |= missed;
     }

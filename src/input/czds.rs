@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use memchr::memchr;
 
-use super::collect::{Class, KeyMode, Loc, Orig};
+use super::collect::{Class, IdnBlock, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, half, hash_bytes, word};
 use super::labels::{LabelRecord, MAX_RECORD_TEXT, NONE};
 use super::reader::Reader;
@@ -1762,7 +1762,10 @@ pub(crate) fn run(
     // With `ahead`, the chunks of its range are claimed first (they are
     // few: the window does not hold them back), then the others in order.
     if let (Some(a), true) = (ahead, told) {
-        a.settle.ahead_parts(first.len());
+        a.settle.ahead_parts(first.len() + 1);
+        let before: Vec<AheadLabel<'_>> =
+            a.before.iter().map(|(l, u)| AheadLabel { alabel: l, ulabel: u.as_deref() }).collect();
+        a.settle.worker().ahead(&before, true);
     }
     let order = |p: usize| -> usize {
         if p < first.len() {
@@ -1900,6 +1903,9 @@ pub(crate) fn run(
 /// [`Settle::ahead_parts`]): [`run`] reads its chunks first.
 pub(crate) struct AheadBlock<'a> {
     pub(crate) range: (usize, usize),
+    /// The labels read before, that are not plain: as written, and their
+    /// U-labels when not ASCII; told as one more part.
+    pub(crate) before: Vec<(Vec<u8>, Option<String>)>,
     pub(crate) settle: &'a dyn Settle,
 }
 
@@ -1995,8 +2001,25 @@ pub(crate) fn parallel(
         && r.c.idn_block.is_none()
     {
         let (lo, hi) = (idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-."));
-        r.c.idn_block = Some((st.source, lo as u64, hi.max(lo) as u64));
-        ahead = Some(AheadBlock { range: (lo, hi), settle });
+        // The labels read before `pos` (by the general parser, which found
+        // the apex) that are not plain are told too.
+        let set = &r.c.set;
+        let before: Vec<(Vec<u8>, Option<String>)> = set
+            .forms_owner
+            .iter()
+            .filter_map(|&i| set.get(i as usize))
+            .filter(|l| l.source() == st.source as usize && l.offset() < pos as u64)
+            .map(|l| {
+                let u = l.ulabel();
+                (l.original_text().as_bytes().to_vec(), (!u.is_ascii()).then(|| u.to_string()))
+            })
+            .collect();
+        r.c.idn_block = Some(IdnBlock {
+            source: st.source,
+            before: pos as u64,
+            range: (lo as u64, hi.max(lo) as u64),
+        });
+        ahead = Some(AheadBlock { range: (lo, hi), before, settle });
     }
     let populate = |start, end| source.populate(start, end);
     let (next, _) =
