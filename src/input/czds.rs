@@ -1670,6 +1670,9 @@ pub(crate) fn merge(
 
 /// Bytes per chunk of the parallel fast path: at most this…
 const CHUNK_MAX: usize = 4 << 20;
+
+/// Most bytes of IDN labels [`parallel`] reads ahead (see `AheadBlock`).
+const AHEAD_MAX: usize = 512 << 20;
 /// …and at least this.
 const CHUNK_MIN: usize = 64 << 10;
 
@@ -1997,10 +2000,20 @@ pub(crate) fn parallel(
     // The chunks of the IDN labels are read first, and their labels told
     // ahead (see `Settle::ahead_parts`).
     let mut ahead = None;
+    let (lo, hi) = match opts.settle {
+        Some(_) if r.c.idn_block.is_none() => {
+            (idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-."))
+        }
+        _ => (0, 0),
+    };
+    // The block's chunks are read ahead of the merge, their pages and
+    // labels held until it reaches them: only a block of at most an eighth
+    // of the input (and 512 MiB) is told ahead.
+    let small = hi.saturating_sub(lo) <= ((buf.len() - pos) / 8).min(AHEAD_MAX);
     if let Some(settle) = opts.settle
         && r.c.idn_block.is_none()
+        && small
     {
-        let (lo, hi) = (idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-."));
         // The labels read before `pos` (by the general parser, which found
         // the apex) that are not plain are told too.
         let set = &r.c.set;
