@@ -594,12 +594,16 @@ impl Lgr {
         })
     }
 
-    /// The code points of the elements that are not ASCII and have an
-    /// all-ASCII variant (the ones [`Lgr::ascii_from_non_ascii`] looks
-    /// at); `None` when some variant is empty (any label may then have an
-    /// all-ASCII index label).
-    pub(crate) fn non_ascii_with_ascii_variant(&self) -> Option<Vec<u32>> {
-        let mut out = Vec::new();
+    /// The elements with a non-ASCII code point that have an all-ASCII
+    /// variant, through which an index label (RFC 7940 §8.5) of a label
+    /// with a non-ASCII code point can be all ASCII: the ASCII code points
+    /// of those variants (such an index label contains at least one of
+    /// them), and the code points of those elements (a label has such an
+    /// index label only if each of its code points is ASCII or one of
+    /// them). `None` when some variant is empty: any label may then have an
+    /// all-ASCII index label, with any ASCII code point.
+    pub(crate) fn ascii_variants(&self) -> Option<AsciiVariants> {
+        let mut out = AsciiVariants { targets: [false; 128], sources: Vec::new() };
         for c in &self.chars {
             if c.cps.iter().all(|&x| x < 0x80) {
                 continue;
@@ -609,38 +613,16 @@ impl Lgr {
                     return None;
                 }
                 if v.cps.iter().all(|&x| x < 0x80) {
-                    out.extend_from_slice(&c.cps);
-                }
-            }
-        }
-        out.sort_unstable();
-        out.dedup();
-        Some(out)
-    }
-
-    /// The ASCII code points an index label (RFC 7940 §8.5) can get from an
-    /// element with a non-ASCII code point: those of its all-ASCII variants.
-    /// An all-ASCII index label of a label with a non-ASCII code point
-    /// contains at least one of them. All of them when some such variant is
-    /// empty (no code point to require).
-    pub(crate) fn ascii_from_non_ascii(&self) -> [bool; 128] {
-        let mut out = [false; 128];
-        for c in &self.chars {
-            if c.cps.iter().all(|&x| x < 0x80) {
-                continue;
-            }
-            for v in &c.vars {
-                if v.cps.is_empty() {
-                    return [true; 128];
-                }
-                if v.cps.iter().all(|&x| x < 0x80) {
                     for &x in &v.cps[..] {
-                        out[x as usize] = true;
+                        out.targets[x as usize] = true;
                     }
+                    out.sources.extend_from_slice(&c.cps);
                 }
             }
         }
-        out
+        out.sources.sort_unstable();
+        out.sources.dedup();
+        Some(out)
     }
 
     /// Equivalence classes of the ASCII code points for judging (RFC 7940
@@ -766,6 +748,15 @@ fn first_table(by_first: &CpMap<Box<[u32]>>) -> (Vec<u32>, Vec<(u32, u32)>, Vec<
         tab[(((pages[p] - 1) << 8) | (cp & 0xff)) as usize] = (a, flat.len() as u32);
     }
     (pages, tab, flat)
+}
+
+/// What [`Lgr::ascii_variants`] finds.
+#[derive(Clone, Debug)]
+pub(crate) struct AsciiVariants {
+    /// ASCII code points of the all-ASCII variants.
+    pub(crate) targets: [bool; 128],
+    /// Code points of the elements that have them, sorted.
+    pub(crate) sources: Vec<u32>,
 }
 
 /// The class [`Lgr::ascii_classes`] gives code points that start no element.

@@ -1100,18 +1100,17 @@ impl AheadScratch {
     /// labels of their U-labels when these are not ASCII (of the label as
     /// written and in lower case, whichever the reader takes), when all
     /// ASCII. Only a label whose code points are ASCII or have an all-ASCII
-    /// variant ([`Lgr::non_ascii_with_ascii_variant`]) can have one: the
-    /// others are passed over once their U-label is known.
+    /// variant ([`LgrSet::ascii_sources`]) can have one: the others are
+    /// passed over once their U-label is known.
     fn keys_of<'a>(
         &mut self,
         set: &LgrSet,
-        mapped: Option<&[u32]>,
         labels: impl Iterator<Item = (&'a [u8], Option<&'a str>)>,
     ) {
         let may_be_ascii = |u: &str| {
-            mapped.is_none_or(|m| {
-                u.chars().all(|c| c.is_ascii() || m.binary_search(&u32::from(c)).is_ok())
-            })
+            set.ascii_sources
+                .as_ref()
+                .is_none_or(|m| u.chars().all(|c| c.is_ascii() || m.contains(u32::from(c))))
         };
         self.keys.clear();
         let key = |me: &mut AheadScratch, u: &str| {
@@ -1144,12 +1143,6 @@ impl AheadScratch {
 }
 
 impl SettlerInner {
-    /// The code points of the variant LGR's elements that are not ASCII
-    /// and have an all-ASCII variant (`None`: any may have).
-    fn mapped(set: &LgrSet) -> Option<Vec<u32>> {
-        set.variants.non_ascii_with_ascii_variant()
-    }
-
     fn lock_ahead(&self) -> std::sync::MutexGuard<'_, AheadState> {
         self.ahead.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -1164,9 +1157,8 @@ impl SettlerInner {
             return;
         }
         let pending = std::mem::take(&mut ahead.pending);
-        let mapped = Self::mapped(set);
         let mut sc = AheadScratch::default();
-        sc.keys_of(set, mapped.as_deref(), pending.iter().map(|(a, u)| (&a[..], u.as_deref())));
+        sc.keys_of(set, pending.iter().map(|(a, u)| (&a[..], u.as_deref())));
         let k = ahead.keys.get_or_insert_with(AheadKeys::default);
         for &(len, h) in &sc.keys {
             k.add(len, h);
@@ -1215,7 +1207,7 @@ impl Settle for ScanSettler {
             shapes: FirstMemo::new(),
             packed: None,
             keys: None,
-            ahead: None,
+            ahead: AheadScratch::default(),
         })
     }
 }
@@ -1229,9 +1221,8 @@ struct ScanSettleWorker {
     packed: Option<FirstMemo>,
     /// The keys of the labels told ahead, as of the part being read.
     keys: Option<Arc<AheadKeys>>,
-    /// Buffers for the keys of labels told ahead, with the variant LGR's
-    /// [`SettlerInner::mapped`] code points (made on first use).
-    ahead: Option<(AheadScratch, Option<Vec<u32>>)>,
+    /// Buffers for the keys of labels told ahead.
+    ahead: AheadScratch,
 }
 
 impl SettleWorker for ScanSettleWorker {
@@ -1266,10 +1257,8 @@ impl SettleWorker for ScanSettleWorker {
                 set
             }
         };
-        let (sc, mapped) =
-            self.ahead.get_or_insert_with(|| (AheadScratch::default(), SettlerInner::mapped(set)));
-        sc.keys_of(set, mapped.as_deref(), labels.iter().map(|l| (l.alabel, l.ulabel)));
-        self.inner.lock_ahead().add(&sc.keys);
+        self.ahead.keys_of(set, labels.iter().map(|l| (l.alabel, l.ulabel)));
+        self.inner.lock_ahead().add(&self.ahead.keys);
     }
 
     /// A label that [`Worker::plain_chunk`] would count at once, under

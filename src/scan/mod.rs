@@ -64,6 +64,11 @@ pub struct LgrSet {
     /// points are all in the set, its table of matching elements serves
     /// the variant LGR too, and no context rule is tested twice.
     same: Vec<CpBits>,
+    /// The code points of the variant LGR's elements that have an
+    /// all-ASCII variant (see [`Lgr::ascii_variants`]): a label whose code
+    /// points are not all ASCII or among them has no all-ASCII index
+    /// label. `None`: any label may have one.
+    pub(crate) ascii_sources: Option<CpBits>,
 }
 
 /// A set of code points as a two-level bitmap: a membership test is two
@@ -284,7 +289,7 @@ pub(crate) fn ldh_masks(text: &[u8], tail: &[u8]) -> (u32, u32, u32) {
 const PACK_ALPHA: u16 = 1 << 13;
 /// [`Packing::one`] flag: one of the ASCII bytes one of which every
 /// all-ASCII index label of an IDN label contains (see
-/// [`Lgr::ascii_from_non_ascii`]); only ASCII labels with one of them can
+/// [`Lgr::ascii_variants`]); only ASCII labels with one of them can
 /// join a group by their text.
 const PACK_TARGET: u16 = 1 << 14;
 /// [`Packing::one`] flag: a byte that is not LDH (class code 0).
@@ -321,7 +326,13 @@ impl LgrSet {
             });
             *slot = id as u8;
         }
-        let targets = variants.ascii_from_non_ascii();
+        let ascii_variants = variants.ascii_variants();
+        let targets = ascii_variants.as_ref().map_or([true; 128], |a| a.targets);
+        let ascii_sources = ascii_variants.map(|a| {
+            let mut s = CpBits::default();
+            a.sources.iter().for_each(|&cp| s.insert(cp));
+            s
+        });
         let pack = Packing::new(|b| u16::from(ascii_class[usize::from(b)]), &targets);
         let first = judges[0].clone();
         let pack_first = Packing::new(|b| first.ascii_classes()[usize::from(b)], &targets);
@@ -338,7 +349,17 @@ impl LgrSet {
             })
             .collect();
         let shape = Shape::of(&first.ascii_classes()[..], &targets);
-        Ok(LgrSet { judges, variants, ascii_identity, ascii_class, pack, pack_first, shape, same })
+        Ok(LgrSet {
+            judges,
+            variants,
+            ascii_identity,
+            ascii_class,
+            pack,
+            pack_first,
+            shape,
+            same,
+            ascii_sources,
+        })
     }
 
     /// The judging LGRs, in order.
