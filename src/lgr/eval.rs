@@ -256,7 +256,7 @@ impl Lgr {
                         .iter()
                         .fold(0, |m, &c| m | self.req_masks.get(&self.rule_required, c))
                 });
-                m & (1 << r) == 0
+                m & self.req_masks.bit(r) == 0
             } else {
                 !label.cps().iter().any(|&c| req.contains(c))
             };
