@@ -47,32 +47,84 @@ struct Group {
     key: Vec<u32>,
 }
 
-/// Sorts the kept index labels by `(hash, len)`: one counting-sort pass
-/// on the high bits of the hash (about one bucket per label), then each
-/// bucket, mostly of one or two labels, sorted by the whole key. The order
-/// of equal keys does not matter (groups are sorted by members later).
-fn sort_keyed(keyed: &mut Vec<Keyed>) {
+/// Kept index labels per part of the input to [`buckets`]: a fixed size,
+/// so that the order within a bucket does not depend on the thread count.
+const BUCKET_PIECE: usize = 1 << 16;
+
+/// The kept index labels in buckets by the high bits of their hash (about
+/// a thousand labels a bucket), each sorted by `(hash, len)`: labels with
+/// the same index label are in one bucket, next to each other. Pieces of
+/// the input are spread into buckets in parallel (a counting sort each),
+/// then each bucket is gathered from the pieces and sorted in parallel.
+/// The order of equal keys does not matter (groups are sorted by members
+/// later).
+fn buckets(keyed: &[Keyed], each: impl Fn(&mut [Keyed]) -> Vec<Group> + Sync) -> Vec<Group> {
     let n = keyed.len();
-    if n < 1 << 12 {
+    let bits = (usize::BITS - n.max(1).leading_zeros()).saturating_sub(10).min(12);
+    // The bucket of a key; bits = 0: one bucket.
+    let bucket = |k: &Keyed| if bits == 0 { 0 } else { (k.hash >> (64 - bits)) as usize };
+    let nb = 1usize << bits;
+    // Per piece: its keys by bucket, and where each bucket starts.
+    let pieces: Vec<(Vec<Keyed>, Vec<u32>)> = keyed
+        .par_chunks(BUCKET_PIECE)
+        .map(|piece| {
+            let mut at = vec![0u32; nb + 1];
+            for k in piece {
+                at[bucket(k) + 1] += 1;
+            }
+            for b in 1..at.len() {
+                at[b] += at[b - 1];
+            }
+            let starts = at.clone();
+            let mut out = piece.to_vec();
+            for k in piece {
+                let b = bucket(k);
+                out[at[b] as usize] = *k;
+                at[b] += 1;
+            }
+            (out, starts)
+        })
+        .collect();
+    let per_bucket: Vec<Vec<Group>> = (0..nb)
+        .into_par_iter()
+        .map(|b| {
+            let mut run: Vec<Keyed> = Vec::new();
+            for (keys, at) in &pieces {
+                run.extend_from_slice(&keys[at[b] as usize..at[b + 1] as usize]);
+            }
+            sort_bucket(&mut run, bits);
+            each(&mut run)
+        })
+        .collect();
+    per_bucket.into_iter().flatten().collect()
+}
+
+/// Sorts a bucket of [`buckets`] by `(hash, len)`: its keys share the top
+/// `skip` bits of their hash; one counting-sort pass on the next bits
+/// (about one key a slot), then each slot, mostly of one or two keys,
+/// sorted.
+fn sort_bucket(keyed: &mut Vec<Keyed>, skip: u32) {
+    let n = keyed.len();
+    if n < 64 {
         keyed.sort_unstable_by_key(|k| (k.hash, k.len));
         return;
     }
-    let bits = (usize::BITS - 1 - n.leading_zeros()).min(20);
-    let shift = 64 - bits;
+    let bits = (usize::BITS - 1 - n.leading_zeros()).min(64 - skip).min(20);
+    let slot = |k: &Keyed| ((k.hash << skip) >> (64 - bits)) as usize;
     let mut at = vec![0u32; (1 << bits) + 1];
     for k in keyed.iter() {
-        at[(k.hash >> shift) as usize + 1] += 1;
+        at[slot(k) + 1] += 1;
     }
     for b in 1..at.len() {
         at[b] += at[b - 1];
     }
     let mut out = keyed.clone();
     for k in keyed.iter() {
-        let b = (k.hash >> shift) as usize;
+        let b = slot(k);
         out[at[b] as usize] = *k;
         at[b] += 1;
     }
-    for run in out.chunk_by_mut(|a, b| a.hash >> shift == b.hash >> shift) {
+    for run in out.chunk_by_mut(|a, b| slot(a) == slot(b)) {
         if run.len() > 1 {
             run.sort_unstable_by_key(|k| (k.hash, k.len));
         }
@@ -91,39 +143,45 @@ fn groups(
 ) -> Vec<Group> {
     let arena = &judged.arena;
     let key = |k: &Keyed| &arena[k.start..k.start + k.len as usize];
-    let keyed = &mut judged.keyed;
-    sort_keyed(keyed);
+    let keyed = std::mem::take(&mut judged.keyed);
     // Candidate groups: several labels, or one whose index label is all
-    // ASCII (an ASCII label may have it as its text).
-    let mut out: Vec<Group> = Vec::new();
-    let mut i = 0;
-    while i < keyed.len() {
-        let mut j = i + 1;
-        while j < keyed.len() && keyed[j].hash == keyed[i].hash && keyed[j].len == keyed[i].len {
-            j += 1;
-        }
-        let run = &mut keyed[i..j];
-        if run.len() > 1 && run.iter().any(|k| key(k) != key(&run[0])) {
-            // A hash collision: split the run by index label.
-            run.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        }
-        let mut a = 0;
-        while a < run.len() {
-            let mut b = a + 1;
-            while b < run.len() && key(&run[b]) == key(&run[a]) {
-                b += 1;
+    // ASCII (an ASCII label may have it as its text). `keyed`: sorted by
+    // `(hash, len)`.
+    let candidates = |keyed: &mut [Keyed]| {
+        let mut out: Vec<Group> = Vec::new();
+        let mut i = 0;
+        while i < keyed.len() {
+            let mut j = i + 1;
+            while j < keyed.len() && keyed[j].hash == keyed[i].hash && keyed[j].len == keyed[i].len
+            {
+                j += 1;
             }
-            let k = key(&run[a]);
-            if b - a > 1 || (set.ascii_identity && k.iter().all(|&c| c < 0x80)) {
-                out.push(Group {
-                    members: run[a..b].iter().map(|x| x.label).collect(),
-                    key: k.to_vec(),
-                });
+            let run = &mut keyed[i..j];
+            if run.len() > 1 && run.iter().any(|k| key(k) != key(&run[0])) {
+                // A hash collision: split the run by index label.
+                run.sort_unstable_by(|a, b| key(a).cmp(key(b)));
             }
-            a = b;
+            let mut a = 0;
+            while a < run.len() {
+                let mut b = a + 1;
+                while b < run.len() && key(&run[b]) == key(&run[a]) {
+                    b += 1;
+                }
+                let k = key(&run[a]);
+                if b - a > 1 || (set.ascii_identity && k.iter().all(|&c| c < 0x80)) {
+                    out.push(Group {
+                        members: run[a..b].iter().map(|x| x.label).collect(),
+                        key: k.to_vec(),
+                    });
+                }
+                a = b;
+            }
+            i = j;
         }
-        i = j;
-    }
+        out
+    };
+    let mut out = buckets(&keyed, candidates);
+    drop(keyed);
     if set.ascii_identity && out.iter().any(|g| g.key.iter().all(|&c| c < 0x80)) {
         let cands = &judged.ascii_cands;
         progress.phase("matching ASCII labels", cands.len() as u64);
@@ -311,10 +369,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sort_keyed_orders_by_hash_and_len() {
-        for n in [0usize, 1, 100, 5000, 70_000] {
+    fn buckets_hold_sorted_runs_of_equal_keys() {
+        for n in [0usize, 1, 100, 5000, 70_000, 200_000] {
             let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15);
-            let mut keyed: Vec<Keyed> = (0..n)
+            let keyed: Vec<Keyed> = (0..n)
                 .map(|i| {
                     let x = next();
                     // Some equal hashes, with equal and different lengths.
@@ -322,13 +380,34 @@ mod tests {
                     Keyed { hash, label: i as u32, len: (x % 3) as u32, start: i }
                 })
                 .collect();
+            // Each bucket as one group of its labels in order; its key:
+            // the bucket's first hash and length.
+            let got = buckets(&keyed, |run| {
+                assert!(run.windows(2).all(|w| (w[0].hash, w[0].len) <= (w[1].hash, w[1].len)));
+                if run.is_empty() {
+                    return Vec::new();
+                }
+                vec![Group { members: run.iter().map(|k| k.label).collect(), key: Vec::new() }]
+            });
+            let mut all: Vec<u32> = got.iter().flat_map(|g| g.members.iter().copied()).collect();
+            all.sort_unstable();
+            assert_eq!(all, (0..n as u32).collect::<Vec<_>>(), "every label once");
+            // Equal (hash, len) never straddle buckets, and buckets come in
+            // hash order.
+            let bucket_of: std::collections::HashMap<u32, usize> = got
+                .iter()
+                .enumerate()
+                .flat_map(|(b, g)| g.members.iter().map(move |&l| (l, b)))
+                .collect();
             let mut want = keyed.clone();
             want.sort_unstable_by_key(|k| (k.hash, k.len, k.label));
-            sort_keyed(&mut keyed);
-            assert!(keyed.windows(2).all(|w| (w[0].hash, w[0].len) <= (w[1].hash, w[1].len)));
-            keyed.sort_by_key(|k| (k.hash, k.len, k.label));
-            let ids = |v: &[Keyed]| v.iter().map(|k| k.label).collect::<Vec<_>>();
-            assert_eq!(ids(&keyed), ids(&want));
+            for w in want.windows(2) {
+                let (a, b) = (bucket_of[&w[0].label], bucket_of[&w[1].label]);
+                assert!(a <= b, "buckets in hash order");
+                if (w[0].hash, w[0].len) == (w[1].hash, w[1].len) {
+                    assert_eq!(a, b, "equal keys in one bucket");
+                }
+            }
         }
     }
 }
