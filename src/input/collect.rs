@@ -2,7 +2,7 @@
 //! labels, deduplicated, with their forms, NS targets and counts.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
@@ -100,8 +100,8 @@ pub(crate) struct Collector {
     ns_pairs: Vec<(u32, u32)>,
     ns_intern: HashMap<Box<[u8]>, u32, FxBuild>,
     last_ns: Option<(u32, u32)>,
-    deeper_seen: HashSet<u64, FxBuild>,
-    outside_seen: HashSet<u64, FxBuild>,
+    deeper_seen: NameHashes,
+    outside_seen: NameHashes,
     csv_columns: HashMap<String, u32>,
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
@@ -291,8 +291,8 @@ impl Collector {
             settle: false,
             unsettled: false,
             idn_block: None,
-            deeper_seen: HashSet::default(),
-            outside_seen: HashSet::default(),
+            deeper_seen: NameHashes::default(),
+            outside_seen: NameHashes::default(),
             csv_columns: HashMap::new(),
             pending: Vec::new(),
             ahead: Ahead::default(),
@@ -720,16 +720,12 @@ impl Collector {
         match rel {
             Relation::Deeper => {
                 acc.deeper_records += 1;
-                if self.deeper_seen.insert(h) {
-                    acc.deeper_names += 1;
-                }
+                self.deeper_seen.push(h);
                 Class::Deeper
             }
             Relation::Outside => {
                 acc.outside_records += 1;
-                if self.outside_seen.insert(h) {
-                    acc.outside_names += 1;
-                }
+                self.outside_seen.push(h);
                 Class::Outside
             }
             Relation::Apex => {
@@ -740,21 +736,12 @@ impl Collector {
         }
     }
 
-    /// Counts the deeper and outside owner names of a chunk, given as the
+    /// Notes the deeper and outside owner names of a chunk, given as the
     /// hashes of their lower-case text (their records are counted by the
-    /// caller).
+    /// caller); distinct names are counted by [`Collector::finish`].
     pub(crate) fn count_names(&mut self, deeper: &[u64], outside: &[u64]) {
-        let acc = &mut self.set.accounting;
-        for &h in deeper {
-            if self.deeper_seen.insert(h) {
-                acc.deeper_names += 1;
-            }
-        }
-        for &h in outside {
-            if self.outside_seen.insert(h) {
-                acc.outside_names += 1;
-            }
-        }
+        self.deeper_seen.extend(deeper);
+        self.outside_seen.extend(outside);
     }
 
     /// The id of an NS target name (lower-case presentation, absolute).
@@ -839,11 +826,56 @@ impl Collector {
             self.set.csv_index.resize(n, NONE);
         }
         let acc = &mut self.set.accounting;
+        acc.deeper_names = self.deeper_seen.distinct();
+        acc.outside_names = self.outside_seen.distinct();
         acc.owner_names = u64::from(acc.apex_records > 0)
             + acc.registered_labels
             + acc.deeper_names
             + acc.outside_names;
         self.set
+    }
+}
+
+/// The hashes of the lower-case deeper (or outside) owner names met, one
+/// per run of records of a name, whose distinct values are counted at the
+/// end of the read: a hash set took a cache miss per name in the ordered
+/// merge of the chunks, while appending is sequential and the sort at the
+/// end runs on all threads. Sorted and deduplicated whenever it doubles
+/// past 2^20 hashes, so that it holds at most about twice the distinct
+/// names whatever the order of the input.
+#[derive(Default)]
+struct NameHashes {
+    hashes: Vec<u64>,
+    compact_at: usize,
+}
+
+impl NameHashes {
+    #[inline]
+    fn push(&mut self, h: u64) {
+        self.hashes.push(h);
+        if self.hashes.len() >= self.compact_at.max(1 << 20) {
+            self.compact();
+        }
+    }
+
+    fn extend(&mut self, hs: &[u64]) {
+        self.hashes.extend_from_slice(hs);
+        if self.hashes.len() >= self.compact_at.max(1 << 20) {
+            self.compact();
+        }
+    }
+
+    fn compact(&mut self) {
+        use rayon::slice::ParallelSliceMut;
+        self.hashes.par_sort_unstable();
+        self.hashes.dedup();
+        self.compact_at = 2 * self.hashes.len();
+    }
+
+    /// The number of distinct hashes.
+    fn distinct(&mut self) -> u64 {
+        self.compact();
+        self.hashes.len() as u64
     }
 }
 
@@ -1031,7 +1063,32 @@ fn push_formed(
 
 #[cfg(test)]
 mod tests {
-    use super::ns_table;
+    use super::{NameHashes, ns_table};
+
+    /// Distinct names are counted exactly whatever the order and however
+    /// often the list is compacted on the way (past 2^20 hashes), and the
+    /// list holds at most about twice the distinct hashes.
+    #[test]
+    fn name_hashes_count_distinct_values() {
+        for (n, distinct) in [(0u64, 1u64), (10, 3), (1_500_000, 50_000), (2_500_000, 1_500_000)] {
+            let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d ^ n ^ distinct);
+            let mut h = NameHashes::default();
+            let mut seen = std::collections::HashSet::new();
+            let mut peak = 0;
+            for i in 0..n {
+                let v = next() % distinct;
+                if i % 2 == 0 {
+                    h.push(v);
+                } else {
+                    h.extend(&[v, v]);
+                }
+                seen.insert(v);
+                peak = peak.max(h.hashes.len());
+            }
+            assert_eq!(h.distinct(), seen.len() as u64, "{n} {distinct}");
+            assert!(peak <= (2 * seen.len()).max(1 << 20) + 2, "{peak} held for {}", seen.len());
+        }
+    }
 
     #[test]
     fn ns_table_orders_each_labels_targets_by_name_once() {
