@@ -57,8 +57,8 @@ const BUCKET_PIECE: usize = 1 << 16;
 /// the input are spread into buckets in parallel (a counting sort each),
 /// then each bucket is gathered from the pieces and sorted in parallel.
 /// The order of equal keys does not matter (groups are sorted by members
-/// later).
-fn buckets(keyed: &[Keyed], each: impl Fn(&mut [Keyed]) -> Vec<Group> + Sync) -> Vec<Group> {
+/// later). `keyed` is dropped once spread (the pieces hold it all).
+fn buckets(keyed: Vec<Keyed>, each: impl Fn(&mut [Keyed]) -> Vec<Group> + Sync) -> Vec<Group> {
     let n = keyed.len();
     let bits = (usize::BITS - n.max(1).leading_zeros()).saturating_sub(10).min(12);
     // The bucket of a key; bits = 0: one bucket.
@@ -85,6 +85,7 @@ fn buckets(keyed: &[Keyed], each: impl Fn(&mut [Keyed]) -> Vec<Group> + Sync) ->
             (out, starts)
         })
         .collect();
+    drop(keyed);
     let per_bucket: Vec<Vec<Group>> = (0..nb)
         .into_par_iter()
         .map(|b| {
@@ -180,8 +181,7 @@ fn groups(
         }
         out
     };
-    let mut out = buckets(&keyed, candidates);
-    drop(keyed);
+    let mut out = buckets(keyed, candidates);
     if set.ascii_identity && out.iter().any(|g| g.key.iter().all(|&c| c < 0x80)) {
         let cands = &judged.ascii_cands;
         progress.phase("matching ASCII labels", cands.len() as u64);
@@ -382,7 +382,7 @@ mod tests {
                 .collect();
             // Each bucket as one group of its labels in order; its key:
             // the bucket's first hash and length.
-            let got = buckets(&keyed, |run| {
+            let got = buckets(keyed.clone(), |run| {
                 assert!(run.windows(2).all(|w| (w[0].hash, w[0].len) <= (w[1].hash, w[1].len)));
                 if run.is_empty() {
                     return Vec::new();
