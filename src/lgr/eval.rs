@@ -117,7 +117,13 @@ pub struct Verdict<'a> {
 
 impl Lgr {
     /// Tests a context condition for the element of `len` code points at `i`.
+    #[inline(always)]
     pub(crate) fn ctx_ok(&self, ctx: Ctx, label: &Label, i: usize, len: usize) -> bool {
+        ctx == Ctx::None || self.ctx_rule_ok(ctx, label, i, len)
+    }
+
+    /// [`Lgr::ctx_ok`] for a condition with a rule.
+    fn ctx_rule_ok(&self, ctx: Ctx, label: &Label, i: usize, len: usize) -> bool {
         let (rule, want) = match ctx {
             Ctx::None => return true,
             Ctx::When(r) => (r, true),
