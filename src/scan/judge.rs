@@ -41,7 +41,7 @@ pub(crate) struct Judged {
     pub arena: Vec<u32>,
     /// ASCII labels whose text may be an IDN label's index label (they
     /// have a byte flagged [`PACK_TARGET`], and plain ones passed the
-    /// filter of [`AsciiKeys`]), with [`text_hash`] of it.
+    /// filter of [`KeyFilter`]), with [`text_hash`] of it.
     pub ascii_cands: Vec<(u32, u32)>,
 }
 
@@ -726,10 +726,10 @@ impl Worker {
 /// any label with a finding or in upper case) come first: their index
 /// labels tell which texts an ASCII label must have to join a group by its
 /// text. Then the plain labels, most of a zone, of which only such
-/// candidates are kept (see [`AsciiKeys`]).
+/// candidates are kept (see [`KeyFilter`]).
 enum Pass {
     Others,
-    Plain(AsciiKeys),
+    Plain(KeyFilter),
 }
 
 impl Pass {
@@ -745,16 +745,47 @@ impl Pass {
     }
 }
 
-/// The all-ASCII index labels kept in the first pass of [`judge_all`]:
-/// their lengths (a bit per length, the last for 63 and more) and the low
-/// 16 bits of their [`text_hash_cps`] (a bit per value: 8 KiB, and a test
-/// is one load).
-struct AsciiKeys {
+/// A filter of all-ASCII index labels: their lengths (a bit per length,
+/// the last for 63 and more) and the low `bits` bits of their
+/// [`text_hash_cps`] (a bit per value). A text with neither is surely none
+/// of them; a test is two loads. The first pass of [`judge_all`] keeps the
+/// index labels it found in one of 2^16 bits (8 KiB); the settler keeps
+/// those of the IDN labels told ahead in one of 2^20 bits (128 KiB), since
+/// it tests every plain label with a digit against it.
+struct KeyFilter {
     lengths: u64,
-    hashes: Box<[u64; 1024]>,
+    mask: u32,
+    words: Box<[u64]>,
 }
 
-impl AsciiKeys {
+impl KeyFilter {
+    fn new(bits: u32) -> KeyFilter {
+        KeyFilter { lengths: 0, mask: (1 << bits) - 1, words: vec![0; 1 << (bits - 6)].into() }
+    }
+
+    /// The keys of the index labels the first pass of [`judge_all`] kept.
+    fn of(acc: &Acc) -> KeyFilter {
+        let mut k = KeyFilter::new(16);
+        for e in &acc.keyed {
+            k.add_cps(&acc.arena[e.start..e.start + e.len as usize]);
+        }
+        k
+    }
+
+    /// Adds an index label, when it is all ASCII.
+    fn add_cps(&mut self, key: &[u32]) {
+        if key.iter().all(|&c| c < 0x80) {
+            self.add(key.len(), text_hash_cps(key));
+        }
+    }
+
+    /// Adds the key of `len` code points whose [`text_hash_cps`] is `h`.
+    fn add(&mut self, len: usize, h: u32) {
+        self.lengths |= 1 << len.min(63);
+        let bit = (h & self.mask) as usize;
+        self.words[bit / 64] |= 1 << (bit % 64);
+    }
+
     /// The [`text_hash`] of `u` when its length and hash are those of
     /// some key (else, surely none).
     #[inline(always)]
@@ -770,31 +801,9 @@ impl AsciiKeys {
     /// key.
     #[inline(always)]
     fn may_match_hash(&self, len: usize, h: u32) -> bool {
-        let bit = (h & 0xffff) as usize;
-        self.lengths & (1 << len.min(63)) != 0 && self.hashes[bit / 64] & 1 << (bit % 64) != 0
-    }
-
-    fn of(acc: &Acc) -> AsciiKeys {
-        let mut k = AsciiKeys::default();
-        for e in &acc.keyed {
-            k.add(&acc.arena[e.start..e.start + e.len as usize]);
-        }
-        k
-    }
-
-    /// Adds an index label, when it is all ASCII.
-    fn add(&mut self, key: &[u32]) {
-        if key.iter().all(|&c| c < 0x80) {
-            self.lengths |= 1 << key.len().min(63);
-            let bit = (text_hash_cps(key) & 0xffff) as usize;
-            self.hashes[bit / 64] |= 1 << (bit % 64);
-        }
-    }
-}
-
-impl Default for AsciiKeys {
-    fn default() -> AsciiKeys {
-        AsciiKeys { lengths: 0, hashes: Box::new([0; 1024]) }
+        let bit = (h & self.mask) as usize;
+        self.lengths & (1 << len.min(63)) != 0
+            && self.words.get(bit / 64).is_some_and(|w| w & 1 << (bit % 64) != 0)
     }
 }
 
@@ -1026,63 +1035,37 @@ struct AheadState {
     incomplete: bool,
     /// Labels told before the set was known, until it is.
     pending: Vec<OwnedAhead>,
-    keys: Option<AheadKeys>,
+    keys: Option<KeyFilter>,
     /// The keys once every part is told and they are all in.
-    done: Option<Arc<AheadKeys>>,
+    done: Option<Arc<KeyFilter>>,
 }
 
 impl AheadState {
     /// Adds the keys of a part, and publishes them when it was the last.
     fn add(&mut self, keys: &[(usize, u32)]) {
-        let k = self.keys.get_or_insert_with(AheadKeys::default);
+        self.told += 1;
+        self.add_keys(keys);
+    }
+
+    /// Adds keys, and publishes them when every part is in.
+    fn add_keys(&mut self, keys: &[(usize, u32)]) {
+        let k = self.keys.get_or_insert_with(|| KeyFilter::new(AHEAD_BITS));
         for &(len, h) in keys {
             k.add(len, h);
         }
-        self.told += 1;
         self.publish();
     }
 
     fn publish(&mut self) {
         if self.parts == Some(self.told) && !self.incomplete && self.pending.is_empty() {
-            self.done = Some(Arc::new(self.keys.take().unwrap_or_default()));
+            let keys = self.keys.take().unwrap_or_else(|| KeyFilter::new(AHEAD_BITS));
+            self.done = Some(Arc::new(keys));
         }
     }
 }
 
-/// The all-ASCII index labels of the IDN labels told ahead: their lengths
-/// (a bit per length, the last for 63 and more) and the low 20 bits of
-/// their [`text_hash_cps`] (a bit per value: 128 KiB). A plain label with
-/// neither is surely none of them.
-struct AheadKeys {
-    lengths: u64,
-    bits: Box<[u64]>,
-}
-
+/// Bits of the hash in the filter of the IDN labels told ahead.
 const AHEAD_BITS: u32 = 20;
-
-impl Default for AheadKeys {
-    fn default() -> AheadKeys {
-        AheadKeys { lengths: 0, bits: vec![0; 1 << (AHEAD_BITS - 6)].into_boxed_slice() }
-    }
-}
-
-impl AheadKeys {
-    fn add(&mut self, len: usize, h: u32) {
-        self.lengths |= 1 << len.min(63);
-        let bit = (h & ((1 << AHEAD_BITS) - 1)) as usize;
-        self.bits[bit / 64] |= 1 << (bit % 64);
-    }
-
-    /// Whether `u` may be one of the keys.
-    #[inline(always)]
-    fn may_match(&self, u: &[u8]) -> bool {
-        if self.lengths & (1 << u.len().min(63)) == 0 {
-            return false;
-        }
-        let bit = (text_hash(u) & ((1 << AHEAD_BITS) - 1)) as usize;
-        self.bits[bit / 64] & 1 << (bit % 64) != 0
-    }
-}
 
 /// A worker's buffers for the keys of labels told ahead.
 #[derive(Default)]
@@ -1159,11 +1142,7 @@ impl SettlerInner {
         let pending = std::mem::take(&mut ahead.pending);
         let mut sc = AheadScratch::default();
         sc.keys_of(set, pending.iter().map(|(a, u)| (&a[..], u.as_deref())));
-        let k = ahead.keys.get_or_insert_with(AheadKeys::default);
-        for &(len, h) in &sc.keys {
-            k.add(len, h);
-        }
-        ahead.publish();
+        ahead.add_keys(&sc.keys);
     }
 }
 
@@ -1220,7 +1199,7 @@ struct ScanSettleWorker {
     shapes: FirstMemo,
     packed: Option<FirstMemo>,
     /// The keys of the labels told ahead, as of the part being read.
-    keys: Option<Arc<AheadKeys>>,
+    keys: Option<Arc<KeyFilter>>,
     /// Buffers for the keys of labels told ahead.
     ahead: AheadScratch,
 }
@@ -1285,7 +1264,7 @@ impl SettleWorker for ScanSettleWorker {
         match verdict {
             None => Settled::Keep,
             Some((alpha, true)) => match &self.keys {
-                Some(keys) if !keys.may_match(text) => Settled::Assume(usize::from(alpha)),
+                Some(keys) if keys.may_match(text).is_none() => Settled::Assume(usize::from(alpha)),
                 _ => Settled::Tag(usize::from(alpha)),
             },
             Some((alpha, false)) => Settled::Count(usize::from(alpha)),
@@ -1366,7 +1345,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
         }
         (end - part * OTHERS_PART) as u64
     });
-    let keys = AsciiKeys::of(&first);
+    let keys = KeyFilter::of(&first);
     // The labels in the settler's ranges were judged while read.
     let parts = plain_parts(n, labels.settle_ranges());
     let keys = Pass::Plain(keys);
