@@ -852,10 +852,7 @@ struct NameHashes {
 impl NameHashes {
     #[inline]
     fn push(&mut self, h: u64) {
-        self.hashes.push(h);
-        if self.hashes.len() >= self.compact_at.max(1 << 20) {
-            self.compact();
-        }
+        self.extend(&[h]);
     }
 
     fn extend(&mut self, hs: &[u64]) {

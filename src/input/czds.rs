@@ -2000,19 +2000,17 @@ pub(crate) fn parallel(
     // The chunks of the IDN labels are read first, and their labels told
     // ahead (see `Settle::ahead_parts`).
     let mut ahead = None;
-    let (lo, hi) = match opts.settle {
-        Some(_) if r.c.idn_block.is_none() => {
-            (idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-."))
+    let block = match opts.settle {
+        Some(settle) if r.c.idn_block.is_none() => {
+            Some((settle, idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-.")))
         }
-        _ => (0, 0),
+        _ => None,
     };
     // The block's chunks are read ahead of the merge, their pages and
     // labels held until it reaches them: only a block of at most an eighth
     // of the input (and 512 MiB) is told ahead.
-    let small = hi.saturating_sub(lo) <= ((buf.len() - pos) / 8).min(AHEAD_MAX);
-    if let Some(settle) = opts.settle
-        && r.c.idn_block.is_none()
-        && small
+    if let Some((settle, lo, hi)) = block
+        && hi.saturating_sub(lo) <= ((buf.len() - pos) / 8).min(AHEAD_MAX)
     {
         // The labels read before `pos` (by the general parser, which found
         // the apex) that are not plain are told too.

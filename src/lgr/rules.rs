@@ -49,10 +49,21 @@ impl LazyDfa {
     /// built-in LGRs are lazy, and `builtin::tests` builds all of theirs.
     #[inline]
     fn get(&self) -> &Dfa {
-        self.dfa.get_or_init(|| {
-            build(&self.pat, self.reverse, self.start)
-                .unwrap_or_else(|e| panic!("built-in rule automaton: {}", e.message))
-        })
+        match self.dfa.get() {
+            Some(d) => d,
+            None => {
+                self.try_get().unwrap_or_else(|e| panic!("built-in rule automaton: {}", e.message))
+            }
+        }
+    }
+
+    /// The automaton, built now if it was not.
+    fn try_get(&self) -> Result<&Dfa, LgrError> {
+        if let Some(d) = self.dfa.get() {
+            return Ok(d);
+        }
+        let d = build(&self.pat, self.reverse, self.start)?;
+        Ok(self.dfa.get_or_init(|| d))
     }
 }
 
@@ -96,12 +107,7 @@ impl CompiledRule {
                 alts.iter().flat_map(|a| a.look_behind.iter().chain(&a.forward)).collect()
             }
         };
-        for d in dfas {
-            if d.dfa.get().is_none() {
-                let _ = d.dfa.set(build(&d.pat, d.reverse, d.start)?);
-            }
-        }
-        Ok(())
+        dfas.into_iter().try_for_each(|d| d.try_get().map(|_| ()))
     }
 
     /// Does the rule match `text` as a context rule for the code point (or
