@@ -63,6 +63,13 @@ fn alabel(u: &str) -> String {
 /// order of a dump; else shuffled in blocks. `upper`: some owners in upper
 /// case.
 fn zone(sorted: bool, upper: bool) -> String {
+    zone_with(sorted, upper, false)
+}
+
+/// [`zone`], with lines of other shapes when `odd`: another TTL, targets
+/// in upper case or relative, a record other than NS first, an owner again
+/// after its glue, lines ending in CR LF, labels longer than 32 octets.
+fn zone_with(sorted: bool, upper: bool, odd: bool) -> String {
     let mut labels: Vec<String> = Vec::new();
     for i in 0..30_000u32 {
         let w = word(i * 7 + 3);
@@ -71,6 +78,8 @@ fn zone(sorted: bool, upper: bool) -> String {
             2 => format!("{w}{}", i % 97),
             3 => format!("{}", i % 4000),
             4 => format!("{w}-q"),
+            // Some longer than the 32 bytes read at once.
+            _ if odd && i % 60 == 5 => format!("{w}x{w}-{w}y{w}-{w}z{w}"),
             _ => format!("{w}x{w}"),
         });
     }
@@ -92,10 +101,24 @@ fn zone(sorted: bool, upper: bool) -> String {
     let mut s = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
     for (i, l) in labels.iter().enumerate() {
         let owner = if upper && i % 500 == 7 { l.to_uppercase() } else { l.clone() };
-        s.push_str(&format!("{owner}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+        let ttl = if odd && i % 211 == 5 { 3600 } else { 86400 };
+        let target = match i % 307 {
+            11 if odd => "NS1.Example.NET.",
+            12 if odd => "ns1",
+            _ => "ns1.example.net.",
+        };
+        if odd && i % 401 == 9 {
+            s.push_str(&format!("{owner}.tld.\t86400\tin\tds\t1 8 2 AB12\n"));
+        }
+        let end = if odd && i % 503 == 13 { "\r\n" } else { "\n" };
+        s.push_str(&format!("{owner}.tld.\t{ttl}\tin\tns\t{target}{end}"));
         s.push_str(&format!("{owner}.tld.\t86400\tin\tns\tns2.example.net.\n"));
         if i % 9 == 0 {
             s.push_str(&format!("ns1.{l}.tld.\t86400\tin\ta\t192.0.2.1\n"));
+            // The owner again after its glue, as in canonical order.
+            if odd && i % 27 == 0 {
+                s.push_str(&format!("{owner}.tld.\t86400\tin\tds\t1 8 2 CD34\n"));
+            }
         }
     }
     s
@@ -263,6 +286,36 @@ fn settled_reads_scan_like_full_reads() {
                 let t = tagged[&(what, "settled")];
                 assert!(t > 0 && t <= streamed, "{what}: {t} of {streamed} tagged");
             }
+        }
+    }
+}
+
+/// The lines of other shapes than a dump's usual ones (see [`zone_with`])
+/// among usual ones: read with a settler, whose quickest steps take only
+/// the usual lines, the scan is that of a full read, on one thread and on
+/// four, the labels mapped and copied or borrowed.
+#[test]
+fn odd_lines_read_with_a_settler_scan_like_full_reads() {
+    let (set, settler) = settler_with_set();
+    let dir = TempDir::new();
+    let text = zone_with(true, false, true);
+    for shape in ["\r\n", "\tds\t", "\tNS1.Example.NET.", "\tns1\n", "\t3600\t"] {
+        assert!(text.contains(shape), "{shape:?}");
+    }
+    let plain = dir.write("odd.zone", text.as_bytes());
+    for threads in [1, 4] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        for label_text in [LabelText::Copy, LabelText::Borrow] {
+            let config = base_config(label_text, true);
+            let inputs = std::slice::from_ref(&plain);
+            let (rows, summary, full) = scan_of(inputs, &config, &set, &pool);
+            assert!(rows.iter().any(|r| r.starts_with("Collision")), "no group");
+            let settled = config.clone().settle(Some(settler.settler()));
+            let (r, m, labels) = scan_of(inputs, &settled, &set, &pool);
+            let case = format!("{threads} threads, {label_text:?}");
+            assert_eq!((rows, summary), (r, m), "{case}");
+            assert!(labels.settled_unstored() > 0, "{case}");
+            assert!(labels.len() < full.len(), "{case}");
         }
     }
 }

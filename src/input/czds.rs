@@ -211,8 +211,7 @@ pub(crate) struct ChunkIdn {
 pub(crate) enum Kind {
     None,
     Apex,
-    /// The index into `regs`.
-    Registered(u32),
+    Registered,
     Deeper,
     Outside,
 }
@@ -870,7 +869,22 @@ fn extract_impl<const W: bool>(
     // Lines of the current owner after its first.
     let mut run = 0u64;
     let mut last_reg: Option<(usize, usize)> = None;
+    // The lines of the usual kinds go through `quick_lines` (see there).
+    let quick = active
+        && !o.ns
+        && apex.len() > 1
+        && apex.last() == Some(&b'.')
+        && apex[0] != b'.'
+        && !apex.windows(2).any(|w| w == b"..");
     while pos < end {
+        if quick {
+            let mut k = Carry { prev_at, prev_len, kind, run, last_reg };
+            pos = quick_lines::<W>(&mut c, &mut settle, &mut cache, &mut k, (buf, pos, end), o);
+            Carry { prev_at, prev_len, kind, run, last_reg } = k;
+            if pos >= end {
+                break;
+            }
+        }
         let (line_end, next) = match next_newline::<W>(buf, pos, end) {
             Some(k) => (k, k + 1),
             None if eof => (end, end),
@@ -987,7 +1001,7 @@ fn extract_impl<const W: bool>(
                         // The last registered owner again, after deeper
                         // names (canonical order puts them there).
                         c.same_registered += 1;
-                        kind = Kind::Registered(c.regs.len() as u32 - 1);
+                        kind = Kind::Registered;
                     } else {
                         if upper {
                             c.orders = 0;
@@ -1010,7 +1024,7 @@ fn extract_impl<const W: bool>(
                             && label[m - 1] != b'-'
                             && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
                         debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
-                        kind = Kind::Registered(c.regs.len() as u32);
+                        kind = Kind::Registered;
                         // With a settler (see `super::settle`), a settled
                         // label is only counted.
                         if !(active && settle_label(&mut c, &mut settle, buf, pos, m, plain)) {
@@ -1051,7 +1065,7 @@ fn extract_impl<const W: bool>(
             prev_at = pos;
             prev_len = tab;
         }
-        if o.ns && matches!(kind, Kind::Registered(_)) {
+        if o.ns && matches!(kind, Kind::Registered) {
             match rest {
                 Rest::Ns(r) => intern_ns(&mut c, &mut ns_ids, &buf[r]),
                 Rest::NsOwned => intern_ns(&mut c, &mut ns_ids, &owned_target),
@@ -1075,6 +1089,112 @@ fn extract_impl<const W: bool>(
     c.last_owner = (prev_at, prev_len);
     c.last_kind = kind;
     c
+}
+
+/// The state [`extract_impl`] carries from line to line, handed to
+/// [`quick_lines`] and back.
+struct Carry {
+    /// The owner of the last line with a new owner: `buf[prev_at..]`,
+    /// `prev_len` octets (0: none yet).
+    prev_at: usize,
+    prev_len: usize,
+    /// What that owner is.
+    kind: Kind,
+    /// Lines of that owner after its first, not yet counted.
+    run: u64,
+    /// The last registered label (position and length).
+    last_reg: Option<(usize, usize)>,
+}
+
+/// The lines of `buf[pos..end]` of the two kinds that make most of a dump,
+/// taken as [`extract_impl`] takes them, up to the first line of any other
+/// kind, whose start is returned (the caller goes on there):
+/// - a line of the last owner whose text after the owner [`RestCache`]
+///   shows to be a record ([`rest_cached`]);
+/// - the first line of a new owner that is a plain label right under the
+///   apex as written (lower-case LDH, not the last registered one again),
+///   an NS record whose fields the cache knows and whose target is as
+///   written ([`target_fast`]).
+///
+/// Only with a settler that is ready and NS targets not collected, under
+/// an apex other than the root (see `quick` in [`extract_impl`]). A line
+/// is left whole to the caller: nothing of it is counted or kept here.
+///
+/// The loop is short and has few variables, which the compiler keeps in
+/// registers; the general loop, with its many cases, keeps most of its
+/// own on the stack.
+#[inline(always)]
+fn quick_lines<const W: bool>(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    cache: &mut RestCache,
+    k: &mut Carry,
+    (buf, mut pos, end): (&[u8], usize, usize),
+    o: &FastOpts<'_>,
+) -> usize {
+    let apex = o.apex;
+    let a = apex.len();
+    while let Some(line_end) = next_newline::<W>(buf, pos, end) {
+        let p = k.prev_len;
+        // The owner is followed by its tab: comparing one byte more checks
+        // this line's tab too.
+        if p > 0 && same_at::<W>(buf, pos, k.prev_at, p + 1) {
+            if !rest_cached::<W>(cache, buf, (pos + p, line_end)) {
+                break;
+            }
+            k.run += 1;
+        } else {
+            // `label.apex` and its tab, in the first 32 bytes, of lower-case
+            // LDH octets and dots.
+            let Some(cl) = Classes32::quick::<W>(buf, pos) else { break };
+            let n = cl.tab.trailing_zeros() as usize;
+            if n <= a + 1 || pos + n >= line_end {
+                break;
+            }
+            let m = n - a - 1;
+            // One dot before the apex, none in the label.
+            if cl.dot & low_bits(m + 1) != 1 << m || !same_bytes(&buf[pos + m + 1..pos + n], apex) {
+                break;
+            }
+            let label = &buf[pos..pos + m];
+            let plain = label[0] != b'-'
+                && label[m - 1] != b'-'
+                && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
+            let again = k.last_reg.is_some_and(|(s, l)| same_bytes(&buf[s..s + l], label));
+            if !plain || again {
+                break;
+            }
+            // An NS record whose fields are those of the last one, with a
+            // target as written.
+            let (t, kt) = cache.ns;
+            let at = pos + n;
+            let ns = kt > 0
+                && at + kt <= line_end
+                && same_at::<W>(buf, at, t, kt)
+                && target_fast::<W>(buf, at + kt, line_end);
+            if !ns {
+                break;
+            }
+            count_run(c, k.kind, k.run);
+            k.run = 0;
+            if let Some(last) = k.last_reg {
+                c.orders = orders_increasing_at::<W>(c.orders, buf, last, (pos, m));
+            }
+            k.last_reg = Some((pos, m));
+            k.kind = Kind::Registered;
+            if !settle_label(c, settle, buf, pos, m, true) {
+                if o.copy {
+                    push_text(&mut c.text, buf, pos, m);
+                }
+                c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
+            }
+            k.prev_at = pos;
+            k.prev_len = n;
+        }
+        c.lines += 1;
+        pos = line_end + 1;
+    }
+    pos
 }
 
 /// Computes the IDNA2008 forms of a new registered label that is not
@@ -1122,7 +1242,7 @@ fn push_text(text: &mut Vec<u8>, buf: &[u8], at: usize, n: usize) {
 fn count_run(c: &mut Chunk, kind: Kind, run: u64) {
     match kind {
         Kind::Apex => c.apex_records += run,
-        Kind::Registered(_) => c.same_registered += run,
+        Kind::Registered => c.same_registered += run,
         Kind::Deeper => c.deeper_records += run,
         Kind::Outside => c.outside_records += run,
         Kind::None => {}
@@ -1253,28 +1373,59 @@ fn check_rest<const W: bool>(
     owned: &mut Vec<u8>,
 ) -> Rest {
     let validate = validate || want;
-    let (c, k) = cache.ns;
-    if k > 0 && at + k <= end && same_at::<W>(buf, at, c, k) {
-        if !validate {
-            // A target starts there (before the end of the line; not a
-            // comment, a parenthesis, a quote or an escape).
-            if at + k < end && TARGET_START[usize::from(buf[at + k])] {
-                return Rest::Record;
-            }
-        } else if target_fast::<W>(buf, at + k, end) {
-            return if want { Rest::Ns(at + k..end) } else { Rest::Record };
-        }
-    } else {
-        let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at::<W>(buf, at, c, k);
-        if hit(cache.other[0]) {
+    if !validate {
+        if rest_cached::<W>(cache, buf, (at, end)) {
             return Rest::Record;
         }
-        if hit(cache.other[1]) {
-            cache.other.swap(0, 1);
+    } else {
+        let (c, k) = cache.ns;
+        if k > 0 && at + k <= end && same_at::<W>(buf, at, c, k) {
+            if target_fast::<W>(buf, at + k, end) {
+                return if want { Rest::Ns(at + k..end) } else { Rest::Record };
+            }
+        } else if other_cached::<W>(cache, buf, (at, end)) {
             return Rest::Record;
         }
     }
     check_rest_fields(cache, buf, (at, end), (want, validate), origin, owned)
+}
+
+/// Whether `buf[at..end]`, the text of a line after its owner, is a
+/// record by [`RestCache`] alone, when its NS target is neither read nor
+/// validated: [`check_rest`] returns [`Rest::Record`] for it.
+#[inline(always)]
+fn rest_cached<const W: bool>(
+    cache: &mut RestCache,
+    buf: &[u8],
+    (at, end): (usize, usize),
+) -> bool {
+    let (c, k) = cache.ns;
+    if k > 0 && at + k <= end && same_at::<W>(buf, at, c, k) {
+        // A target starts there (before the end of the line; not a
+        // comment, a parenthesis, a quote or an escape).
+        return at + k < end && TARGET_START[usize::from(buf[at + k])];
+    }
+    other_cached::<W>(cache, buf, (at, end))
+}
+
+/// Whether `buf[at..end]` starts with the fields of one of the last two
+/// records that are not NS ([`RestCache::other`]), the one found made
+/// the most recent.
+#[inline(always)]
+fn other_cached<const W: bool>(
+    cache: &mut RestCache,
+    buf: &[u8],
+    (at, end): (usize, usize),
+) -> bool {
+    let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at::<W>(buf, at, c, k);
+    if hit(cache.other[0]) {
+        return true;
+    }
+    if hit(cache.other[1]) {
+        cache.other.swap(0, 1);
+        return true;
+    }
+    false
 }
 
 /// Octets that start an NS target where the general parser reads one:
@@ -1660,7 +1811,7 @@ pub(crate) fn merge(
         st.prev_raw.extend_from_slice(&buf[at..at + len]);
         st.prev_class = Some(match c.last_kind {
             Kind::Apex => Class::Apex,
-            Kind::Registered(_) => Class::Registered(last_id),
+            Kind::Registered => Class::Registered(last_id),
             Kind::Deeper => Class::Deeper,
             _ => Class::Outside,
         });
