@@ -1114,7 +1114,10 @@ struct Carry {
 /// - the first line of a new owner that is a plain label right under the
 ///   apex as written (lower-case LDH, not the last registered one again),
 ///   an NS record whose fields the cache knows and whose target is as
-///   written ([`target_fast`]).
+///   written ([`target_fast`]);
+/// - the first line of a new owner deeper under the apex, in lower-case
+///   LDH, of a record whose fields are those of one of the last two that
+///   are not NS ([`other_cached`]: glue, mostly).
 ///
 /// Only with a settler that is ready and NS targets not collected, under
 /// an apex other than the root (see `quick` in [`extract_impl`]). A line
@@ -1152,9 +1155,29 @@ fn quick_lines<const W: bool>(
                 break;
             }
             let m = n - a - 1;
-            // One dot before the apex, none in the label.
-            if cl.dot & low_bits(m + 1) != 1 << m || !same_bytes(&buf[pos + m + 1..pos + n], apex) {
+            // A dot before the apex.
+            if cl.dot & 1 << m == 0 || !same_bytes(&buf[pos + m + 1..pos + n], apex) {
                 break;
+            }
+            let dots = cl.dot & low_bits(m);
+            if dots != 0 {
+                // A name deeper in the zone (glue), of no empty label, with
+                // the fields of one of the last records that are not NS.
+                if !no_empty_label(cl.dot & low_bits(n), n)
+                    || !other_cached::<W>(cache, buf, (pos + n, line_end))
+                {
+                    break;
+                }
+                count_run(c, k.kind, k.run);
+                k.run = 0;
+                c.deeper_records += 1;
+                c.deeper.push(owner_hash(&buf[pos..pos + n], false));
+                k.kind = Kind::Deeper;
+                k.prev_at = pos;
+                k.prev_len = n;
+                c.lines += 1;
+                pos = line_end + 1;
+                continue;
             }
             let label = &buf[pos..pos + m];
             let plain = label[0] != b'-'
