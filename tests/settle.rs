@@ -68,7 +68,8 @@ fn zone(sorted: bool, upper: bool) -> String {
 
 /// [`zone`], with lines of other shapes when `odd`: another TTL, targets
 /// in upper case or relative, a record other than NS first, an owner again
-/// after its glue, lines ending in CR LF, labels longer than 32 octets.
+/// after its glue, lines ending in CR LF, labels longer than 32 octets,
+/// malformed records.
 fn zone_with(sorted: bool, upper: bool, odd: bool) -> String {
     let mut labels: Vec<String> = Vec::new();
     for i in 0..30_000u32 {
@@ -109,6 +110,10 @@ fn zone_with(sorted: bool, upper: bool, odd: bool) -> String {
         };
         if odd && i % 401 == 9 {
             s.push_str(&format!("{owner}.tld.\t86400\tin\tds\t1 8 2 AB12\n"));
+        }
+        if odd && i % 997 == 3 {
+            // A record without a type: malformed (counted, with its line).
+            s.push_str(&format!("{owner}.tld.\t86400\tin\n"));
         }
         let end = if odd && i % 503 == 13 { "\r\n" } else { "\n" };
         s.push_str(&format!("{owner}.tld.\t{ttl}\tin\tns\t{target}{end}"));
@@ -299,7 +304,7 @@ fn odd_lines_read_with_a_settler_scan_like_full_reads() {
     let (set, settler) = settler_with_set();
     let dir = TempDir::new();
     let text = zone_with(true, false, true);
-    for shape in ["\r\n", "\tds\t", "\tNS1.Example.NET.", "\tns1\n", "\t3600\t"] {
+    for shape in ["\r\n", "\tds\t", "\tNS1.Example.NET.", "\tns1\n", "\t3600\t", "\tin\n"] {
         assert!(text.contains(shape), "{shape:?}");
     }
     let plain = dir.write("odd.zone", text.as_bytes());
@@ -310,6 +315,7 @@ fn odd_lines_read_with_a_settler_scan_like_full_reads() {
             let inputs = std::slice::from_ref(&plain);
             let (rows, summary, full) = scan_of(inputs, &config, &set, &pool);
             assert!(rows.iter().any(|r| r.starts_with("Collision")), "no group");
+            assert!(full.accounting().malformed > 0);
             let settled = config.clone().settle(Some(settler.settler()));
             let (r, m, labels) = scan_of(inputs, &settled, &set, &pool);
             let case = format!("{threads} threads, {label_text:?}");
