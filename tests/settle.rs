@@ -121,7 +121,9 @@ fn zone_with(sorted: bool, upper: bool, odd: bool) -> String {
         if i % 9 == 0 {
             s.push_str(&format!("ns1.{l}.tld.\t86400\tin\ta\t192.0.2.1\n"));
             // The owner again after its glue, as in canonical order.
-            if odd && i % 27 == 0 {
+            if odd && i % 54 == 0 {
+                s.push_str(&format!("{owner}.tld.\t86400\tin\tns\tns3.example.net.\n"));
+            } else if odd && i % 27 == 0 {
                 s.push_str(&format!("{owner}.tld.\t86400\tin\tds\t1 8 2 CD34\n"));
             }
         }

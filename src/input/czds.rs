@@ -870,7 +870,9 @@ fn extract_impl<const W: bool>(
     let mut run = 0u64;
     let mut last_reg: Option<(usize, usize)> = None;
     // The lines of the usual kinds go through `quick_lines` (see there).
-    let quick = active
+    // (With a settler that is not ready, the general steps below read
+    // every line: the labels are to be read again, see `super::settle`.)
+    let quick = (active || settle.is_none())
         && !o.ns
         && apex.len() > 1
         && apex.last() == Some(&b'.')
@@ -1119,9 +1121,10 @@ struct Carry {
 ///   LDH, of a record whose fields are those of one of the last two that
 ///   are not NS ([`other_cached`]: glue, mostly).
 ///
-/// Only with a settler that is ready and NS targets not collected, under
-/// an apex other than the root (see `quick` in [`extract_impl`]). A line
-/// is left whole to the caller: nothing of it is counted or kept here.
+/// Only with a settler that is ready, or none, and NS targets not
+/// collected, under an apex other than the root (see `quick` in
+/// [`extract_impl`]). A line is left whole to the caller: nothing of it is
+/// counted or kept here.
 ///
 /// The loop is short and has few variables, which the compiler keeps in
 /// registers; the general loop, with its many cases, keeps most of its
@@ -1205,7 +1208,7 @@ fn quick_lines<const W: bool>(
             }
             k.last_reg = Some((pos, m));
             k.kind = Kind::Registered;
-            if !settle_label(c, settle, buf, pos, m, true) {
+            if !(settle.is_some() && settle_label(c, settle, buf, pos, m, true)) {
                 if o.copy {
                     push_text(&mut c.text, buf, pos, m);
                 }
