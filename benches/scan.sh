@@ -9,18 +9,22 @@
 #     Khmer LGRs and the 2nd-level common LGR as --variants, at 1 and 2
 #     threads (labels/s).
 #
-# Each figure is the fastest of three runs (the VM's timings swing by
-# 10-30 %), with that run's peak RSS.
+# Each figure is the fastest of its runs (the VM's timings swing by
+# 10-30 %), with that run's peak RSS; W1 runs in ROUNDS rounds (default
+# 5), each timing `wc -l` and both scans, and the ratio of each round is
+# printed with their median.
 #
 # Inputs are generated with a fixed seed by examples/gen_zone.rs from
 # ../shared/golden/corpus.tsv (never committed).
 #
 # Usage: benches/scan.sh [W1_NAMES] [W2_LABELS]   (defaults: 10000000 1000000)
-# Env: CARGO_TARGET_DIR (default: target), LGRSCAN_REFERENCE_DIR (default: ../shared)
+# Env: CARGO_TARGET_DIR (default: target), LGRSCAN_REFERENCE_DIR (default: ../shared),
+#      ROUNDS (default: 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N1=${1:-10000000}
 N2=${2:-1000000}
+ROUNDS=${ROUNDS:-5}
 TARGET=${CARGO_TARGET_DIR:-target}
 REF=${LGRSCAN_REFERENCE_DIR:-../shared}
 DIR=$TARGET/bench
@@ -51,11 +55,11 @@ run() { # prints "seconds peak_kb" of the fastest of three runs of "$@"
 
 echo "load: $(uptime)"
 size=$(stat -c %s "$W1")
-# Three rounds, each timing `wc -l`, then the scan at 2 and 1 threads: the
-# VM's speed drifts within a run, and a command timed only at the start
-# would carry the drift into the ratio. Each figure is the fastest of its
-# three runs (with that run's peak RSS); the ratio of each round's
-# `wc -l` and 2-thread scan is printed too.
+# ROUNDS rounds, each timing `wc -l`, then the scan at 2 and 1 threads:
+# the VM's speed drifts within a run, and a command timed only at the
+# start would carry the drift into the ratio. Each figure is the fastest
+# of its runs (with that run's peak RSS); the ratio of each round's
+# `wc -l` and 2-thread scan is printed too, with their median.
 once() { # prints "seconds peak_kb" of one run of "$@"
   local t0 t1
   t0=$(now)
@@ -65,7 +69,7 @@ once() { # prints "seconds peak_kb" of one run of "$@"
 }
 fastest() { printf '%s\n' "$@" | sort -g | head -1; }
 wc_r=() s1_r=() s2_r=() pair_r=()
-for _ in 1 2 3; do
+for _ in $(seq "$ROUNDS"); do
   read -r w _ < <(once wc -l "$W1")
   read -r s2 kb2 < <(once "$BIN" scan "$W1" --threads 2 -q --format csv -o "$DIR/w1-2.csv")
   read -r s1 kb1 < <(once "$BIN" scan "$W1" --threads 1 -q --format csv -o "$DIR/w1-1.csv")
@@ -81,8 +85,9 @@ for t in 1 2; do
   printf '  scan, %d thread  %6.3f s  %.2f M names/s  ratio to wc -l %.1f  peak RSS %d MB\n' \
     "$t" "$s" "$(calc "$N1 / $s / 1e6")" "$(calc "$s / $wc_s")" "$((kb / 1024))"
 done
-printf '  scan at 2 threads / wc -l, round by round: %s\n' \
-  "$(printf '%s\n' "${pair_r[@]}" | awk '{printf "%.1f ", $1}')"
+printf '  scan at 2 threads / wc -l, round by round: %s (median %s)\n' \
+  "$(printf '%s\n' "${pair_r[@]}" | awk '{printf "%s%.1f", NR > 1 ? " " : "", $1}')" \
+  "$(printf '%s\n' "${pair_r[@]}" | sort -g | awk '{v[NR] = $1} END {printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')"
 cmp -s "$DIR/w1-1.csv" "$DIR/w1-2.csv" && echo "  1 and 2 threads: identical output"
 printf '  speed-up 1 -> 2 threads: %.2f\n' "$(calc "${w1[1]} / ${w1[2]}")"
 
