@@ -86,7 +86,7 @@ for t in 1 2; do
     "$t" "$s" "$(calc "$N1 / $s / 1e6")" "$(calc "$s / $wc_s")" "$((kb / 1024))"
 done
 printf '  scan at 2 threads / wc -l, round by round: %s (median %s)\n' \
-  "$(printf '%s\n' "${pair_r[@]}" | awk '{printf "%s%.1f", NR > 1 ? " " : "", $1}')" \
+  "$(printf '%s\n' "${pair_r[@]}" | awk '{printf "%s%.1f", (NR > 1 ? " " : ""), $1}')" \
   "$(printf '%s\n' "${pair_r[@]}" | sort -g | awk '{v[NR] = $1} END {printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')"
 cmp -s "$DIR/w1-1.csv" "$DIR/w1-2.csv" && echo "  1 and 2 threads: identical output"
 printf '  speed-up 1 -> 2 threads: %.2f\n' "$(calc "${w1[1]} / ${w1[2]}")"
