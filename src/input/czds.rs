@@ -871,7 +871,8 @@ fn extract_impl<const W: bool>(
     let mut last_reg: Option<(usize, usize)> = None;
     // The lines of the usual kinds go through `quick_lines` (see there).
     // (With a settler that is not ready, the general steps below read
-    // every line: the labels are to be read again, see `super::settle`.)
+    // every line: `quick_lines` asks a settler, when there is one, about
+    // every new plain label.)
     let quick = (active || settle.is_none())
         && !o.ns
         && apex.len() > 1
@@ -1108,7 +1109,7 @@ struct Carry {
     last_reg: Option<(usize, usize)>,
 }
 
-/// The lines of `buf[pos..end]` of the two kinds that make most of a dump,
+/// The lines of `buf[pos..end]` of the kinds that make most of a dump,
 /// taken as [`extract_impl`] takes them, up to the first line of any other
 /// kind, whose start is returned (the caller goes on there):
 /// - a line of the last owner whose text after the owner [`RestCache`]
