@@ -1109,6 +1109,19 @@ struct Carry {
     last_reg: Option<(usize, usize)>,
 }
 
+impl Carry {
+    /// The line at `at` has a new owner of `len` octets, of this kind: the
+    /// lines of the last owner after its first are counted.
+    #[inline(always)]
+    fn new_owner(&mut self, c: &mut Chunk, kind: Kind, (at, len): (usize, usize)) {
+        count_run(c, self.kind, self.run);
+        self.run = 0;
+        self.kind = kind;
+        self.prev_at = at;
+        self.prev_len = len;
+    }
+}
+
 /// The lines of `buf[pos..end]` of the kinds that make most of a dump,
 /// taken as [`extract_impl`] takes them, up to the first line of any other
 /// kind, whose start is returned (the caller goes on there):
@@ -1163,8 +1176,7 @@ fn quick_lines<const W: bool>(
             if cl.dot & 1 << m == 0 || !same_bytes(&buf[pos + m + 1..pos + n], apex) {
                 break;
             }
-            let dots = cl.dot & low_bits(m);
-            if dots != 0 {
+            if cl.dot & low_bits(m) != 0 {
                 // A name deeper in the zone (glue), of no empty label, with
                 // the fields of one of the last records that are not NS.
                 if !no_empty_label(cl.dot & low_bits(n), n)
@@ -1172,51 +1184,41 @@ fn quick_lines<const W: bool>(
                 {
                     break;
                 }
-                count_run(c, k.kind, k.run);
-                k.run = 0;
+                k.new_owner(c, Kind::Deeper, (pos, n));
                 c.deeper_records += 1;
                 c.deeper.push(owner_hash(&buf[pos..pos + n], false));
-                k.kind = Kind::Deeper;
-                k.prev_at = pos;
-                k.prev_len = n;
-                c.lines += 1;
-                pos = line_end + 1;
-                continue;
-            }
-            let label = &buf[pos..pos + m];
-            let plain = label[0] != b'-'
-                && label[m - 1] != b'-'
-                && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
-            let again = k.last_reg.is_some_and(|(s, l)| same_bytes(&buf[s..s + l], label));
-            if !plain || again {
-                break;
-            }
-            // An NS record whose fields are those of the last one, with a
-            // target as written.
-            let (t, kt) = cache.ns;
-            let at = pos + n;
-            let ns = kt > 0
-                && at + kt <= line_end
-                && same_at::<W>(buf, at, t, kt)
-                && target_fast::<W>(buf, at + kt, line_end);
-            if !ns {
-                break;
-            }
-            count_run(c, k.kind, k.run);
-            k.run = 0;
-            if let Some(last) = k.last_reg {
-                c.orders = orders_increasing_at::<W>(c.orders, buf, last, (pos, m));
-            }
-            k.last_reg = Some((pos, m));
-            k.kind = Kind::Registered;
-            if !(settle.is_some() && settle_label(c, settle, buf, pos, m, true)) {
-                if o.copy {
-                    push_text(&mut c.text, buf, pos, m);
+            } else {
+                let label = &buf[pos..pos + m];
+                let plain = label[0] != b'-'
+                    && label[m - 1] != b'-'
+                    && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
+                let again = k.last_reg.is_some_and(|(s, l)| same_bytes(&buf[s..s + l], label));
+                if !plain || again {
+                    break;
                 }
-                c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
+                // An NS record whose fields are those of the last one, with
+                // a target as written.
+                let (t, kt) = cache.ns;
+                let at = pos + n;
+                let ns = kt > 0
+                    && at + kt <= line_end
+                    && same_at::<W>(buf, at, t, kt)
+                    && target_fast::<W>(buf, at + kt, line_end);
+                if !ns {
+                    break;
+                }
+                k.new_owner(c, Kind::Registered, (pos, n));
+                if let Some(last) = k.last_reg {
+                    c.orders = orders_increasing_at::<W>(c.orders, buf, last, (pos, m));
+                }
+                k.last_reg = Some((pos, m));
+                if !(settle.is_some() && settle_label(c, settle, buf, pos, m, true)) {
+                    if o.copy {
+                        push_text(&mut c.text, buf, pos, m);
+                    }
+                    c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
+                }
             }
-            k.prev_at = pos;
-            k.prev_len = n;
         }
         c.lines += 1;
         pos = line_end + 1;

@@ -620,8 +620,6 @@ impl Lgr {
                 }
             }
         }
-        out.sources.sort_unstable();
-        out.sources.dedup();
         Some(out)
     }
 
@@ -684,10 +682,8 @@ impl ReqMasks {
             return ReqMasks::default();
         }
         let mut bits = vec![u8::MAX; req.len()];
-        for (n, r) in
-            req.iter().enumerate().filter(|(_, r)| r.is_some()).map(|(r, _)| r).enumerate()
-        {
-            bits[r] = n as u8;
+        for (b, r) in (0..req.len()).filter(|&r| req[r].is_some()).enumerate() {
+            bits[r] = b as u8;
         }
         let mut pages: Vec<u32> = Vec::new();
         let mut n = 0usize;
@@ -800,7 +796,8 @@ fn first_table(by_first: &CpMap<Box<[u32]>>) -> (Vec<u32>, Vec<(u32, u32)>, Vec<
 pub(crate) struct AsciiVariants {
     /// ASCII code points of the all-ASCII variants.
     pub(crate) targets: [bool; 128],
-    /// Code points of the elements that have them, sorted.
+    /// Code points of the elements that have them (a code point once per
+    /// such variant).
     pub(crate) sources: Vec<u32>,
 }
 

@@ -65,26 +65,8 @@ fn buckets(keyed: Vec<Keyed>, each: impl Fn(&mut [Keyed]) -> Vec<Group> + Sync) 
     let bucket = |k: &Keyed| if bits == 0 { 0 } else { (k.hash >> (64 - bits)) as usize };
     let nb = 1usize << bits;
     // Per piece: its keys by bucket, and where each bucket starts.
-    let pieces: Vec<(Vec<Keyed>, Vec<u32>)> = keyed
-        .par_chunks(BUCKET_PIECE)
-        .map(|piece| {
-            let mut at = vec![0u32; nb + 1];
-            for k in piece {
-                at[bucket(k) + 1] += 1;
-            }
-            for b in 1..at.len() {
-                at[b] += at[b - 1];
-            }
-            let starts = at.clone();
-            let mut out = piece.to_vec();
-            for k in piece {
-                let b = bucket(k);
-                out[at[b] as usize] = *k;
-                at[b] += 1;
-            }
-            (out, starts)
-        })
-        .collect();
+    let pieces: Vec<(Vec<Keyed>, Vec<u32>)> =
+        keyed.par_chunks(BUCKET_PIECE).map(|piece| counting_sort(piece, nb, bucket)).collect();
     drop(keyed);
     let per_bucket: Vec<Vec<Group>> = (0..nb)
         .into_par_iter()
@@ -112,25 +94,37 @@ fn sort_bucket(keyed: &mut Vec<Keyed>, skip: u32) {
     }
     let bits = (usize::BITS - 1 - n.leading_zeros()).min(64 - skip).min(20);
     let slot = |k: &Keyed| ((k.hash << skip) >> (64 - bits)) as usize;
-    let mut at = vec![0u32; (1 << bits) + 1];
-    for k in keyed.iter() {
-        at[slot(k) + 1] += 1;
-    }
-    for b in 1..at.len() {
-        at[b] += at[b - 1];
-    }
-    let mut out = keyed.clone();
-    for k in keyed.iter() {
-        let b = slot(k);
-        out[at[b] as usize] = *k;
-        at[b] += 1;
-    }
+    let (mut out, _) = counting_sort(keyed, 1 << bits, slot);
     for run in out.chunk_by_mut(|a, b| slot(a) == slot(b)) {
         if run.len() > 1 {
             run.sort_unstable_by_key(|k| (k.hash, k.len));
         }
     }
     *keyed = out;
+}
+
+/// `keys` ordered by `slot` (below `slots`), stable, with where each slot
+/// starts (`slots + 1` positions, the last the length).
+fn counting_sort(
+    keys: &[Keyed],
+    slots: usize,
+    slot: impl Fn(&Keyed) -> usize,
+) -> (Vec<Keyed>, Vec<u32>) {
+    let mut at = vec![0u32; slots + 1];
+    for k in keys {
+        at[slot(k) + 1] += 1;
+    }
+    for b in 1..at.len() {
+        at[b] += at[b - 1];
+    }
+    let starts = at.clone();
+    let mut out = keys.to_vec();
+    for k in keys {
+        let b = slot(k);
+        out[at[b] as usize] = *k;
+        at[b] += 1;
+    }
+    (out, starts)
 }
 
 /// Groups the kept index labels; with the ASCII shortcut, adds the ASCII
