@@ -1856,9 +1856,41 @@ const AHEAD_MAX: usize = 512 << 20;
 /// …and at least this.
 const CHUNK_MIN: usize = 64 << 10;
 
+/// What [`run`] tells the memory that holds the buffer it reads (a map:
+/// see [`Data`]). A closure is taken as `populate`, with nothing to
+/// forget.
+pub(crate) trait Pages: Sync {
+    /// `start..end` is about to be read by one worker.
+    fn populate(&self, start: usize, end: usize);
+    /// Nothing of `start..end` needs to stay mapped: it was only probed
+    /// (for the chunks' bounds), and is populated again when read.
+    fn forget(&self, _start: usize, _end: usize) {}
+}
+
+impl<F: Fn(usize, usize) + Sync> Pages for F {
+    fn populate(&self, start: usize, end: usize) {
+        self(start, end);
+    }
+}
+
+/// The pages of a map are populated before a chunk is read, and those that
+/// probing mapped are dropped: a probe into a large folio of the page cache
+/// maps all of it (2 MiB at a time when it is a huge page), so the probes
+/// for the chunks' bounds, one per 4 MiB chunk, would keep about half the
+/// file resident until each chunk is read.
+impl Pages for Data {
+    fn populate(&self, start: usize, end: usize) {
+        Data::populate(self, start, end);
+    }
+    fn forget(&self, start: usize, end: usize) {
+        self.release(start, end);
+    }
+}
+
 /// Reads `buf` from `pos` with the fast path, in chunks extracted in
 /// parallel on rayon's current pool and merged in order; `buf[0]` is at
 /// `base` in the source, and `eof` says whether the data ends with `buf`.
+/// `pages` hears of the chunks to be read ([`Pages`]).
 /// `merged(start, next)` is called after each chunk is merged. Returns
 /// where it stopped and why: the end of `buf`, a line for the general
 /// parser, or an incomplete last line.
@@ -1871,7 +1903,7 @@ pub(crate) fn run(
     pos: usize,
     eof: bool,
     opts: &FastOpts<'_>,
-    populate: &(dyn Fn(usize, usize) + Sync),
+    pages: &dyn Pages,
     ahead: Option<&AheadBlock<'_>>,
     mut merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
 ) -> Result<(usize, Stop), Error> {
@@ -1894,7 +1926,10 @@ pub(crate) fn run(
         while s < to {
             let mut e = s.saturating_add(size).min(to);
             if e < to {
-                e = memchr::memchr(b'\n', &buf[e - 1..to]).map_or(to, |k| e + k);
+                let probe = e - 1;
+                e = memchr::memchr(b'\n', &buf[probe..to]).map_or(to, |k| e + k);
+                // At once: a probe may map far more than it read.
+                pages.forget(probe, e.max(probe + 1));
             }
             bounds.push(e);
             s = e;
@@ -1920,6 +1955,8 @@ pub(crate) fn run(
         None => cut(&mut bounds, len, size),
     }
     let n = bounds.len() - 1;
+    // The caller's probes (for the block) may have mapped pages too.
+    pages.forget(pos, len);
     // Chunks are claimed in order by whichever thread is free and merged
     // in order by this one, which extracts too while the next chunk to
     // merge is not ready: no thread waits for a whole batch to end. A
@@ -2003,7 +2040,7 @@ pub(crate) fn run(
             buffers.settle = opts.settle.map(Settle::worker);
         }
         let mut chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            populate(a, b);
+            pages.populate(a, b);
             extract_in(buf, (a, b), eof && b == len, opts, buffers)
         }));
         if chunk.as_ref().map_or(true, |k| k.stop != Stop::End) {
@@ -2212,9 +2249,8 @@ pub(crate) fn parallel(
         });
         ahead = Some(AheadBlock { range: (lo, hi), before, settle });
     }
-    let populate = |start, end| source.populate(start, end);
     let (next, _) =
-        run(r, st, buf, 0, pos, true, &opts, &populate, ahead.as_ref(), |r, start, next| {
+        run(r, st, buf, 0, pos, true, &opts, source, ahead.as_ref(), |r, start, next| {
             r.config.report(next - start);
             if copy {
                 // Nothing borrows from what was read: release its pages.
@@ -2252,9 +2288,55 @@ mod tests {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let mut r = Reader::new(&config).unwrap();
                 let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
-                run(&mut r, &mut st, buf, 0, 0, true, &opts, populate, None, merged)
+                run(&mut r, &mut st, buf, 0, 0, true, &opts, &populate, None, merged)
             }))
         })
+    }
+
+    /// The map around every probe for a chunk's bounds is forgotten right
+    /// after it, before any chunk is populated (a probe into a huge page
+    /// of the page cache maps all 2 MiB of it); then the rest too.
+    #[test]
+    fn probes_for_the_bounds_are_forgotten_before_the_chunks_are_read() {
+        use std::sync::Mutex;
+        #[derive(Default)]
+        struct Log(Mutex<Vec<(bool, usize, usize)>>);
+        impl Pages for Log {
+            fn populate(&self, start: usize, end: usize) {
+                self.0.lock().unwrap().push((true, start, end));
+            }
+            fn forget(&self, start: usize, end: usize) {
+                self.0.lock().unwrap().push((false, start, end));
+            }
+        }
+        let buf = dump(400_000);
+        let log = Log::default();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let config = super::super::Config::new().origin(Some("tld."));
+        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
+        let res = pool.install(|| {
+            let mut r = Reader::new(&config).unwrap();
+            let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
+            run(&mut r, &mut st, &buf, 0, 0, true, &opts, &log, None, |_, _, _| {})
+        });
+        assert_eq!(res.expect("read").0, buf.len());
+        let log = log.0.into_inner().unwrap();
+        let first_read = log.iter().position(|e| e.0).expect("chunks were read");
+        let (forgotten, read) = log.split_at(first_read);
+        // The whole input after the probes, last.
+        assert_eq!(forgotten.last().map(|e| (e.1, e.2)), Some((0, buf.len())));
+        let mut starts: Vec<usize> = read.iter().filter(|e| e.0).map(|e| e.1).collect();
+        starts.sort_unstable();
+        assert!(starts.len() > 8, "{} chunks", starts.len());
+        assert!(read.iter().all(|e| e.0), "nothing forgotten while reading");
+        for &b in &starts[1..] {
+            // The probe for bound `b` read from `b - 1` or before, up to
+            // the newline at `b - 1`.
+            assert!(
+                forgotten[..forgotten.len() - 1].iter().any(|&(_, s, e)| s < b && b - 1 < e),
+                "the probe for {b} is forgotten"
+            );
+        }
     }
 
     /// Workers claim no chunk more than the window past the merge, even
