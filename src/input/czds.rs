@@ -247,24 +247,22 @@ mod avx2 {
         _mm256_cmpgt_epi8(_mm256_set1_epi8((n as i8).wrapping_add(i8::MIN)), x)
     }
 
-    /// The tab, lower-case-LDH-or-dot and dot masks of the 32 bytes from
-    /// `p` (see `Classes32::quick`).
+    /// The masks of the 32 bytes from `p` for `Classes32::quick`: tabs,
+    /// lower-case LDH octets or dots, dots, digits, hyphens.
     ///
     /// # Safety
     /// The CPU has AVX2; 32 bytes can be read from `p`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) unsafe fn owner_masks(p: *const u8) -> (u32, u32, u32) {
+    pub(super) unsafe fn owner_masks(p: *const u8) -> [u32; 5] {
         // SAFETY: per the contract.
         let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
-        let ok = _mm256_or_si256(
-            _mm256_or_si256(in_range(v, b'a', 26), in_range(v, b'0', 10)),
-            in_range(v, b'-', 2),
-        );
-        let tab = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\t' as i8));
-        let dot = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'.' as i8));
+        let digit = in_range(v, b'0', 10);
+        let ok =
+            _mm256_or_si256(_mm256_or_si256(in_range(v, b'a', 26), digit), in_range(v, b'-', 2));
+        let is = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
         let mask = |m| _mm256_movemask_epi8(m) as u32;
-        (mask(tab), mask(ok), mask(dot))
+        [mask(is(b'\t')), mask(ok), mask(is(b'.')), mask(digit), mask(is(b'-'))]
     }
 
     /// The masks of `super::target_fast` for the 32 bytes from `p`: octets
@@ -429,11 +427,11 @@ fn orders_increasing_at<const W: bool>(
     orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb])
 }
 
-/// The tab, lower-case-LDH-or-dot and dot masks of `buf[at..at + 32]`
-/// (see [`Classes32::quick`]), when 32 bytes can be loaded (x86-64 only);
-/// `W`: as in [`eq_mask32`].
+/// The tab, lower-case-LDH-or-dot, dot, digit and hyphen masks of
+/// `buf[at..at + 32]` (see [`Classes32::quick`]), when 32 bytes can be
+/// loaded (x86-64 only); `W`: as in [`eq_mask32`].
 #[inline(always)]
-fn owner_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32, u32)> {
+fn owner_masks<const W: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
     #[cfg(target_arch = "x86_64")]
     if W && fits32(buf, at) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
@@ -446,14 +444,14 @@ fn owner_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32, u32)> 
         // SAFETY (each intrinsic): SSE2 is in the x86-64 baseline; no
         // memory is read.
         sse2_masks32(buf, at, |v| unsafe {
+            let digit = in_range(v, b'0', 10);
             let ok = _mm_or_si128(
-                _mm_or_si128(in_range(v, b'a', 26), in_range(v, b'0', 10)),
+                _mm_or_si128(in_range(v, b'a', 26), digit),
                 in_range(v, b'-', 2), // `-` and `.`
             );
             let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
-            [is(b'\t'), ok, is(b'.')]
+            [is(b'\t'), ok, is(b'.'), digit, is(b'-')]
         })
-        .map(|[tab, ok, dot]| (tab, ok, dot))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -475,6 +473,10 @@ fn no_empty_label(dots: u32, n: usize) -> bool {
 #[derive(Clone, Copy)]
 struct Classes32 {
     tab: u32,
+    /// Digits and hyphens: from [`Classes32::quick`] only (zero from
+    /// [`Classes32::load`]).
+    digit: u32,
+    hyphen: u32,
     /// Neither lower-case LDH nor an upper-case letter.
     not_ldh: u32,
     upper: u32,
@@ -491,13 +493,13 @@ impl Classes32 {
     /// not meaningful. `None` otherwise (or on other architectures).
     #[inline(always)]
     fn quick<const W: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
-        let (tab, ok, dot) = owner_masks::<W>(buf, at)?;
+        let [tab, ok, dot, digit, hyphen] = owner_masks::<W>(buf, at)?;
         let before = low_bits(tab.trailing_zeros() as usize);
         if tab == 0 || ok & before != before {
             return None;
         }
         let dot = dot & before;
-        Some(Classes32 { tab, not_ldh: dot, upper: 0, dot, special: 0 })
+        Some(Classes32 { tab, digit, hyphen, not_ldh: dot, upper: 0, dot, special: 0 })
     }
 
     /// The classes of `buf[at..at + 32]`, when 32 bytes can be loaded
@@ -532,6 +534,8 @@ impl Classes32 {
             })
             .map(|[tab, ok, upper, dot, special]| Classes32 {
                 tab,
+                digit: 0,
+                hyphen: 0,
                 not_ldh: !ok,
                 upper,
                 dot,
@@ -1030,7 +1034,9 @@ fn extract_impl<const W: bool>(
                         kind = Kind::Registered;
                         // With a settler (see `super::settle`), a settled
                         // label is only counted.
-                        if !(active && settle_label(&mut c, &mut settle, buf, pos, m, plain)) {
+                        if !(active
+                            && settle_label(&mut c, &mut settle, buf, (pos, m), plain, None))
+                        {
                             if plain && o.copy {
                                 push_text(&mut c.text, buf, pos, m);
                             }
@@ -1212,7 +1218,8 @@ fn quick_lines<const W: bool>(
                     c.orders = orders_increasing_at::<W>(c.orders, buf, last, (pos, m));
                 }
                 k.last_reg = Some((pos, m));
-                if !(settle.is_some() && settle_label(c, settle, buf, pos, m, true)) {
+                let ldh = Some((cl.digit & low_bits(m), cl.hyphen & low_bits(m)));
+                if !(settle.is_some() && settle_label(c, settle, buf, (pos, m), true, ldh)) {
                     if o.copy {
                         push_text(&mut c.text, buf, pos, m);
                     }
@@ -1292,7 +1299,8 @@ fn intern_ns(c: &mut Chunk, ids: &mut HashMap<Box<[u8]>, u32, FxBuild>, target: 
 }
 
 /// Asks the settler (see [`super::settle`]) about the new registered label
-/// at `pos` (`m` octets; `plain`: lower-case LDH), in a chunk it is asked
+/// at `pos` (`m` octets; `plain`: lower-case LDH; `ldh`: the masks of its
+/// digits and hyphens when the caller has them), in a chunk it is asked
 /// about every plain label of, and keeps track of the first and last
 /// registered labels; returns whether the label was settled (only counted:
 /// not to be pushed to `regs`).
@@ -1301,12 +1309,15 @@ fn settle_label(
     c: &mut Chunk,
     settle: &mut Option<Box<dyn SettleWorker>>,
     buf: &[u8],
-    pos: usize,
-    m: usize,
+    (pos, m): (usize, usize),
     plain: bool,
+    ldh: Option<(u32, u32)>,
 ) -> bool {
-    let verdict = match settle {
-        Some(w) if plain => Some(w.settle(&buf[pos..pos + m], &buf[pos..])),
+    let verdict = match (settle, ldh) {
+        (Some(w), Some((digits, hyphens))) if plain => {
+            Some(w.settle_ldh(&buf[pos..pos + m], digits, hyphens))
+        }
+        (Some(w), _) if plain => Some(w.settle(&buf[pos..pos + m], &buf[pos..])),
         _ => None,
     };
     let settled = match verdict {
@@ -2430,7 +2441,8 @@ mod tests {
             let quick = Classes32::quick::<false>(&buf, 0);
             if wide() {
                 let q = Classes32::quick::<true>(&buf, 0);
-                assert_eq!(q.map(|q| (q.tab, q.dot)), quick.map(|q| (q.tab, q.dot)));
+                let masks = |q: Classes32| (q.tab, q.dot, q.digit, q.hyphen);
+                assert_eq!(q.map(masks), quick.map(masks));
             }
             let simple = tab.is_some_and(|t| {
                 buf[..t].iter().all(|&b| HEAD_CLASS[b as usize] == 0 || b == b'.')
@@ -2442,6 +2454,11 @@ mod tests {
                     assert_eq!(q.flags(n), k.flags(n), "{:?}", &buf[..n]);
                     assert_eq!(q.dot & low_bits(n), k.dot & low_bits(n));
                 }
+                let bits = |f: fn(&u8) -> bool| {
+                    buf[..32].iter().rev().fold(0u32, |m, b| m << 1 | u32::from(f(b)))
+                };
+                assert_eq!(q.digit, bits(u8::is_ascii_digit));
+                assert_eq!(q.hyphen, bits(|&b| b == b'-'));
             }
             assert_eq!((k.tab != 0).then(|| k.tab.trailing_zeros() as usize), tab);
             for n in 0..32 {

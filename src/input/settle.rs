@@ -104,6 +104,15 @@ pub trait SettleWorker: Send {
     /// answer must depend on `text` alone.
     fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled;
 
+    /// [`SettleWorker::settle`] for a plain label of at most 32 octets
+    /// whose digits and hyphens the reader has found on its way (bit i of
+    /// `digits`, of `hyphens`: octet i is a digit, a hyphen); the answer
+    /// must be the same. By default, [`SettleWorker::settle`].
+    fn settle_ldh(&mut self, text: &[u8], digits: u32, hyphens: u32) -> Settled {
+        let _ = (digits, hyphens);
+        self.settle(text, text)
+    }
+
     /// One of the parts announced by [`Settle::ahead_parts`]: its IDN
     /// labels, in order. `complete`: whether the part was read to its end
     /// (when not, nothing told ahead may be relied on).

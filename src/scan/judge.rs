@@ -1247,13 +1247,35 @@ impl SettleWorker for ScanSettleWorker {
     /// is tagged. Others are kept, for [`judge_all`] to judge in full.
     #[inline]
     fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled {
+        self.settle_with(text, tail, || ldh_masks(text, tail))
+    }
+
+    /// As [`ScanSettleWorker::settle`], without finding the masks again.
+    #[inline]
+    fn settle_ldh(&mut self, text: &[u8], digits: u32, hyphens: u32) -> Settled {
+        let all = if text.len() >= 32 { u32::MAX } else { (1 << text.len()) - 1 };
+        debug_assert!(text.len() > 32 || ldh_masks(text, text) == (digits, hyphens, all));
+        self.settle_with(text, text, || (digits, hyphens, all))
+    }
+}
+
+impl ScanSettleWorker {
+    /// [`SettleWorker::settle`], with [`ldh_masks`] of `text` from `masks`
+    /// (called only when the label is short enough for a [`Shape`] key).
+    #[inline(always)]
+    fn settle_with(
+        &mut self,
+        text: &[u8],
+        tail: &[u8],
+        masks: impl FnOnce() -> (u32, u32, u32),
+    ) -> Settled {
         let Some(set) = self.inner.set.get().filter(|s| s.ascii_identity) else {
             return Settled::Keep;
         };
         // Eligible: whether with a letter, whether with a target byte.
         let verdict = match set.shape {
             Some(shape) if text.len() <= 32 => {
-                let (d, h, all) = ldh_masks(text, tail);
+                let (d, h, all) = masks();
                 let k = shape.key(text.len(), d, h);
                 self.shapes
                     .eligible(set, &self.inner.shapes, text, k)
