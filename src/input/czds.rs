@@ -2081,6 +2081,10 @@ pub(crate) fn run(
     let mut outcome: Result<(usize, Stop), Error> = Ok((len, Stop::End));
     let mut panic = None;
     rayon::scope(|scope| {
+        // When the merge ends, and also when it unwinds: a worker waiting
+        // for it to move the window would wait forever, and the scope
+        // with it.
+        let _halt = OnDrop(|| announce(&|| halt.store(true, Ordering::Relaxed)));
         for _ in 1..threads.min(n) {
             scope.spawn(|_| while work(true) {});
         }
@@ -2121,13 +2125,22 @@ pub(crate) fn run(
             }
             announce(&|| merged_upto.store(k + 1, Ordering::Relaxed));
         }
-        // Chunks after a stop are not needed: the others end theirs.
-        announce(&|| halt.store(true, Ordering::Relaxed));
+        // Chunks after a stop are not needed: the others end theirs
+        // (`_halt`).
     });
     if let Some(p) = panic {
         std::panic::resume_unwind(p);
     }
     outcome
+}
+
+/// Runs its closure when dropped (also while unwinding).
+struct OnDrop<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        (self.0)();
+    }
 }
 
 /// The range of a buffer whose IDN labels are told ahead (see
@@ -2387,6 +2400,32 @@ mod tests {
                 }
             };
             assert!(run_on(&buf, &populate, |_, _, _| {}).is_err(), "bad {bad}");
+        }
+    }
+
+    /// A panic in the merge (here, in its callback) reaches the caller too,
+    /// with workers waiting for the window to move (it used to leave them
+    /// waiting forever, and the read with them).
+    #[test]
+    fn a_panic_in_the_merge_reaches_the_caller() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        // On a thread of its own, so that a hang fails the test.
+        std::thread::spawn(move || {
+            let buf = dump(200_000);
+            for at in [0, 3] {
+                let mut merged = 0;
+                let res = run_on(&buf, &|_, _| {}, |_, _, _| {
+                    if merged == at {
+                        panic!("merge {at}");
+                    }
+                    merged += 1;
+                });
+                let _ = tx.send((at, res.is_err()));
+            }
+        });
+        for at in [0, 3] {
+            let got = rx.recv_timeout(std::time::Duration::from_secs(120));
+            assert_eq!(got.ok(), Some((at, true)), "the read with a panic in merge {at} ends");
         }
     }
 
