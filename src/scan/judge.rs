@@ -660,7 +660,8 @@ impl Worker {
         // is its own original text; others go through their U-label.
         let plain = rec.is_plain();
         let nl = set.judges.len();
-        let u: &[u8] = if plain { labels.plain_bytes(i, rec) } else { label.ulabel().as_bytes() };
+        let ulabel = (!plain).then(|| label.ulabel());
+        let u: &[u8] = ulabel.map_or_else(|| labels.plain_bytes(i, rec), str::as_bytes);
         // Plain labels are LDH text.
         let ascii = plain || u.is_ascii();
         if ascii && set.ascii_identity {
@@ -694,7 +695,7 @@ impl Worker {
                 return;
             }
         }
-        self.prepared.set_text(label.ulabel());
+        self.prepared.set_text(ulabel.unwrap_or_else(|| label.ulabel()));
         if label.is_idn() {
             self.acc.idn += 1;
         }
