@@ -592,3 +592,72 @@ fn idn_labels_at_the_start_keep_their_ascii_variants() {
     assert_eq!((rows, summary), (r, m));
     assert!(labels.settled_unstored() > 0, "read again");
 }
+
+/// A settler that panics (a `Settle` is the caller's code) makes the read
+/// panic, whether it panics making a worker or told the IDN labels ahead,
+/// on a thread other than the reading one; the read used to wait forever
+/// for the chunk whose worker died.
+#[test]
+fn a_panicking_settler_fails_the_read_instead_of_hanging_it() {
+    use std::sync::Mutex;
+    use std::thread::ThreadId;
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum When {
+        Worker,
+        Ahead,
+    }
+    /// Panics at `When` on any thread but the one that started the read.
+    struct Bad(Arc<ScanSettler>, When, Arc<Mutex<Option<ThreadId>>>);
+    struct BadWorker(Box<dyn SettleWorker>, When, Arc<Mutex<Option<ThreadId>>>);
+    fn elsewhere(reader: &Mutex<Option<ThreadId>>) -> bool {
+        *reader.lock().unwrap() != Some(std::thread::current().id())
+    }
+    impl Settle for Bad {
+        fn worker(&self) -> Box<dyn SettleWorker> {
+            if self.1 == When::Worker && elsewhere(&self.2) {
+                panic!("no worker");
+            }
+            Box::new(BadWorker(self.0.worker(), self.1, Arc::clone(&self.2)))
+        }
+        fn start(&self) {
+            *self.2.lock().unwrap() = Some(std::thread::current().id());
+            self.0.start();
+        }
+        fn ahead_parts(&self, parts: usize) {
+            self.0.ahead_parts(parts);
+        }
+    }
+    impl SettleWorker for BadWorker {
+        fn ready(&mut self) -> bool {
+            self.0.ready()
+        }
+        fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled {
+            self.0.settle(text, tail)
+        }
+        fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool) {
+            if self.1 == When::Ahead && !labels.is_empty() && elsewhere(&self.2) {
+                panic!("told ahead");
+            }
+            self.0.ahead(labels, complete);
+        }
+    }
+    let (_, settler) = settler_with_set();
+    let dir = TempDir::new();
+    let plain = dir.write("sorted.zone", zone(true, false).as_bytes());
+    for when in [When::Worker, When::Ahead] {
+        let bad = Settler(Arc::new(Bad(Arc::clone(&settler), when, Arc::default())));
+        let config = base_config(LabelText::Copy, true).settle(Some(bad));
+        let path = plain.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // On a thread of its own, so that a hang fails the test.
+        std::thread::spawn(move || {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| read([Input::Path(path)], &config).map(|l| l.len()))
+            }));
+            let _ = tx.send(res.is_err());
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(120));
+        assert_eq!(got.ok(), Some(true), "a settler panicking at {when:?} makes the read panic");
+    }
+}

@@ -2046,11 +2046,16 @@ pub(crate) fn run(
             }
         };
         let (a, b) = (bounds[c], bounds[c + 1]);
-        let mut buffers = take_spare().unwrap_or_default();
-        if buffers.settle.is_none() {
-            buffers.settle = opts.settle.map(Settle::worker);
-        }
+        let buffers = take_spare().unwrap_or_default();
+        // A panic (in the extraction, or in the caller's settler) is kept
+        // in the chunk's slot, like a chunk, for the merge to raise: a
+        // thread that unwound past its claim would leave the merge waiting
+        // for the chunk forever.
         let mut chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut buffers = buffers;
+            if buffers.settle.is_none() {
+                buffers.settle = opts.settle.map(Settle::worker);
+            }
             pages.populate(a, b);
             extract_in(buf, (a, b), eof && b == len, opts, buffers)
         }));
@@ -2062,9 +2067,14 @@ pub(crate) fn run(
             // parser: it is told incomplete.
             let complete = k.stop == Stop::End;
             if let Some(mut w) = k.settle.take() {
-                let labels = if complete { idn_labels_of(buf, k) } else { Vec::new() };
-                w.ahead(&labels, complete);
-                k.settle = Some(w);
+                let told = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let labels = if complete { idn_labels_of(buf, k) } else { Vec::new() };
+                    w.ahead(&labels, complete);
+                }));
+                match told {
+                    Ok(()) => k.settle = Some(w),
+                    Err(p) => chunk = Err(p),
+                }
             }
         }
         lock()[c] = Some(chunk);
