@@ -3,7 +3,7 @@
 
 use super::{
     Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_CODE2, PACK_OTHER,
-    PACK_TARGET, Packing, Progress, ldh_masks,
+    PACK_TARGET, Packing, Progress, Shape, ldh_masks,
 };
 use crate::idna2008::Finding as IdnaFinding;
 use crate::input::{AheadLabel, Settle, SettleWorker, Settled};
@@ -1187,6 +1187,7 @@ impl Settle for ScanSettler {
             shapes: FirstMemo::new(),
             packed: None,
             keys: None,
+            shape: None,
             ahead: AheadScratch::default(),
         })
     }
@@ -1201,6 +1202,10 @@ struct ScanSettleWorker {
     packed: Option<FirstMemo>,
     /// The keys of the labels told ahead, as of the part being read.
     keys: Option<Arc<KeyFilter>>,
+    /// The set's [`Shape`] once the set is known and maps ASCII labels to
+    /// themselves (as of [`SettleWorker::ready`]): the key of the recent
+    /// entries of `shapes`.
+    shape: Option<Shape>,
     /// Buffers for the keys of labels told ahead.
     ahead: AheadScratch,
 }
@@ -1210,7 +1215,9 @@ impl SettleWorker for ScanSettleWorker {
     /// to themselves ([`LgrSet::ascii_identity`]).
     fn ready(&mut self) -> bool {
         self.keys = self.inner.lock_ahead().done.clone();
-        self.inner.set.get().is_some_and(|s| s.ascii_identity)
+        let set = self.inner.set.get().filter(|s| s.ascii_identity);
+        self.shape = set.and_then(|s| s.shape);
+        set.is_some()
     }
 
     fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool) {
@@ -1251,16 +1258,44 @@ impl SettleWorker for ScanSettleWorker {
         self.settle_with(text, tail, || ldh_masks(text, tail))
     }
 
-    /// As [`ScanSettleWorker::settle`], without finding the masks again.
+    /// As [`ScanSettleWorker::settle`], without finding the masks again;
+    /// when the shape's key is among the recent ones, from a path short
+    /// enough to be cheap to call (most labels: a zone repeats few shapes).
     #[inline]
     fn settle_ldh(&mut self, text: &[u8], digits: u32, hyphens: u32) -> Settled {
         let all = if text.len() >= 32 { u32::MAX } else { (1 << text.len()) - 1 };
         debug_assert!(text.len() > 32 || ldh_masks(text, text) == (digits, hyphens, all));
-        self.settle_with(text, text, || (digits, hyphens, all))
+        if let Some(shape) = self.shape
+            && text.len() <= 32
+            && let Some(eligible) = self.shapes.recent.get(shape.key(text.len(), digits, hyphens))
+        {
+            return self.verdict(text, eligible.then(|| shape.flags(all, digits, hyphens)));
+        }
+        self.settle_ldh_slow(text, digits, hyphens, all)
     }
 }
 
 impl ScanSettleWorker {
+    /// [`SettleWorker::settle_ldh`] past the recent keys.
+    #[inline(never)]
+    fn settle_ldh_slow(&mut self, text: &[u8], digits: u32, hyphens: u32, all: u32) -> Settled {
+        self.settle_with(text, text, || (digits, hyphens, all))
+    }
+
+    /// The answer for a label whose verdict is `verdict`: `None` when not
+    /// eligible, else whether it has a letter and whether a target byte.
+    #[inline(always)]
+    fn verdict(&self, text: &[u8], verdict: Option<(bool, bool)>) -> Settled {
+        match verdict {
+            None => Settled::Keep,
+            Some((alpha, true)) => match &self.keys {
+                Some(keys) if keys.may_match(text).is_none() => Settled::Assume(usize::from(alpha)),
+                _ => Settled::Tag(usize::from(alpha)),
+            },
+            Some((alpha, false)) => Settled::Count(usize::from(alpha)),
+        }
+    }
+
     /// [`SettleWorker::settle`], with [`ldh_masks`] of `text` from `masks`
     /// (called only when the label is short enough for a [`Shape`] key).
     #[inline(always)]
@@ -1284,14 +1319,7 @@ impl ScanSettleWorker {
             }
             _ => packed_verdict(&mut self.packed, &self.inner.packed, set, text, tail),
         };
-        match verdict {
-            None => Settled::Keep,
-            Some((alpha, true)) => match &self.keys {
-                Some(keys) if keys.may_match(text).is_none() => Settled::Assume(usize::from(alpha)),
-                _ => Settled::Tag(usize::from(alpha)),
-            },
-            Some((alpha, false)) => Settled::Count(usize::from(alpha)),
-        }
+        self.verdict(text, verdict)
     }
 }
 
