@@ -427,6 +427,34 @@ fn orders_increasing_at<const W: bool>(
     orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb])
 }
 
+/// [`orders_increasing_at`], or `None` when the two labels are the same:
+/// one comparison finds both (the loop of usual lines asks both of each new
+/// label and the last one).
+#[inline(always)]
+fn orders_unless_same<const W: bool>(
+    orders: u8,
+    buf: &[u8],
+    (a, la): (usize, usize),
+    (b, lb): (usize, usize),
+) -> Option<u8> {
+    let n = la.min(lb);
+    if n < 32
+        && let Some(eq) = eq_mask32::<W>(buf, a, b)
+    {
+        let differ = !eq & low_bits(n);
+        if differ != 0 {
+            let d = differ.trailing_zeros() as usize;
+            return Some(if buf[a + d] < buf[b + d] { orders } else { 0 });
+        }
+        if la == lb {
+            return None;
+        }
+    } else if la == lb && same_bytes(&buf[a..a + la], &buf[b..b + lb]) {
+        return None;
+    }
+    Some(orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb]))
+}
+
 /// The tab, lower-case-LDH-or-dot, dot, digit and hyphen masks of
 /// `buf[at..at + 32]` (see [`Classes32::quick`]), when 32 bytes can be
 /// loaded (x86-64 only); `W`: as in [`eq_mask32`].
@@ -1198,10 +1226,17 @@ fn quick_lines<const W: bool>(
                 let plain = label[0] != b'-'
                     && label[m - 1] != b'-'
                     && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
-                let again = k.last_reg.is_some_and(|(s, l)| same_bytes(&buf[s..s + l], label));
-                if !plain || again {
+                if !plain {
                     break;
                 }
+                // Not the last registered label again; the orders after it.
+                let orders = match k.last_reg {
+                    Some(last) => match orders_unless_same::<W>(c.orders, buf, last, (pos, m)) {
+                        Some(o) => o,
+                        None => break,
+                    },
+                    None => c.orders,
+                };
                 // An NS record whose fields are those of the last one, with
                 // a target as written.
                 let (t, kt) = cache.ns;
@@ -1214,9 +1249,7 @@ fn quick_lines<const W: bool>(
                     break;
                 }
                 k.new_owner(c, Kind::Registered, (pos, n));
-                if let Some(last) = k.last_reg {
-                    c.orders = orders_increasing_at::<W>(c.orders, buf, last, (pos, m));
-                }
+                c.orders = orders;
                 k.last_reg = Some((pos, m));
                 let ldh = Some((cl.digit & low_bits(m), cl.hyphen & low_bits(m)));
                 if !(settle.is_some() && settle_label(c, settle, buf, (pos, m), true, ldh)) {
@@ -2525,6 +2558,17 @@ mod tests {
                 assert_eq!(orders_increasing_at::<false>(orders, &buf, (a, la), (b, lb)), want);
                 if wide() {
                     assert_eq!(orders_increasing_at::<true>(orders, &buf, (a, la), (b, lb)), want);
+                }
+                // And whether they are the same label (also when they are).
+                for (la, lb) in [(la, lb), (la.min(common), la.min(common))] {
+                    let (x, y) = (&buf[a..a + la], &buf[b..b + lb]);
+                    let want = (x != y).then(|| orders_increasing(orders, x, y));
+                    let got = orders_unless_same::<false>(orders, &buf, (a, la), (b, lb));
+                    assert_eq!(got, want);
+                    if wide() {
+                        let got = orders_unless_same::<true>(orders, &buf, (a, la), (b, lb));
+                        assert_eq!(got, want);
+                    }
                 }
             }
             let n = la.min(33);
