@@ -1220,7 +1220,10 @@ fn quick_lines<const W: bool>(
                 }
                 k.new_owner(c, Kind::Deeper, (pos, n));
                 c.deeper_records += 1;
-                c.deeper.push(owner_hash(&buf[pos..pos + n], false));
+                // Lower-case LDH and dots: `owner_hash` would hash it as it is.
+                let owner = &buf[pos..pos + n];
+                debug_assert_eq!(hash_bytes(owner), owner_hash(owner, false));
+                c.deeper.push(hash_bytes(owner));
             } else {
                 let label = &buf[pos..pos + m];
                 let plain = label[0] != b'-'
