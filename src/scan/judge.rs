@@ -78,12 +78,27 @@ pub(crate) fn text_hash(b: &[u8]) -> u32 {
         h = word_mix(h, u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
     }
     let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h = word_mix(h, u64::from_le_bytes(last));
+    let r = rest.len();
+    if r > 0 {
+        // The last word padded with zeros, from loads that overlap rather
+        // than a copy of a variable length (a call to `memcpy`).
+        let le = |x: &[u8]| u64::from(u32::from_le_bytes(x.try_into().unwrap_or([0; 4])));
+        let last = if b.len() >= 8 {
+            word(b, b.len() - 8) >> (8 * (8 - r))
+        } else if r >= 4 {
+            le(&rest[..4]) | (le(&rest[r - 4..]) >> (8 * (8 - r))) << 32
+        } else {
+            rest.iter().rev().fold(0u64, |w, &x| w << 8 | u64::from(x))
+        };
+        h = word_mix(h, last);
     }
     (h ^ h >> 32) as u32
+}
+
+/// The little-endian word of `b[i..i + 8]`.
+#[inline(always)]
+fn word(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]))
 }
 
 /// [`text_hash`] of all-ASCII code points.
