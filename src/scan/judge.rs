@@ -772,11 +772,28 @@ struct KeyFilter {
     lengths: u64,
     mask: u32,
     words: Box<[u64]>,
+    /// Whether some key has a letter (a code point neither a digit nor
+    /// the hyphen): else a text with one is surely none of them.
+    letters: bool,
+}
+
+/// A key as [`KeyFilter::add`] takes it: its length, its
+/// [`text_hash_cps`], and whether it has a letter.
+type Key = (usize, u32, bool);
+
+/// Whether an all-ASCII key has a letter (see [`KeyFilter::letters`]).
+fn key_has_letter(key: &[u32]) -> bool {
+    key.iter().any(|&c| !(u32::from(b'0')..=u32::from(b'9')).contains(&c) && c != u32::from(b'-'))
 }
 
 impl KeyFilter {
     fn new(bits: u32) -> KeyFilter {
-        KeyFilter { lengths: 0, mask: (1 << bits) - 1, words: vec![0; 1 << (bits - 6)].into() }
+        KeyFilter {
+            lengths: 0,
+            mask: (1 << bits) - 1,
+            words: vec![0; 1 << (bits - 6)].into(),
+            letters: false,
+        }
     }
 
     /// The keys of the index labels the first pass of [`judge_all`] kept.
@@ -791,15 +808,23 @@ impl KeyFilter {
     /// Adds an index label, when it is all ASCII.
     fn add_cps(&mut self, key: &[u32]) {
         if key.iter().all(|&c| c < 0x80) {
-            self.add(key.len(), text_hash_cps(key));
+            self.add((key.len(), text_hash_cps(key), key_has_letter(key)));
         }
     }
 
     /// Adds the key of `len` code points whose [`text_hash_cps`] is `h`.
-    fn add(&mut self, len: usize, h: u32) {
+    fn add(&mut self, (len, h, letter): Key) {
+        self.letters |= letter;
         self.lengths |= 1 << len.min(63);
         let bit = (h & self.mask) as usize;
         self.words[bit / 64] |= 1 << (bit % 64);
+    }
+
+    /// Whether the LDH text `u` is surely none of the keys; `alpha`:
+    /// whether it has a letter (it is no key then when none has one).
+    #[inline(always)]
+    fn surely_none(&self, u: &[u8], alpha: bool) -> bool {
+        (alpha && !self.letters) || self.may_match(u).is_none()
     }
 
     /// The [`text_hash`] of `u` when its length and hash are those of
@@ -1058,16 +1083,16 @@ struct AheadState {
 
 impl AheadState {
     /// Adds the keys of a part, and publishes them when it was the last.
-    fn add(&mut self, keys: &[(usize, u32)]) {
+    fn add(&mut self, keys: &[Key]) {
         self.told += 1;
         self.add_keys(keys);
     }
 
     /// Adds keys, and publishes them when every part is in.
-    fn add_keys(&mut self, keys: &[(usize, u32)]) {
+    fn add_keys(&mut self, keys: &[Key]) {
         let k = self.keys.get_or_insert_with(|| KeyFilter::new(AHEAD_BITS));
-        for &(len, h) in keys {
-            k.add(len, h);
+        for &key in keys {
+            k.add(key);
         }
         self.publish();
     }
@@ -1089,7 +1114,7 @@ struct AheadScratch {
     label: EvalLabel,
     scratch: IndexScratch,
     index: Vec<u32>,
-    keys: Vec<(usize, u32)>,
+    keys: Vec<Key>,
 }
 
 impl AheadScratch {
@@ -1120,7 +1145,8 @@ impl AheadScratch {
             if set.variants.index_into(&me.label, &mut me.scratch, &mut me.index)
                 && me.index.iter().all(|&c| c < 0x80)
             {
-                me.keys.push((me.index.len(), text_hash_cps(&me.index)));
+                let key = &me.index[..];
+                me.keys.push((key.len(), text_hash_cps(key), key_has_letter(key)));
             }
         };
         for (a, given) in labels {
@@ -1304,7 +1330,7 @@ impl ScanSettleWorker {
         match verdict {
             None => Settled::Keep,
             Some((alpha, true)) => match &self.keys {
-                Some(keys) if keys.may_match(text).is_none() => Settled::Assume(usize::from(alpha)),
+                Some(keys) if keys.surely_none(text, alpha) => Settled::Assume(usize::from(alpha)),
                 _ => Settled::Tag(usize::from(alpha)),
             },
             Some((alpha, false)) => Settled::Count(usize::from(alpha)),
@@ -1474,6 +1500,27 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key filter knows whether some key has a letter: a label with a
+    /// letter is surely no key when none has (the settler's verdict).
+    #[test]
+    fn key_filter_knows_whether_keys_have_letters() {
+        let cps = |t: &str| t.chars().map(u32::from).collect::<Vec<u32>>();
+        assert!(!key_has_letter(&cps("0123456789")));
+        assert!(!key_has_letter(&cps("1-2")));
+        assert!(key_has_letter(&cps("1a")));
+        assert!(key_has_letter(&cps("z")));
+        let mut k = KeyFilter::new(16);
+        k.add_cps(&cps("123"));
+        assert!(!k.letters);
+        assert!(!k.surely_none(b"123", false));
+        assert!(k.surely_none(b"12a", true));
+        assert!(k.surely_none(b"124", false) == k.may_match(b"124").is_none());
+        k.add_cps(&cps("a12"));
+        assert!(k.letters);
+        assert!(!k.surely_none(b"a12", true));
+        assert!(!k.surely_none(b"123", false));
+    }
 
     /// An ASCII label's text hash is its index label's, whatever the
     /// length (whole words, a padded last word, none).
