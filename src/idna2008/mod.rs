@@ -314,10 +314,15 @@ pub(crate) fn is_plain_ldh(octets: &[u8]) -> bool {
     for &b in octets {
         acc |= CLASS[b as usize] & 0b110;
     }
-    acc == 0
-        && octets[0] != b'-'
-        && octets[n - 1] != b'-'
-        && !(n >= 4 && octets[2] == b'-' && octets[3] == b'-')
+    acc == 0 && hyphens_allowed(octets)
+}
+
+/// The hyphen rules of RFC 5891 §4.2.3.1 for a label of LDH octets (not
+/// empty): no hyphen at either end, nor in both positions 3 and 4.
+#[inline(always)]
+pub(crate) fn hyphens_allowed(octets: &[u8]) -> bool {
+    let n = octets.len();
+    octets[0] != b'-' && octets[n - 1] != b'-' && !(n >= 4 && octets[2..4] == *b"--")
 }
 
 /// Where [`forms_into`] wrote the forms of a label.

@@ -405,31 +405,22 @@ fn same_at<const W: bool>(buf: &[u8], a: usize, b: usize, n: usize) -> bool {
 }
 
 /// [`orders_increasing`] of the labels `buf[a..a + la]` and
-/// `buf[b..b + lb]`: the first difference of short labels is found at
-/// once ([`eq_mask32`]).
+/// `buf[b..b + lb]` (none for the same label twice).
 #[inline(always)]
 fn orders_increasing_at<const W: bool>(
     orders: u8,
     buf: &[u8],
-    (a, la): (usize, usize),
-    (b, lb): (usize, usize),
+    a: (usize, usize),
+    b: (usize, usize),
 ) -> u8 {
-    let n = la.min(lb);
-    if n < 32
-        && let Some(eq) = eq_mask32::<W>(buf, a, b)
-    {
-        let differ = !eq & low_bits(n);
-        if differ != 0 {
-            let d = differ.trailing_zeros() as usize;
-            return if buf[a + d] < buf[b + d] { orders } else { 0 };
-        }
-    }
-    orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb])
+    orders_unless_same::<W>(orders, buf, a, b).unwrap_or(0)
 }
 
-/// [`orders_increasing_at`], or `None` when the two labels are the same:
-/// one comparison finds both (the loop of usual lines asks both of each new
-/// label and the last one).
+/// [`orders_increasing`] of the labels `buf[a..a + la]` and
+/// `buf[b..b + lb]`, or `None` when they are the same: the first
+/// difference of short labels is found at once ([`eq_mask32`]), and says
+/// both (the loop of usual lines asks both of each new label and the last
+/// one).
 #[inline(always)]
 fn orders_unless_same<const W: bool>(
     orders: u8,
@@ -1055,9 +1046,7 @@ fn extract_impl<const W: bool>(
                         let m = label.len();
                         let plain = f & (H_UPPER | H_NON_LDH) == 0
                             && m <= crate::idna2008::MAX_LABEL_OCTETS
-                            && label[0] != b'-'
-                            && label[m - 1] != b'-'
-                            && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
+                            && crate::idna2008::hyphens_allowed(label);
                         debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
                         kind = Kind::Registered;
                         // With a settler (see `super::settle`), a settled
@@ -1226,10 +1215,7 @@ fn quick_lines<const W: bool>(
                 c.deeper.push(hash_bytes(owner));
             } else {
                 let label = &buf[pos..pos + m];
-                let plain = label[0] != b'-'
-                    && label[m - 1] != b'-'
-                    && !(m >= 4 && label[2] == b'-' && label[3] == b'-');
-                if !plain {
+                if !crate::idna2008::hyphens_allowed(label) {
                     break;
                 }
                 // Not the last registered label again; the orders after it.

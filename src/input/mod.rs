@@ -51,7 +51,7 @@ mod accounting;
 mod collect;
 mod csv;
 mod czds;
-mod dedup;
+pub(crate) mod dedup;
 mod detect;
 mod error;
 mod labels;
