@@ -2030,11 +2030,18 @@ pub(crate) fn run(
         }
     };
     // Whether chunk `c` is past the window: block chunks (read first) do
-    // not count, neither ahead of the merge nor behind it.
+    // not count, neither ahead of the merge nor behind it. While the merge
+    // has block chunks left, the window is wider by half their number:
+    // their labels are IDN labels, each of which costs the merge about
+    // what a whole line costs a worker, so a block chunk (a quarter of
+    // the usual size) takes about half as long to merge as another takes
+    // to extract; the workers would otherwise wait for the merge to get
+    // through the block.
     let past_window = |c: usize| -> bool {
         let outside = |k: usize| if k >= first.end { k - first.len() } else { k.min(first.start) };
         let m = merged_upto.load(Ordering::Relaxed);
-        !first.contains(&c) && outside(c) >= outside(m) + window
+        let block_left = first.end.saturating_sub(m.max(first.start));
+        !first.contains(&c) && outside(c) >= outside(m) + window + block_left / 2
     };
     let work = |wait: bool| -> bool {
         let c = loop {
@@ -2416,6 +2423,89 @@ mod tests {
         assert!(n > 20 && started.load(Relaxed) == n, "{n} chunks");
         // The window is 4 chunks per thread.
         assert!(furthest.load(Relaxed) <= 4 * 4, "{} chunks ahead", furthest.load(Relaxed));
+    }
+
+    /// While the merge has chunks of the block told ahead left, workers
+    /// claim chunks up to half their number further past it than the
+    /// window (a block chunk costs the merge far more than another), and
+    /// no further: with a slow merge of the block they go past the usual
+    /// window (they used to wait for the merge there).
+    #[test]
+    fn the_window_widens_while_the_block_is_merged() {
+        use std::sync::Mutex;
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        struct Nothing;
+        impl Settle for Nothing {
+            fn worker(&self) -> Box<dyn SettleWorker> {
+                Box::new(Nothing)
+            }
+            fn start(&self) {}
+            fn ahead_parts(&self, _: usize) {}
+        }
+        impl SettleWorker for Nothing {
+            fn ready(&mut self) -> bool {
+                false
+            }
+            fn settle(&mut self, _: &[u8], _: &[u8]) -> Settled {
+                Settled::Keep
+            }
+            fn ahead(&mut self, _: &[AheadLabel<'_>], _: bool) {}
+        }
+        let buf = dump(400_000);
+        // A block of a quarter of the input, at line starts, with more
+        // than the window of chunks after it.
+        let at = |f: usize| buf[..f].iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+        let range = (at(buf.len() / 8), at(buf.len() * 3 / 8));
+        let nothing = Nothing;
+        let block = AheadBlock { range, before: Vec::new(), settle: &nothing };
+        // (chunk start, chunks merged when it was populated).
+        let events = Mutex::new(Vec::new());
+        let merged = AtomicUsize::new(0);
+        let waited = std::sync::atomic::AtomicBool::new(false);
+        let window = 4 * 4;
+        let populate = |start: usize, _| events.lock().unwrap().push((start, merged.load(Relaxed)));
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let config = super::super::Config::new().origin(Some("tld."));
+        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
+        let res = pool.install(|| {
+            let mut r = Reader::new(&config).unwrap();
+            let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
+            run(&mut r, &mut st, &buf, 0, 0, true, &opts, &populate, Some(&block), |_, s, _| {
+                // The merge of the first block chunk waits (up to 20 s)
+                // for a chunk the usual window past it: the 17th after
+                // the block.
+                if (range.0..range.1).contains(&s) && !waited.swap(true, Relaxed) {
+                    let t = std::time::Instant::now();
+                    let after = || events.lock().unwrap().iter().filter(|e| e.0 >= range.1).count();
+                    while after() <= window && t.elapsed().as_secs() < 20 {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                }
+                merged.fetch_add(1, Relaxed);
+            })
+        });
+        assert_eq!(res.expect("read").0, buf.len());
+        let events = events.into_inner().unwrap();
+        let mut starts: Vec<usize> = events.iter().map(|e| e.0).collect();
+        starts.sort_unstable();
+        let in_block = |k: usize| (range.0..range.1).contains(&starts[k]);
+        let first_block = (0..starts.len()).find(|&k| in_block(k)).expect("a block");
+        let block_len = (0..starts.len()).filter(|&k| in_block(k)).count();
+        assert!(block_len >= 16, "{block_len} block chunks");
+        let end_block = first_block + block_len;
+        let outside = |k: usize| if k >= end_block { k - block_len } else { k.min(first_block) };
+        let mut furthest = 0;
+        for &(start, m) in &events {
+            let c = starts.binary_search(&start).expect("a chunk start");
+            if in_block(c) {
+                continue;
+            }
+            // The merge only moved on between the claim and `populate`.
+            let ahead = outside(c).saturating_sub(outside(m));
+            assert!(ahead < window + block_len / 2, "chunk {c}, {ahead} past the merge at {m}");
+            furthest = furthest.max(ahead);
+        }
+        assert!(furthest >= window, "{furthest} chunks past the merge");
     }
 
     /// A panic while extracting a chunk reaches the caller (it used to
