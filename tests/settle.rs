@@ -607,20 +607,36 @@ fn a_panicking_settler_fails_the_read_instead_of_hanging_it() {
         Ahead,
     }
     /// Panics at `When` on any thread but the one that started the read.
-    struct Bad(Arc<ScanSettler>, When, Arc<Mutex<Option<ThreadId>>>);
-    struct BadWorker(Box<dyn SettleWorker>, When, Arc<Mutex<Option<ThreadId>>>);
-    fn elsewhere(reader: &Mutex<Option<ThreadId>>) -> bool {
-        *reader.lock().unwrap() != Some(std::thread::current().id())
+    /// That thread waits (up to 300 ms a call) in `ready` until another
+    /// has come to the call that panics, so that one does even when the
+    /// other threads are slow to start (the zone's IDN block is two chunks
+    /// or more: another thread reads one of them).
+    struct Bad(Arc<ScanSettler>, When, Arc<Shared>);
+    struct BadWorker(Box<dyn SettleWorker>, When, Arc<Shared>);
+    #[derive(Default)]
+    struct Shared {
+        reader: Mutex<Option<ThreadId>>,
+        /// Another thread came to the call that panics.
+        came: std::sync::atomic::AtomicBool,
+    }
+    impl Shared {
+        fn elsewhere(&self) -> bool {
+            *self.reader.lock().unwrap() != Some(std::thread::current().id())
+        }
+        fn panic_here(&self, what: &str) -> ! {
+            self.came.store(true, std::sync::atomic::Ordering::SeqCst);
+            panic!("{what}");
+        }
     }
     impl Settle for Bad {
         fn worker(&self) -> Box<dyn SettleWorker> {
-            if self.1 == When::Worker && elsewhere(&self.2) {
-                panic!("no worker");
+            if self.1 == When::Worker && self.2.elsewhere() {
+                self.2.panic_here("no worker");
             }
             Box::new(BadWorker(self.0.worker(), self.1, Arc::clone(&self.2)))
         }
         fn start(&self) {
-            *self.2.lock().unwrap() = Some(std::thread::current().id());
+            *self.2.reader.lock().unwrap() = Some(std::thread::current().id());
             self.0.start();
         }
         fn ahead_parts(&self, parts: usize) {
@@ -629,14 +645,22 @@ fn a_panicking_settler_fails_the_read_instead_of_hanging_it() {
     }
     impl SettleWorker for BadWorker {
         fn ready(&mut self) -> bool {
+            if !self.2.elsewhere() {
+                let t = std::time::Instant::now();
+                while !self.2.came.load(std::sync::atomic::Ordering::SeqCst)
+                    && t.elapsed().as_millis() < 300
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
             self.0.ready()
         }
         fn settle(&mut self, text: &[u8], tail: &[u8]) -> Settled {
             self.0.settle(text, tail)
         }
         fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool) {
-            if self.1 == When::Ahead && !labels.is_empty() && elsewhere(&self.2) {
-                panic!("told ahead");
+            if self.1 == When::Ahead && !labels.is_empty() && self.2.elsewhere() {
+                self.2.panic_here("told ahead");
             }
             self.0.ahead(labels, complete);
         }
