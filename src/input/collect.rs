@@ -7,7 +7,9 @@ use std::path::Path;
 
 use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
 
-use super::labels::{ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, LabelRecord, LabelSet, NONE};
+use super::labels::{
+    ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, IdnOriginal, LabelRecord, LabelSet, NONE,
+};
 use super::settle::{SETTLED, SETTLED_KINDS};
 use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
 use crate::idna2008::{self, Finding, Forms, FormsAt};
@@ -1021,26 +1023,32 @@ fn push_formed(
         && original.is_none_or(|o| o == octets)
         && u16::try_from(alabel.len()).is_ok()
         && u16::try_from(ulabel_text.len()).is_ok();
-    let original_text = original.map(std::str::from_utf8);
+    // An original equal to the A-label (an `xn--` label written in lower
+    // case) is not stored again, nor validated.
+    let original_text = match original {
+        Some(o) if o == alabel.as_bytes() => Some(Ok(None)),
+        o => o.map(|o| std::str::from_utf8(o).map(Some)),
+    };
     let entry = match original_text {
         _ if !compact => None,
-        None => Some(None),
-        Some(Ok(o)) => Some(Some(o)),
+        None => Some((IdnOriginal::InSource, None)),
+        Some(Ok(None)) => Some((IdnOriginal::IsALabel, None)),
+        Some(Ok(Some(o))) => Some((IdnOriginal::Follows, Some(o))),
         Some(Err(_)) => None,
     };
     let forms = match entry {
-        Some(original) => {
+        Some((original, text)) => {
             let at = set.text.len() as u64;
             set.text.push_str(alabel);
             set.text.push_str(ulabel_text);
-            if let Some(o) = original {
+            if let Some(o) = text {
                 set.text.push_str(o);
             }
             FormsEntry::Idn {
                 at,
                 alen: alabel.len() as u16,
                 ulen: ulabel_text.len() as u16,
-                original_follows: original.is_some(),
+                original,
             }
         }
         None => FormsEntry::Full(Box::new(Full {

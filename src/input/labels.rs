@@ -140,15 +140,27 @@ pub(crate) enum FormsEntry {
     },
     Full(Box<Full>),
     /// A valid IDN: its A-label is `LabelSet::text[at..at+alen]` and its
-    /// U-label follows (`ulen` octets). Its original is the next `len`
-    /// octets (`len` from the record) when `original_follows`, else in
-    /// the mapped source.
+    /// U-label follows (`ulen` octets). Where its original is: see
+    /// [`IdnOriginal`].
     Idn {
         at: u64,
         alen: u16,
         ulen: u16,
-        original_follows: bool,
+        original: IdnOriginal,
     },
+}
+
+/// Where the original of a [`FormsEntry::Idn`] label is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IdnOriginal {
+    /// In the mapped source.
+    InSource,
+    /// In `LabelSet::text`, the `len` octets (`len` from the record)
+    /// after the U-label.
+    Follows,
+    /// It is the A-label, octet for octet (an `xn--` label written in
+    /// lower case, read from a source that is not kept mapped).
+    IsALabel,
 }
 
 /// The columns of a CSV row beyond the label.
@@ -471,9 +483,12 @@ impl<'a> Label<'a> {
                 self.set.arena_slice(*original, self.rec.len())
             }
             None => self.set.plain_bytes(self.index, self.rec),
-            Some(&FormsEntry::Idn { at, alen, ulen, original_follows: true }) => {
+            Some(&FormsEntry::Idn { at, alen, ulen, original: IdnOriginal::Follows }) => {
                 let at = at + u64::from(alen) + u64::from(ulen);
                 self.set.text_slice(at, self.rec.len()).as_bytes()
+            }
+            Some(&FormsEntry::Idn { at, alen, original: IdnOriginal::IsALabel, .. }) => {
+                self.set.text_slice(at, alen).as_bytes()
             }
             _ => self.set.source_bytes(self.index, self.rec),
         }
