@@ -2031,18 +2031,14 @@ pub(crate) fn run(
     };
     // Whether chunk `c` is past the window: block chunks (read first) do
     // not count, neither ahead of the merge nor behind it. While the merge
-    // has block chunks left, the window is wider by half their number:
-    // their labels are IDN labels, each of which costs the merge about
-    // what a whole line costs a worker, so a block chunk (a quarter of
-    // the usual size) takes about half as long to merge as another takes
-    // to extract; the workers would otherwise wait for the merge to get
-    // through the block.
-    let past_window = |c: usize| -> bool {
-        let outside = |k: usize| if k >= first.end { k - first.len() } else { k.min(first.start) };
-        let m = merged_upto.load(Ordering::Relaxed);
-        let block_left = first.end.saturating_sub(m.max(first.start));
-        !first.contains(&c) && outside(c) >= outside(m) + window + block_left / 2
-    };
+    // has block chunks left, the window is wider by half their number, at
+    // most twice as wide (the chunks it holds stay mapped): their labels
+    // are IDN labels, each of which costs the merge about what a whole
+    // line costs a worker, so a block chunk (a quarter of the usual size)
+    // takes about half as long to merge as another takes to extract; the
+    // workers would otherwise wait for the merge to get through the block.
+    let past_window =
+        |c: usize| -> bool { past_window(c, merged_upto.load(Ordering::Relaxed), &first, window) };
     let work = |wait: bool| -> bool {
         let c = loop {
             let p = claim.load(Ordering::Relaxed);
@@ -2171,6 +2167,18 @@ pub(crate) fn run(
         std::panic::resume_unwind(p);
     }
     outcome
+}
+
+/// Whether chunk `c` is past the window of [`run`] when the merge has
+/// merged the chunks before `m`: block chunks (`first`, read first) do not
+/// count, neither ahead of the merge nor behind it; while the merge has
+/// block chunks left, the window is wider by half their number, at most
+/// twice as wide (see [`run`]).
+fn past_window(c: usize, m: usize, first: &std::ops::Range<usize>, window: usize) -> bool {
+    let outside = |k: usize| if k >= first.end { k - first.len() } else { k.min(first.start) };
+    let block_left = first.end.saturating_sub(m.max(first.start));
+    let wider = (block_left / 2).min(window);
+    !first.contains(&c) && outside(c) >= outside(m) + window + wider
 }
 
 /// Runs its closure when dropped (also while unwinding).
@@ -2427,9 +2435,10 @@ mod tests {
 
     /// While the merge has chunks of the block told ahead left, workers
     /// claim chunks up to half their number further past it than the
-    /// window (a block chunk costs the merge far more than another), and
-    /// no further: with a slow merge of the block they go past the usual
-    /// window (they used to wait for the merge there).
+    /// window, at most twice the window (a block chunk costs the merge far
+    /// more than another), and no further: with a slow merge of the block
+    /// they go past the usual window (they used to wait for the merge
+    /// there).
     #[test]
     fn the_window_widens_while_the_block_is_merged() {
         use std::sync::Mutex;
@@ -2502,10 +2511,40 @@ mod tests {
             }
             // The merge only moved on between the claim and `populate`.
             let ahead = outside(c).saturating_sub(outside(m));
-            assert!(ahead < window + block_len / 2, "chunk {c}, {ahead} past the merge at {m}");
+            let bound = window + (block_len / 2).min(window);
+            assert!(ahead < bound, "chunk {c}, {ahead} past the merge at {m}");
             furthest = furthest.max(ahead);
         }
         assert!(furthest >= window, "{furthest} chunks past the merge");
+    }
+
+    /// The window's bounds: block chunks never count; past the block, or
+    /// without one, `window` chunks past the merge; while the merge has
+    /// block chunks left, half their number more, at most `window` more.
+    #[test]
+    fn window_bounds() {
+        let w = 8;
+        let none = 0..0;
+        assert!(!past_window(7, 0, &none, w) && past_window(8, 0, &none, w));
+        assert!(!past_window(12, 5, &none, w) && past_window(13, 5, &none, w));
+        // A block of 6 chunks, 10..16: 3 more while they are not merged
+        // (chunk 17 is the 11th outside the block).
+        let small = 10..16;
+        assert!(!past_window(10, 0, &small, w), "a block chunk");
+        assert!(!past_window(16, 0, &small, w) && past_window(17, 0, &small, w));
+        // Merge at the block's start: chunks 16.. are outside 10..; 8 + 3.
+        assert!(!past_window(26, 10, &small, w) && past_window(27, 10, &small, w));
+        // Two block chunks left: 8 + 1.
+        assert!(!past_window(24, 14, &small, w) && past_window(25, 14, &small, w));
+        // Past the block: the usual window.
+        assert!(!past_window(23, 16, &small, w) && past_window(24, 16, &small, w));
+        // A block of 100 chunks: at most 8 more.
+        let big = 10..110;
+        assert!(!past_window(125, 10, &big, w) && past_window(126, 10, &big, w));
+        assert!(!past_window(125, 60, &big, w) && past_window(126, 60, &big, w));
+        // 20 left: 10 more, capped at 8; 10 left: 5 more.
+        assert!(!past_window(125, 90, &big, w) && past_window(126, 90, &big, w));
+        assert!(!past_window(122, 100, &big, w) && past_window(123, 100, &big, w));
     }
 
     /// A panic while extracting a chunk reaches the caller (it used to
