@@ -865,8 +865,7 @@ impl NameHashes {
     }
 
     fn compact(&mut self) {
-        use rayon::slice::ParallelSliceMut;
-        self.hashes.par_sort_unstable();
+        sort_hashes(&mut self.hashes);
         self.hashes.dedup();
         self.compact_at = 2 * self.hashes.len();
     }
@@ -876,6 +875,48 @@ impl NameHashes {
         self.compact();
         self.hashes.len() as u64
     }
+}
+
+/// Sorts `v`: one pass spreads the values into 256 buckets by their top
+/// byte (hashes: about equal buckets), then the buckets, a few thousand
+/// values each for a zone's names, are sorted on their own in parallel,
+/// each within the cache. On the 500,000 deeper names of W1, about half
+/// the instructions of `par_sort_unstable` (#4).
+fn sort_hashes(v: &mut Vec<u64>) {
+    use rayon::prelude::*;
+    if v.len() < 1 << 16 {
+        v.sort_unstable();
+        return;
+    }
+    let bucket = |h: u64| (h >> 56) as usize;
+    let mut ends = [0usize; 256];
+    for &h in v.iter() {
+        ends[bucket(h)] += 1;
+    }
+    let mut at = [0usize; 256];
+    let mut sum = 0;
+    for (a, e) in at.iter_mut().zip(ends.iter_mut()) {
+        *a = sum;
+        sum += *e;
+        *e = sum;
+    }
+    let mut out = vec![0u64; v.len()];
+    for &h in v.iter() {
+        let b = bucket(h);
+        out[at[b]] = h;
+        at[b] += 1;
+    }
+    let mut parts: Vec<&mut [u64]> = Vec::with_capacity(256);
+    let mut rest = &mut out[..];
+    let mut start = 0;
+    for &end in &ends {
+        let (part, tail) = rest.split_at_mut(end - start);
+        parts.push(part);
+        rest = tail;
+        start = end;
+    }
+    parts.into_par_iter().for_each(|p| p.sort_unstable());
+    *v = out;
 }
 
 impl LabelSet {
@@ -1092,6 +1133,26 @@ mod tests {
             }
             assert_eq!(h.distinct(), seen.len() as u64, "{n} {distinct}");
             assert!(peak <= (2 * seen.len()).max(1 << 20) + 2, "{peak} held for {}", seen.len());
+        }
+    }
+
+    /// [`super::sort_hashes`] sorts as `sort_unstable` does, with hashes
+    /// spread over the top byte or crowded into a few values of it.
+    #[test]
+    fn hashes_sort_as_sort_unstable() {
+        for (n, mask) in [
+            (10usize, u64::MAX),
+            (70_000, u64::MAX),
+            (300_000, u64::MAX),
+            (200_000, 0x03ff_ffff_0000_00ff),
+        ] {
+            let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d ^ n as u64);
+            let v: Vec<u64> = (0..n).map(|_| next() & mask).collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            let mut got = v;
+            super::sort_hashes(&mut got);
+            assert_eq!(got, want, "{n} values, mask {mask:#x}");
         }
     }
 
