@@ -500,10 +500,16 @@ impl Lgr {
                 if k >= 64 {
                     return false;
                 }
-                let c = &self.chars[ci as usize];
-                if starts(cps, i, &c.cps) && self.ctx_ok(c.ctx, label, i, c.cps.len()) {
+                // The element's length and context from the dense array;
+                // its code points only for a sequence (every element
+                // listed for `cps[i]` starts with it).
+                let m = self.meta[ci as usize];
+                let len = usize::from(m.len);
+                if (len == 1 || starts(cps, i, &self.chars[ci as usize].cps))
+                    && self.ctx_ok(m.ctx, label, i, len)
+                {
                     if bits == 0 {
-                        first = c.cps.len();
+                        first = len;
                     }
                     bits |= 1 << k;
                 }
@@ -528,11 +534,18 @@ impl Lgr {
             if bits.count_ones() != 1 {
                 return false;
             }
-            let c = &self.chars[self.chars_from(cps[i])[bits.trailing_zeros() as usize] as usize];
-            if c.cps.len() != 1 {
+            let ci = self.chars_from(cps[i])[bits.trailing_zeros() as usize] as usize;
+            let m = self.meta[ci];
+            if m.len != 1 {
                 return false;
             }
-            self.push_smallest(c, cps, i, sc, out);
+            if !m.has_smaller {
+                // The element is the code point itself, and its own
+                // replacement (see `push_smallest`).
+                out.push(cps[i]);
+                continue;
+            }
+            self.push_smallest(&self.chars[ci], cps, i, sc, out);
         }
         true
     }

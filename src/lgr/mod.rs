@@ -105,6 +105,19 @@ pub(crate) struct Char {
     pub smaller: usize,
 }
 
+/// What the evaluation reads of a [`Char`] at every position of a label,
+/// kept apart in a dense array (`Lgr::meta`, by char index): reading it
+/// through the `Char` (and its boxed code points) costs a cache miss or
+/// two per position in a large LGR.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CharMeta {
+    /// Code points of the element (saturated at `u16::MAX`).
+    pub len: u16,
+    /// Whether some variant is smaller than the element (`smaller > 0`).
+    pub has_smaller: bool,
+    pub ctx: Ctx,
+}
+
 #[derive(Debug)]
 pub(crate) enum Cond {
     Any(TypeSet),
@@ -128,6 +141,9 @@ pub struct Lgr {
     name: String,
     doc: LgrDoc,
     pub(crate) chars: Vec<Char>,
+    /// Per char, what the evaluation reads at every position (see
+    /// [`CharMeta`]).
+    pub(crate) meta: Vec<CharMeta>,
     /// For each first code point, the chars starting with it, longest
     /// first, as a two-level table: `first_pages[cp >> 8]` is 0 or one
     /// more than the page of 256 entries of `first_tab` for `cp`, whose
@@ -513,10 +529,19 @@ impl Lgr {
         let (first_pages, first_tab, first_flat) = first_table(&by_first);
         let req_masks = ReqMasks::new(&rule_required, &chars);
         let has_reflexive = chars.iter().any(|c| !c.reflexive.is_empty());
+        let meta = chars
+            .iter()
+            .map(|c| CharMeta {
+                len: u16::try_from(c.cps.len()).unwrap_or(u16::MAX),
+                has_smaller: c.smaller > 0,
+                ctx: c.ctx,
+            })
+            .collect();
         Ok(Lgr {
             name: name.to_string(),
             doc,
             chars,
+            meta,
             first_pages,
             first_tab,
             first_flat,
