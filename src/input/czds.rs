@@ -2352,15 +2352,27 @@ mod tests {
         populate: &(dyn Fn(usize, usize) + Sync),
         merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
     ) -> std::thread::Result<Result<(usize, Stop), Error>> {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_with(buf, 4, &populate, None, merged)
+        }))
+    }
+
+    /// Runs the fast path on `buf` under `tld.` on `threads` threads, with
+    /// `pages`, the block told ahead and `merged` as in [`run`].
+    fn run_with(
+        buf: &[u8],
+        threads: usize,
+        pages: &dyn Pages,
+        ahead: Option<&AheadBlock<'_>>,
+        merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
+    ) -> Result<(usize, Stop), Error> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let config = super::super::Config::new().origin(Some("tld."));
         let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
         pool.install(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let mut r = Reader::new(&config).unwrap();
-                let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
-                run(&mut r, &mut st, buf, 0, 0, true, &opts, &populate, None, merged)
-            }))
+            let mut r = Reader::new(&config).unwrap();
+            let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
+            run(&mut r, &mut st, buf, 0, 0, true, &opts, pages, ahead, merged)
         })
     }
 
@@ -2382,14 +2394,7 @@ mod tests {
         }
         let buf = dump(400_000);
         let log = Log::default();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-        let config = super::super::Config::new().origin(Some("tld."));
-        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
-        let res = pool.install(|| {
-            let mut r = Reader::new(&config).unwrap();
-            let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
-            run(&mut r, &mut st, &buf, 0, 0, true, &opts, &log, None, |_, _, _| {})
-        });
+        let res = run_with(&buf, 2, &log, None, |_, _, _| {});
         assert_eq!(res.expect("read").0, buf.len());
         let log = log.0.into_inner().unwrap();
         let first_read = log.iter().position(|e| e.0).expect("chunks were read");
@@ -2473,25 +2478,18 @@ mod tests {
         let waited = std::sync::atomic::AtomicBool::new(false);
         let window = 4 * 4;
         let populate = |start: usize, _| events.lock().unwrap().push((start, merged.load(Relaxed)));
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-        let config = super::super::Config::new().origin(Some("tld."));
-        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
-        let res = pool.install(|| {
-            let mut r = Reader::new(&config).unwrap();
-            let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
-            run(&mut r, &mut st, &buf, 0, 0, true, &opts, &populate, Some(&block), |_, s, _| {
-                // The merge of the first block chunk waits (up to 20 s)
-                // for a chunk the usual window past it: the 17th after
-                // the block.
-                if (range.0..range.1).contains(&s) && !waited.swap(true, Relaxed) {
-                    let t = std::time::Instant::now();
-                    let after = || events.lock().unwrap().iter().filter(|e| e.0 >= range.1).count();
-                    while after() <= window && t.elapsed().as_secs() < 20 {
-                        std::thread::sleep(std::time::Duration::from_millis(1));
-                    }
+        let res = run_with(&buf, 4, &populate, Some(&block), |_, s, _| {
+            // The merge of the first block chunk waits (up to 20 s)
+            // for a chunk the usual window past it: the 17th after
+            // the block.
+            if (range.0..range.1).contains(&s) && !waited.swap(true, Relaxed) {
+                let t = std::time::Instant::now();
+                let after = || events.lock().unwrap().iter().filter(|e| e.0 >= range.1).count();
+                while after() <= window && t.elapsed().as_secs() < 20 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
                 }
-                merged.fetch_add(1, Relaxed);
-            })
+            }
+            merged.fetch_add(1, Relaxed);
         });
         assert_eq!(res.expect("read").0, buf.len());
         let events = events.into_inner().unwrap();
