@@ -1064,18 +1064,14 @@ fn push_formed(
         && original.is_none_or(|o| o == octets)
         && u16::try_from(alabel.len()).is_ok()
         && u16::try_from(ulabel_text.len()).is_ok();
-    // An original equal to the A-label (an `xn--` label written in lower
+    // Where the original is, and its text when it must be stored: an
+    // original equal to the A-label (an `xn--` label written in lower
     // case) is not stored again, nor validated.
-    let original_text = match original {
-        Some(o) if o == alabel.as_bytes() => Some(Ok(None)),
-        o => o.map(|o| std::str::from_utf8(o).map(Some)),
-    };
-    let entry = match original_text {
+    let entry = match original {
         _ if !compact => None,
         None => Some((IdnOriginal::InSource, None)),
-        Some(Ok(None)) => Some((IdnOriginal::IsALabel, None)),
-        Some(Ok(Some(o))) => Some((IdnOriginal::Follows, Some(o))),
-        Some(Err(_)) => None,
+        Some(o) if o == alabel.as_bytes() => Some((IdnOriginal::IsALabel, None)),
+        Some(o) => std::str::from_utf8(o).ok().map(|t| (IdnOriginal::Follows, Some(t))),
     };
     let forms = match entry {
         Some((original, text)) => {

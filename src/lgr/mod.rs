@@ -111,7 +111,8 @@ pub(crate) struct Char {
 /// two per position in a large LGR.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CharMeta {
-    /// Code points of the element (saturated at `u16::MAX`).
+    /// Code points of the element (saturated at `u16::MAX`: an element
+    /// that long matches no label, whose code points are checked then).
     pub len: u16,
     /// Whether some variant is smaller than the element (`smaller > 0`).
     pub has_smaller: bool,
