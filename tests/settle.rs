@@ -345,6 +345,48 @@ fn settler_without_set_settles_nothing() {
     assert!(labels.settle_ranges().is_empty());
 }
 
+/// The labels of letters only that the settler says it counts without
+/// being asked (`SettleWorker::letters`, which the reader counts at once)
+/// are those it counts when asked, at every length it settles by shape;
+/// with the built-in set, all of them (none is a digit-variant target).
+#[test]
+fn letters_counted_unasked_are_those_counted_when_asked() {
+    let (_set, settler) = settler_with_set();
+    let mut w = settler.worker();
+    assert_eq!(w.letters(), (0, 0), "nothing before ready()");
+    assert!(w.ready());
+    let (mask, kind) = w.letters();
+    assert_eq!(mask, ((1u64 << 33) - 1) & !1, "lengths 1 to 32");
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for n in 1..=40usize {
+        for _ in 0..40 {
+            let text: Vec<u8> = (0..n).map(|_| b'a' + (next() % 26) as u8).collect();
+            let asked = w.settle(&text, &text);
+            if n <= 32 {
+                assert_eq!(w.settle_ldh(&text, 0, 0), asked);
+            }
+            let unasked = n < 64 && mask >> n & 1 != 0;
+            if n <= 32 {
+                let t = String::from_utf8_lossy(&text);
+                assert_eq!(unasked, asked == Settled::Count(kind), "{t}");
+            } else {
+                // Longer labels are asked about (no shape key).
+                assert!(!unasked);
+            }
+        }
+    }
+    // A settler without a set counts nothing unasked.
+    let mut idle = ScanSettler::new().worker();
+    assert!(!idle.ready());
+    assert_eq!(idle.letters(), (0, 0));
+}
+
 /// A read done again without settling reports each byte once.
 #[test]
 fn read_again_reports_progress_once() {

@@ -882,6 +882,11 @@ fn extract_impl<const W: bool>(
     let mut settle = c.settle.take();
     c.active = settle.as_mut().is_some_and(|w| w.ready());
     let active = c.active;
+    // What the settler counts without being asked (only when it settles).
+    let letters = match &settle {
+        Some(w) if active => w.letters(),
+        _ => (0, 0),
+    };
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
     let mut cache = RestCache::default();
@@ -905,7 +910,15 @@ fn extract_impl<const W: bool>(
     while pos < end {
         if quick {
             let mut k = Carry { prev_at, prev_len, kind, run, last_reg };
-            pos = quick_lines::<W>(&mut c, &mut settle, &mut cache, &mut k, (buf, pos, end), o);
+            pos = quick_lines::<W>(
+                &mut c,
+                &mut settle,
+                &mut cache,
+                &mut k,
+                (buf, pos, end),
+                o,
+                letters,
+            );
             Carry { prev_at, prev_len, kind, run, last_reg } = k;
             if pos >= end {
                 break;
@@ -1174,6 +1187,7 @@ fn quick_lines<const W: bool>(
     k: &mut Carry,
     (buf, mut pos, end): (&[u8], usize, usize),
     o: &FastOpts<'_>,
+    letters: (u64, usize),
 ) -> usize {
     let apex = o.apex;
     let a = apex.len();
@@ -1240,8 +1254,17 @@ fn quick_lines<const W: bool>(
                 k.new_owner(c, Kind::Registered, (pos, n));
                 c.orders = orders;
                 k.last_reg = Some((pos, m));
-                let ldh = Some((cl.digit & low_bits(m), cl.hyphen & low_bits(m)));
-                if !(settle.is_some() && settle_label(c, settle, buf, (pos, m), true, ldh)) {
+                let (digits, hyphens) = (cl.digit & low_bits(m), cl.hyphen & low_bits(m));
+                // Letters only, of a length the settler counts: counted
+                // here (see `SettleWorker::letters`); else asked.
+                let settled = if digits | hyphens == 0 && letters.0 >> m & 1 != 0 {
+                    count_settled(c, (pos, m), letters.1);
+                    true
+                } else {
+                    settle.is_some()
+                        && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
+                };
+                if !settled {
                     if o.copy {
                         push_text(&mut c.text, buf, pos, m);
                     }
@@ -1342,31 +1365,41 @@ fn settle_label(
         (Some(w), _) if plain => Some(w.settle(&buf[pos..pos + m], &buf[pos..])),
         _ => None,
     };
-    let settled = match verdict {
-        Some(Settled::Count(k)) => Some(k),
-        Some(Settled::Assume(k)) => {
-            c.assumed += 1;
-            Some(k)
-        }
-        _ => None,
-    };
-    c.first_reg.get_or_insert((pos, m, settled));
-    c.last_settled = settled.is_some();
-    let reg = c.regs.len() as u32;
     match verdict {
-        Some(Settled::Count(k) | Settled::Assume(k)) => {
-            c.settled[k] += 1;
-            c.settled_regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
+        Some(Settled::Count(k)) => {
+            count_settled(c, (pos, m), k);
             return true;
         }
+        Some(Settled::Assume(k)) => {
+            c.assumed += 1;
+            count_settled(c, (pos, m), k);
+            return true;
+        }
+        _ => {}
+    }
+    c.first_reg.get_or_insert((pos, m, None));
+    c.last_settled = false;
+    let reg = c.regs.len() as u32;
+    match verdict {
         Some(Settled::Tag(k)) => {
             c.counted[k] += 1;
             c.tags.push((reg, k as u32));
         }
         Some(Settled::Keep) => c.keeps.push(reg),
-        None => {}
+        _ => {}
     }
     false
+}
+
+/// A registered label at `buf[pos..pos + m]` settled as counted under
+/// category `k` ([`Settled::Count`], [`Settled::Assume`]): counted, and
+/// kept aside in case the chunk's labels are registered one by one.
+#[inline(always)]
+fn count_settled(c: &mut Chunk, (pos, m): (usize, usize), k: usize) {
+    c.first_reg.get_or_insert((pos, m, Some(k)));
+    c.last_settled = true;
+    c.settled[k] += 1;
+    c.settled_regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
 }
 
 /// [`hash_bytes`] of an owner's name as the general parser counts it: in

@@ -113,6 +113,16 @@ pub trait SettleWorker: Send {
         self.settle(text, text)
     }
 
+    /// The plain labels of letters only (no digit, no hyphen) that it
+    /// counts whatever their letters, as of the last
+    /// [`SettleWorker::ready`]: bit n of the mask is set when every such
+    /// label of n octets (n < 64) settles as [`Settled::Count`] of the
+    /// category given. The reader counts those without asking (most
+    /// labels of a zone are such words). By default none.
+    fn letters(&self) -> (u64, usize) {
+        (0, 0)
+    }
+
     /// One of the parts announced by [`Settle::ahead_parts`]: its IDN
     /// labels, in order. `complete`: whether the part was read to its end
     /// (when not, nothing told ahead may be relied on).

@@ -1223,6 +1223,7 @@ impl Settle for ScanSettler {
             packed: None,
             keys: None,
             shape: None,
+            letters: None,
             ahead: AheadScratch::default(),
         })
     }
@@ -1241,6 +1242,9 @@ struct ScanSettleWorker {
     /// themselves (as of [`SettleWorker::ready`]): the key of the recent
     /// entries of `shapes`.
     shape: Option<Shape>,
+    /// [`SettleWorker::letters`], found at the first [`SettleWorker::ready`]
+    /// with a shape.
+    letters: Option<u64>,
     /// Buffers for the keys of labels told ahead.
     ahead: AheadScratch,
 }
@@ -1252,7 +1256,23 @@ impl SettleWorker for ScanSettleWorker {
         self.keys = self.inner.lock_ahead().done.clone();
         let set = self.inner.set.get().filter(|s| s.ascii_identity);
         self.shape = set.and_then(|s| s.shape);
-        set.is_some()
+        let known = set.is_some();
+        if let (Some(shape), None) = (self.shape, self.letters) {
+            let inner = Arc::clone(&self.inner);
+            if let Some(set) = inner.set.get() {
+                self.letters = Some(self.letters_counted(set, shape));
+            }
+        }
+        known
+    }
+
+    /// The lengths at which a label of letters only is counted under
+    /// category 1 (see [`ScanSettleWorker::letters_counted`]).
+    fn letters(&self) -> (u64, usize) {
+        match (self.shape, self.letters) {
+            (Some(_), Some(mask)) => (mask, 1),
+            _ => (0, 0),
+        }
     }
 
     fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool) {
@@ -1311,6 +1331,26 @@ impl SettleWorker for ScanSettleWorker {
 }
 
 impl ScanSettleWorker {
+    /// Bit n set when every plain label of n octets (n ≤ 32) of letters
+    /// only settles as [`Settled::Count`]`(1)`: the shape gives all such
+    /// labels of one length one key, hence one class string and one
+    /// judgement, found here for `a` repeated (when the letters are not
+    /// [`PACK_TARGET`] bytes; else they are tagged or assumed, and none is
+    /// counted so).
+    fn letters_counted(&mut self, set: &LgrSet, shape: Shape) -> u64 {
+        if shape.letter_target {
+            return 0;
+        }
+        let text = [b'a'; 32];
+        (1..=32).fold(0u64, |mask, n| {
+            let k = shape.key(n, 0, 0);
+            let all = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
+            let counted = self.shapes.eligible(set, &self.inner.shapes, &text[..n], k)
+                && self.verdict(&text[..n], Some(shape.flags(all, 0, 0))) == Settled::Count(1);
+            mask | u64::from(counted) << n
+        })
+    }
+
     /// [`SettleWorker::settle_ldh`] past the recent keys.
     #[inline(never)]
     fn settle_ldh_slow(&mut self, text: &[u8], digits: u32, hyphens: u32, all: u32) -> Settled {
