@@ -323,18 +323,29 @@ fn fits32(buf: &[u8], at: usize) -> bool {
     buf.len().checked_sub(32).is_some_and(|last| at <= last)
 }
 
+/// [`fits32`], known without a check in the quick loop's zone (`Z`, see
+/// [`QUICK_REACH`]): its loads are within `buf` by where its lines start.
+#[inline(always)]
+fn fits32_in<const Z: bool>(buf: &[u8], at: usize) -> bool {
+    if Z {
+        debug_assert!(fits32(buf, at), "a load past the zone: {at} of {}", buf.len());
+        return true;
+    }
+    fits32(buf, at)
+}
+
 /// The byte masks (bit i: byte i) of the vectors `f` makes of each
 /// 16-byte half of `buf[at..at + 32]`, when 32 bytes can be loaded: the
 /// SSE2 pass (x86-64 baseline) of the owner, class and target masks.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn sse2_masks32<const N: usize>(
+fn sse2_masks32<const N: usize, const Z: bool>(
     buf: &[u8],
     at: usize,
     f: impl Fn(std::arch::x86_64::__m128i) -> [std::arch::x86_64::__m128i; N],
 ) -> Option<[u32; N]> {
     use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8};
-    if !fits32(buf, at) {
+    if !fits32_in::<Z>(buf, at) {
         return None;
     }
     // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads read
@@ -352,17 +363,18 @@ fn sse2_masks32<const N: usize>(
 /// of every x86-64 CPU). `None` otherwise, and on other architectures.
 ///
 /// `W` ("wide"): with AVX2 instructions, one comparison; only in code that
-/// runs on a CPU that has them ([`extract_avx2`]).
+/// runs on a CPU that has them ([`extract_avx2`]). `Z`: in the zone of
+/// [`QUICK_REACH`], where the bounds need no check ([`fits32_in`]).
 #[inline(always)]
-fn eq_mask32<const W: bool>(buf: &[u8], a: usize, b: usize) -> Option<u32> {
+fn eq_mask32<const W: bool, const Z: bool>(buf: &[u8], a: usize, b: usize) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
-    if W && fits32(buf, a.max(b)) {
+    if W && fits32_in::<Z>(buf, a.max(b)) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from both positions.
         return Some(unsafe { avx2::eq_mask32(buf.as_ptr().add(a), buf.as_ptr().add(b)) });
     }
     #[cfg(target_arch = "x86_64")]
-    if fits32(buf, a.max(b)) {
+    if fits32_in::<Z>(buf, a.max(b)) {
         use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
         // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads
         // read `buf[a..a + 32]` and `buf[b..b + 32]`, within `buf`.
@@ -391,9 +403,9 @@ fn low_bits(n: usize) -> u32 {
 /// past the end). Owners are short: up to 32 bytes are compared at once
 /// ([`eq_mask32`]); longer ones by [`same_bytes`].
 #[inline(always)]
-fn same_at<const W: bool>(buf: &[u8], a: usize, b: usize, n: usize) -> bool {
+fn same_at<const W: bool, const Z: bool>(buf: &[u8], a: usize, b: usize, n: usize) -> bool {
     if n <= 32
-        && let Some(eq) = eq_mask32::<W>(buf, a, b)
+        && let Some(eq) = eq_mask32::<W, Z>(buf, a, b)
     {
         let need = low_bits(n);
         return eq & need == need;
@@ -413,7 +425,7 @@ fn orders_increasing_at<const W: bool>(
     a: (usize, usize),
     b: (usize, usize),
 ) -> u8 {
-    orders_unless_same::<W>(orders, buf, a, b).unwrap_or(0)
+    orders_unless_same::<W, false>(orders, buf, a, b).unwrap_or(0)
 }
 
 /// [`orders_increasing`] of the labels `buf[a..a + la]` and
@@ -422,7 +434,7 @@ fn orders_increasing_at<const W: bool>(
 /// both (the loop of usual lines asks both of each new label and the last
 /// one).
 #[inline(always)]
-fn orders_unless_same<const W: bool>(
+fn orders_unless_same<const W: bool, const Z: bool>(
     orders: u8,
     buf: &[u8],
     (a, la): (usize, usize),
@@ -430,7 +442,7 @@ fn orders_unless_same<const W: bool>(
 ) -> Option<u8> {
     let n = la.min(lb);
     if n < 32
-        && let Some(eq) = eq_mask32::<W>(buf, a, b)
+        && let Some(eq) = eq_mask32::<W, Z>(buf, a, b)
     {
         let differ = !eq & low_bits(n);
         if differ != 0 {
@@ -450,9 +462,9 @@ fn orders_unless_same<const W: bool>(
 /// `buf[at..at + 32]` (see [`Classes32::quick`]), when 32 bytes can be
 /// loaded (x86-64 only); `W`: as in [`eq_mask32`].
 #[inline(always)]
-fn owner_masks<const W: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
+fn owner_masks<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
     #[cfg(target_arch = "x86_64")]
-    if W && fits32(buf, at) {
+    if W && fits32_in::<Z>(buf, at) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from `at`.
         return Some(unsafe { avx2::owner_masks(buf.as_ptr().add(at)) });
@@ -462,7 +474,7 @@ fn owner_masks<const W: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
         use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_or_si128, _mm_set1_epi8};
         // SAFETY (each intrinsic): SSE2 is in the x86-64 baseline; no
         // memory is read.
-        sse2_masks32(buf, at, |v| unsafe {
+        sse2_masks32::<5, Z>(buf, at, |v| unsafe {
             let digit = in_range(v, b'0', 10);
             let ok = _mm_or_si128(
                 _mm_or_si128(in_range(v, b'a', 26), digit),
@@ -511,8 +523,8 @@ impl Classes32 {
     /// the only non-LDH octets are the dots. The bits past the tab are
     /// not meaningful. `None` otherwise (or on other architectures).
     #[inline(always)]
-    fn quick<const W: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
-        let [tab, ok, dot, digit, hyphen] = owner_masks::<W>(buf, at)?;
+    fn quick<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
+        let [tab, ok, dot, digit, hyphen] = owner_masks::<W, Z>(buf, at)?;
         let before = low_bits(tab.trailing_zeros() as usize);
         if tab == 0 || ok & before != before {
             return None;
@@ -530,7 +542,7 @@ impl Classes32 {
             use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_or_si128, _mm_set1_epi8};
             // SAFETY (each intrinsic): SSE2 is in the x86-64 baseline; no
             // memory is read.
-            sse2_masks32(buf, at, |v| unsafe {
+            sse2_masks32::<5, false>(buf, at, |v| unsafe {
                 let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
                 let upper = in_range(v, b'A', 26);
                 let ok = _mm_or_si128(
@@ -705,9 +717,9 @@ fn first_tab(line: &[u8]) -> Option<usize> {
 /// two); then the next 64 (DS records are a little longer). Longer lines
 /// go on with `memchr`.
 #[inline(always)]
-fn next_newline<const W: bool>(buf: &[u8], pos: usize, end: usize) -> Option<usize> {
+fn next_newline<const W: bool, const Z: bool>(buf: &[u8], pos: usize, end: usize) -> Option<usize> {
     for at in [pos, pos + 64] {
-        let m = block_mask::<W>(buf, at);
+        let m = block_mask::<W, Z>(buf, at);
         if m != 0 {
             let k = at + m.trailing_zeros() as usize;
             return (k < end).then_some(k);
@@ -723,19 +735,29 @@ fn next_newline<const W: bool>(buf: &[u8], pos: usize, end: usize) -> Option<usi
 /// The newline mask of the 64 bytes of `buf` from `at` (fewer at the end);
 /// `W`: as in [`eq_mask32`].
 #[inline(always)]
-fn block_mask<const W: bool>(buf: &[u8], at: usize) -> u64 {
+fn block_mask<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> u64 {
+    // The block's start when its 64 bytes are within `buf` (known in the
+    // quick loop's zone, see `fits32_in`).
+    let block = || {
+        if Z {
+            debug_assert!(at + 64 <= buf.len(), "a block past the zone: {at} of {}", buf.len());
+            // SAFETY: in the zone, `at + 64 <= buf.len()` (`QUICK_REACH`).
+            return Some(unsafe { buf.as_ptr().add(at) });
+        }
+        buf.get(at..at + 64).map(<[u8]>::as_ptr)
+    };
     #[cfg(target_arch = "x86_64")]
-    if W && let Some(block) = buf.get(at..at + 64) {
+    if W && let Some(block) = block() {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
-        // the block is 64 bytes long.
-        return unsafe { avx2::newline_mask64(block.as_ptr()) };
+        // 64 bytes can be read from `block`.
+        return unsafe { avx2::newline_mask64(block) };
     }
     #[cfg(target_arch = "x86_64")]
-    if let Some(block) = buf.get(at..at + 64) {
+    if let Some(block) = block() {
         use std::arch::x86_64::{
             __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
         };
-        let p = block.as_ptr().cast::<__m128i>();
+        let p = block.cast::<__m128i>();
         // SAFETY: SSE2 is in the x86-64 baseline, and the four unaligned
         // 16-byte loads are within `block`, which is 64 bytes long.
         let m = |k: usize| unsafe {
@@ -924,7 +946,7 @@ fn extract_impl<const W: bool>(
                 break;
             }
         }
-        let (line_end, next) = match next_newline::<W>(buf, pos, end) {
+        let (line_end, next) = match next_newline::<W, false>(buf, pos, end) {
             Some(k) => (k, k + 1),
             None if eof => (end, end),
             None => {
@@ -950,7 +972,7 @@ fn extract_impl<const W: bool>(
         // previous owner is followed by its tab, so comparing one byte more
         // checks this line's tab too (and that the line is long enough: an
         // owner has no newline).
-        if p > 0 && same_at::<W>(buf, pos, prev_at, p + 1) {
+        if p > 0 && same_at::<W, false>(buf, pos, prev_at, p + 1) {
             rest = rest_from(pos + p, false);
             if rest == Rest::Slow {
                 c.stop = Stop::Slow;
@@ -974,7 +996,8 @@ fn extract_impl<const W: bool>(
             }
             // The owner's tab and classes from one pass when it is short
             // (`classes` is kept only when the tab is in its 32 bytes).
-            let mut classes = Classes32::quick::<W>(buf, pos).or_else(|| Classes32::load(buf, pos));
+            let mut classes =
+                Classes32::quick::<W, false>(buf, pos).or_else(|| Classes32::load(buf, pos));
             let tab = match classes {
                 Some(k) if k.tab != 0 => k.tab.trailing_zeros() as usize,
                 _ => {
@@ -1185,25 +1208,65 @@ fn quick_lines<const W: bool>(
     settle: &mut Option<Box<dyn SettleWorker>>,
     cache: &mut RestCache,
     k: &mut Carry,
+    (buf, pos, end): (&[u8], usize, usize),
+    o: &FastOpts<'_>,
+    letters: (u64, usize),
+) -> usize {
+    // The lines that start in the zone, then the others (near the end of
+    // the buffer), with their bounds checked.
+    let zone = end.min(buf.len().saturating_sub(QUICK_REACH));
+    let pos = quick_lines_in::<W, true>(c, settle, cache, k, (buf, pos, end), zone, o, letters);
+    if pos < zone {
+        return pos;
+    }
+    quick_lines_in::<W, false>(c, settle, cache, k, (buf, pos, end), end, o, letters)
+}
+
+/// How far past the start of a line the loads of [`quick_lines_in`] may
+/// read: the owner of the last line (under 255 octets: longer ones go to
+/// the general parser) and 32 bytes after it, or 128 bytes for the
+/// newline, a cached field and a target. Lines that start at least this
+/// far from the end of the buffer are in its zone, where the loads need
+/// no bounds check (`Z`, [`fits32_in`]).
+const QUICK_REACH: usize = 320;
+
+/// [`quick_lines`] for the lines of `buf[pos..end]` that start before
+/// `starts`; `Z`: `starts` is at least [`QUICK_REACH`] bytes before the
+/// end of `buf`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn quick_lines_in<const W: bool, const Z: bool>(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    cache: &mut RestCache,
+    k: &mut Carry,
     (buf, mut pos, end): (&[u8], usize, usize),
+    starts: usize,
     o: &FastOpts<'_>,
     letters: (u64, usize),
 ) -> usize {
     let apex = o.apex;
     let a = apex.len();
-    while let Some(line_end) = next_newline::<W>(buf, pos, end) {
+    while pos < starts
+        && let Some(line_end) = next_newline::<W, Z>(buf, pos, end)
+    {
+        debug_assert!(!Z || pos + QUICK_REACH <= buf.len());
         let p = k.prev_len;
         // The owner is followed by its tab: comparing one byte more checks
-        // this line's tab too.
-        if p > 0 && same_at::<W>(buf, pos, k.prev_at, p + 1) {
-            if !rest_cached::<W>(cache, buf, (pos + p, line_end)) {
+        // this line's tab too. (An owner is under 255 octets, which keeps
+        // the zone's loads after it within `QUICK_REACH`.)
+        if p > 0
+            && p < crate::idna2008::MAX_NAME_OCTETS
+            && same_at::<W, Z>(buf, pos, k.prev_at, p + 1)
+        {
+            if !rest_cached::<W, Z>(cache, buf, (pos + p, line_end)) {
                 break;
             }
             k.run += 1;
         } else {
             // `label.apex` and its tab, in the first 32 bytes, of lower-case
             // LDH octets and dots.
-            let Some(cl) = Classes32::quick::<W>(buf, pos) else { break };
+            let Some(cl) = Classes32::quick::<W, Z>(buf, pos) else { break };
             let n = cl.tab.trailing_zeros() as usize;
             if n <= a + 1 || pos + n >= line_end {
                 break;
@@ -1217,7 +1280,7 @@ fn quick_lines<const W: bool>(
                 // A name deeper in the zone (glue), of no empty label, with
                 // the fields of one of the last records that are not NS.
                 if !no_empty_label(cl.dot & low_bits(n), n)
-                    || !other_cached::<W>(cache, buf, (pos + n, line_end))
+                    || !other_cached::<W, Z>(cache, buf, (pos + n, line_end))
                 {
                     break;
                 }
@@ -1234,7 +1297,7 @@ fn quick_lines<const W: bool>(
                 }
                 // Not the last registered label again; the orders after it.
                 let orders = match k.last_reg {
-                    Some(last) => match orders_unless_same::<W>(c.orders, buf, last, (pos, m)) {
+                    Some(last) => match orders_unless_same::<W, Z>(c.orders, buf, last, (pos, m)) {
                         Some(o) => o,
                         None => break,
                     },
@@ -1246,8 +1309,8 @@ fn quick_lines<const W: bool>(
                 let at = pos + n;
                 let ns = kt > 0
                     && at + kt <= line_end
-                    && same_at::<W>(buf, at, t, kt)
-                    && target_fast::<W>(buf, at + kt, line_end);
+                    && same_at::<W, Z>(buf, at, t, kt)
+                    && target_fast::<W, Z>(buf, at + kt, line_end);
                 if !ns {
                     break;
                 }
@@ -1469,16 +1532,16 @@ fn check_rest<const W: bool>(
 ) -> Rest {
     let validate = validate || want;
     if !validate {
-        if rest_cached::<W>(cache, buf, (at, end)) {
+        if rest_cached::<W, false>(cache, buf, (at, end)) {
             return Rest::Record;
         }
     } else {
         let (c, k) = cache.ns;
-        if k > 0 && at + k <= end && same_at::<W>(buf, at, c, k) {
-            if target_fast::<W>(buf, at + k, end) {
+        if k > 0 && at + k <= end && same_at::<W, false>(buf, at, c, k) {
+            if target_fast::<W, false>(buf, at + k, end) {
                 return if want { Rest::Ns(at + k..end) } else { Rest::Record };
             }
-        } else if other_cached::<W>(cache, buf, (at, end)) {
+        } else if other_cached::<W, false>(cache, buf, (at, end)) {
             return Rest::Record;
         }
     }
@@ -1489,30 +1552,30 @@ fn check_rest<const W: bool>(
 /// record by [`RestCache`] alone, when its NS target is neither read nor
 /// validated: [`check_rest`] returns [`Rest::Record`] for it.
 #[inline(always)]
-fn rest_cached<const W: bool>(
+fn rest_cached<const W: bool, const Z: bool>(
     cache: &mut RestCache,
     buf: &[u8],
     (at, end): (usize, usize),
 ) -> bool {
     let (c, k) = cache.ns;
-    if k > 0 && at + k <= end && same_at::<W>(buf, at, c, k) {
+    if k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k) {
         // A target starts there (before the end of the line; not a
         // comment, a parenthesis, a quote or an escape).
         return at + k < end && TARGET_START[usize::from(buf[at + k])];
     }
-    other_cached::<W>(cache, buf, (at, end))
+    other_cached::<W, Z>(cache, buf, (at, end))
 }
 
 /// Whether `buf[at..end]` starts with the fields of one of the last two
 /// records that are not NS ([`RestCache::other`]), the one found made
 /// the most recent.
 #[inline(always)]
-fn other_cached<const W: bool>(
+fn other_cached<const W: bool, const Z: bool>(
     cache: &mut RestCache,
     buf: &[u8],
     (at, end): (usize, usize),
 ) -> bool {
-    let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at::<W>(buf, at, c, k);
+    let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k);
     if hit(cache.other[0]) {
         return true;
     }
@@ -1601,11 +1664,11 @@ fn check_rest_fields(
 /// lower-case LDH octets, dots, slashes and underscores, a final dot, no
 /// empty label. False sends the line to [`check_rest_fields`], which decides.
 #[inline(always)]
-fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
+fn target_fast<const W: bool, const Z: bool>(buf: &[u8], at: usize, end: usize) -> bool {
     if !(end > at && end - at <= 32 && buf[end - 1] == b'.') {
         return false;
     }
-    let Some((ok, dots)) = target_masks::<W>(buf, at) else { return false };
+    let Some((ok, dots)) = target_masks::<W, Z>(buf, at) else { return false };
     let live = low_bits(end - at);
     ok & live == live && no_empty_label(dots & live, end - at)
 }
@@ -1614,9 +1677,9 @@ fn target_fast<const W: bool>(buf: &[u8], at: usize, end: usize) -> bool {
 /// be loaded (x86-64 only): octets an NS target keeps as written (`-./`,
 /// digits, `_`, `a-z`), and dots; `W`: as in [`eq_mask32`].
 #[inline(always)]
-fn target_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32)> {
+fn target_masks<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<(u32, u32)> {
     #[cfg(target_arch = "x86_64")]
-    if W && fits32(buf, at) {
+    if W && fits32_in::<Z>(buf, at) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
         // 32 bytes are within `buf` from `at`.
         return Some(unsafe { avx2::target_masks(buf.as_ptr().add(at)) });
@@ -1626,7 +1689,7 @@ fn target_masks<const W: bool>(buf: &[u8], at: usize) -> Option<(u32, u32)> {
         use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_or_si128, _mm_set1_epi8};
         // SAFETY (each intrinsic): SSE2 is in the x86-64 baseline; no
         // memory is read.
-        sse2_masks32(buf, at, |v| unsafe {
+        sse2_masks32::<2, Z>(buf, at, |v| unsafe {
             let is = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
             // `-./0-9` (the slash is written as it is too), `_`, `a-z`.
             let ok =
@@ -2644,9 +2707,17 @@ mod tests {
             for end in [len, len / 2, len.saturating_sub(65)] {
                 for pos in 0..end {
                     let want = memchr::memchr(b'\n', &buf[pos..end]).map(|k| pos + k);
-                    assert_eq!(next_newline::<false>(&buf, pos, end), want, "{pos} {end} {buf:?}");
+                    assert_eq!(
+                        next_newline::<false, false>(&buf, pos, end),
+                        want,
+                        "{pos} {end} {buf:?}"
+                    );
                     if wide() {
-                        assert_eq!(next_newline::<true>(&buf, pos, end), want, "{pos} {end}");
+                        assert_eq!(
+                            next_newline::<true, false>(&buf, pos, end),
+                            want,
+                            "{pos} {end}"
+                        );
                     }
                 }
             }
@@ -2669,9 +2740,9 @@ mod tests {
             let tab = buf[..32].iter().position(|&b| b == b'\t');
             // The quick classes: when the bytes before the tab are lower
             // LDH or dots, and then the same as the full ones below it.
-            let quick = Classes32::quick::<false>(&buf, 0);
+            let quick = Classes32::quick::<false, false>(&buf, 0);
             if wide() {
-                let q = Classes32::quick::<true>(&buf, 0);
+                let q = Classes32::quick::<true, false>(&buf, 0);
                 let masks = |q: Classes32| (q.tab, q.dot, q.digit, q.hyphen);
                 assert_eq!(q.map(masks), quick.map(masks));
             }
@@ -2712,19 +2783,19 @@ mod tests {
                 for (la, lb) in [(la, lb), (la.min(common), la.min(common))] {
                     let (x, y) = (&buf[a..a + la], &buf[b..b + lb]);
                     let want = (x != y).then(|| orders_increasing(orders, x, y));
-                    let got = orders_unless_same::<false>(orders, &buf, (a, la), (b, lb));
+                    let got = orders_unless_same::<false, false>(orders, &buf, (a, la), (b, lb));
                     assert_eq!(got, want);
                     if wide() {
-                        let got = orders_unless_same::<true>(orders, &buf, (a, la), (b, lb));
+                        let got = orders_unless_same::<true, false>(orders, &buf, (a, la), (b, lb));
                         assert_eq!(got, want);
                     }
                 }
             }
             let n = la.min(33);
             let want = buf[a..a + n] == buf[b..b + n];
-            assert_eq!(same_at::<false>(&buf, a, b, n), want);
+            assert_eq!(same_at::<false, false>(&buf, a, b, n), want);
             if wide() {
-                assert_eq!(same_at::<true>(&buf, a, b, n), want);
+                assert_eq!(same_at::<true, false>(&buf, a, b, n), want);
             }
         }
     }
@@ -3031,12 +3102,10 @@ mod tests {
         )
     }
 
-    /// The baseline compilation of the fast path and the one [`extract`]
-    /// picks for this CPU (AVX2 and BMI2 when it has them) give the same
-    /// chunks, on random dumps of lines that fit the profile or not.
-    #[test]
-    fn baseline_and_dispatched_extraction_agree() {
-        let mut next = crate::testutil::xorshift(0x5851_f42d_4c95_7f2d);
+    /// A random dump of up to 40 lines for the extraction tests: owners and
+    /// record texts that fit the profile or not, the last line perhaps
+    /// without its newline, runs of the same owner.
+    fn random_dump(next: &mut impl FnMut() -> u64) -> Vec<u8> {
         let owners: [&[u8]; 14] = [
             b"a",
             b"b0-c",
@@ -3065,41 +3134,64 @@ mod tests {
             b" 1 in ns x.",
             b"\t172800\tin\tns\tns2.example.net.\r",
         ];
+        let mut buf = Vec::new();
+        for _ in 0..(next() % 40) {
+            let r = next();
+            let owner = owners[(r % 14) as usize];
+            let zone: &[u8] = match (r >> 8) % 6 {
+                0 => b"com.",
+                1 => b"org.",
+                2 => b"",
+                _ => b".com.",
+            };
+            buf.extend_from_slice(owner);
+            buf.extend_from_slice(zone);
+            buf.extend_from_slice(rests[((r >> 16) % 10) as usize]);
+            if !(r >> 24).is_multiple_of(9) {
+                buf.push(b'\n');
+            }
+            // Runs of the same owner.
+            if (r >> 28).is_multiple_of(3) {
+                let line = buf.rsplit(|&b| b == b'\n').nth(1).unwrap_or(b"").to_vec();
+                buf.extend_from_slice(&line);
+                buf.push(b'\n');
+            }
+        }
+        buf
+    }
+
+    /// Where the extraction tests start the next chunk: past the line `c`
+    /// stopped at, or at the end.
+    fn past_chunk(buf: &[u8], c: &Chunk) -> usize {
+        match memchr(b'\n', &buf[c.next..]) {
+            Some(k) if c.stop != Stop::End => c.next + k + 1,
+            _ => buf.len(),
+        }
+    }
+
+    /// The options the extraction tests try: an apex with NS targets kept
+    /// and text copied, one with neither, the root.
+    fn test_opts() -> [FastOpts<'static>; 3] {
+        [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)]
+            .map(|(apex, ns, copy)| FastOpts { apex, origin: None, ns, copy, settle: None })
+    }
+
+    /// The baseline compilation of the fast path and the one [`extract`]
+    /// picks for this CPU (AVX2 and BMI2 when it has them) give the same
+    /// chunks, on random dumps of lines that fit the profile or not.
+    #[test]
+    fn baseline_and_dispatched_extraction_agree() {
+        let mut next = crate::testutil::xorshift(0x5851_f42d_4c95_7f2d);
         let mut lines = 0;
         for round in 0..1000 {
-            let mut buf = Vec::new();
-            for _ in 0..(next() % 40) {
-                let r = next();
-                let owner = owners[(r % 14) as usize];
-                let zone: &[u8] = match (r >> 8) % 6 {
-                    0 => b"com.",
-                    1 => b"org.",
-                    2 => b"",
-                    _ => b".com.",
-                };
-                buf.extend_from_slice(owner);
-                buf.extend_from_slice(zone);
-                buf.extend_from_slice(rests[((r >> 16) % 10) as usize]);
-                if !(r >> 24).is_multiple_of(9) {
-                    buf.push(b'\n');
-                }
-                // Runs of the same owner.
-                if (r >> 28).is_multiple_of(3) {
-                    let line = buf.rsplit(|&b| b == b'\n').nth(1).unwrap_or(b"").to_vec();
-                    buf.extend_from_slice(&line);
-                    buf.push(b'\n');
-                }
-            }
-            for (apex, ns, copy) in
-                [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)]
-            {
-                let o = FastOpts { apex, origin: None, ns, copy, settle: None };
+            let buf = random_dump(&mut next);
+            for o in &test_opts() {
                 for eof in [true, false] {
                     // From each line a chunk stops at, past that line.
                     let mut at = 0;
                     while at < buf.len() {
-                        let a = extract_baseline(&buf, at, buf.len(), eof, &o);
-                        let b = extract(&buf, at, buf.len(), eof, &o);
+                        let a = extract_baseline(&buf, at, buf.len(), eof, o);
+                        let b = extract(&buf, at, buf.len(), eof, o);
                         assert_eq!(
                             chunk_text(&a),
                             chunk_text(&b),
@@ -3107,14 +3199,49 @@ mod tests {
                             String::from_utf8_lossy(&buf)
                         );
                         lines += a.lines;
-                        at = match memchr(b'\n', &buf[a.next..]) {
-                            Some(k) if a.stop != Stop::End => a.next + k + 1,
-                            _ => buf.len(),
-                        };
+                        at = past_chunk(&buf, &a);
                     }
                 }
             }
         }
         assert!(lines > 40_000, "{lines}");
+    }
+
+    /// The quick loop reads the lines far enough from the end of the
+    /// buffer without bounds checks ([`QUICK_REACH`]) and the others with
+    /// them: a dump read with lines after it (all of its lines in the
+    /// zone) gives the chunk it gives at the end of the buffer (its last
+    /// lines checked), whatever the compilation.
+    #[test]
+    fn lines_in_the_zone_read_as_lines_near_the_end() {
+        let mut next = crate::testutil::xorshift(0x2f6b_94c3_1a0d_e557);
+        let filler = b"zz.com.\t1\tin\ta\t192.0.2.1\n".repeat(QUICK_REACH / 16);
+        let mut lines = 0;
+        for round in 0..1000 {
+            let mut buf = random_dump(&mut next);
+            if buf.last().is_some_and(|&b| b != b'\n') {
+                buf.push(b'\n');
+            }
+            let mut padded = buf.clone();
+            padded.extend_from_slice(&filler);
+            for o in &test_opts() {
+                let mut at = 0;
+                while at < buf.len() {
+                    let near = extract(&buf, at, buf.len(), false, o);
+                    let far = extract(&padded, at, buf.len(), false, o);
+                    assert_eq!(
+                        chunk_text(&near),
+                        chunk_text(&far),
+                        "round {round} at {at}: {:?}",
+                        String::from_utf8_lossy(&buf)
+                    );
+                    let base = extract_baseline(&padded, at, buf.len(), false, o);
+                    assert_eq!(chunk_text(&base), chunk_text(&far));
+                    lines += near.lines;
+                    at = past_chunk(&buf, &near);
+                }
+            }
+        }
+        assert!(lines > 20_000, "{lines}");
     }
 }
