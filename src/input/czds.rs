@@ -368,28 +368,52 @@ fn sse2_masks32<const N: usize, const Z: bool>(
 #[inline(always)]
 fn eq_mask32<const W: bool, const Z: bool>(buf: &[u8], a: usize, b: usize) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
-    if W && fits32_in::<Z>(buf, a.max(b)) {
-        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
-        // 32 bytes are within `buf` from both positions.
-        return Some(unsafe { avx2::eq_mask32(buf.as_ptr().add(a), buf.as_ptr().add(b)) });
-    }
-    #[cfg(target_arch = "x86_64")]
     if fits32_in::<Z>(buf, a.max(b)) {
-        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
-        // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads
-        // read `buf[a..a + 32]` and `buf[b..b + 32]`, within `buf`.
-        let eq = unsafe {
-            let pa = buf.as_ptr().add(a).cast::<__m128i>();
-            let pb = buf.as_ptr().add(b).cast::<__m128i>();
-            let half = |k: usize| {
-                let e = _mm_cmpeq_epi8(_mm_loadu_si128(pa.add(k)), _mm_loadu_si128(pb.add(k)));
-                _mm_movemask_epi8(e) as u32 & 0xFFFF
-            };
-            half(0) | half(1) << 16
-        };
-        return Some(eq);
+        // SAFETY: 32 bytes are within `buf` from both positions.
+        return Some(unsafe { eq_mask32_at::<W>(buf.as_ptr().add(a), buf.as_ptr().add(b)) });
     }
     None
+}
+
+/// Bit i set when `buf[at + i] == pattern[i]`, for i < 32, when 32 bytes
+/// can be loaded from `at`; as [`eq_mask32`].
+#[inline(always)]
+fn eq_mask32_to<const W: bool, const Z: bool>(
+    buf: &[u8],
+    at: usize,
+    pattern: &[u8; 32],
+) -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    if fits32_in::<Z>(buf, at) {
+        // SAFETY: 32 bytes are within `buf` from `at`, and in `pattern`.
+        return Some(unsafe { eq_mask32_at::<W>(buf.as_ptr().add(at), pattern.as_ptr()) });
+    }
+    None
+}
+
+/// [`eq_mask32`] of the 32 bytes at `a` and at `b`.
+///
+/// # Safety
+/// 32 bytes can be read from `a` and from `b`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn eq_mask32_at<const W: bool>(a: *const u8, b: *const u8) -> u32 {
+    use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
+    if W {
+        // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
+        // per the contract.
+        return unsafe { avx2::eq_mask32(a, b) };
+    }
+    // SAFETY: SSE2 is in the x86-64 baseline, and the unaligned loads read
+    // the 32 bytes at `a` and at `b` (the contract).
+    unsafe {
+        let (pa, pb) = (a.cast::<__m128i>(), b.cast::<__m128i>());
+        let half = |k: usize| {
+            let e = _mm_cmpeq_epi8(_mm_loadu_si128(pa.add(k)), _mm_loadu_si128(pb.add(k)));
+            _mm_movemask_epi8(e) as u32 & 0xFFFF
+        };
+        half(0) | half(1) << 16
+    }
 }
 
 /// The low `n` bits (n ≤ 32).
@@ -1247,6 +1271,10 @@ fn quick_lines_in<const W: bool, const Z: bool>(
 ) -> usize {
     let apex = o.apex;
     let a = apex.len();
+    // The apex, padded, for one comparison with the end of an owner of
+    // the first 32 bytes of its line (`a` is under 31 there).
+    let mut apex32 = [0u8; 32];
+    apex32[..a.min(32)].copy_from_slice(&apex[..a.min(32)]);
     while pos < starts
         && let Some(line_end) = next_newline::<W, Z>(buf, pos, end)
     {
@@ -1272,8 +1300,14 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                 break;
             }
             let m = n - a - 1;
-            // A dot before the apex.
-            if cl.dot & 1 << m == 0 || !same_bytes(&buf[pos + m + 1..pos + n], apex) {
+            // A dot before the apex (`n` < 32: the apex is in the 32 bytes
+            // from the dot).
+            let apex_eq = eq_mask32_to::<W, Z>(buf, pos + m + 1, &apex32);
+            let at_apex = match apex_eq {
+                Some(eq) => eq & low_bits(a) == low_bits(a),
+                None => same_bytes(&buf[pos + m + 1..pos + n], apex),
+            };
+            if cl.dot & 1 << m == 0 || !at_apex {
                 break;
             }
             if cl.dot & low_bits(m) != 0 {
@@ -1291,8 +1325,13 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                 debug_assert_eq!(hash_bytes(owner), owner_hash(owner, false));
                 c.deeper.push(hash_bytes(owner));
             } else {
-                let label = &buf[pos..pos + m];
-                if !crate::idna2008::hyphens_allowed(label) {
+                // No hyphen at either end, nor in both positions 3 and 4
+                // (`idna2008::hyphens_allowed`), from the hyphen mask.
+                let (digits, hyphens) = (cl.digit & low_bits(m), cl.hyphen & low_bits(m));
+                let ends = 1 | 1 << (m - 1);
+                let hyphens_ok = hyphens & ends == 0 && hyphens & 0b1100 != 0b1100;
+                debug_assert_eq!(hyphens_ok, crate::idna2008::hyphens_allowed(&buf[pos..pos + m]));
+                if !hyphens_ok {
                     break;
                 }
                 // Not the last registered label again; the orders after it.
@@ -1317,7 +1356,6 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                 k.new_owner(c, Kind::Registered, (pos, n));
                 c.orders = orders;
                 k.last_reg = Some((pos, m));
-                let (digits, hyphens) = (cl.digit & low_bits(m), cl.hyphen & low_bits(m));
                 // Letters only, of a length the settler counts: counted
                 // here (see `SettleWorker::letters`); else asked.
                 let settled = if digits | hyphens == 0 && letters.0 >> m & 1 != 0 {
