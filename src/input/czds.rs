@@ -955,7 +955,7 @@ fn extract_impl<const W: bool>(
         && !apex.windows(2).any(|w| w == b"..");
     while pos < end {
         if quick {
-            let mut k = Carry { prev_at, prev_len, kind, run, last_reg };
+            let mut k = Carry { prev_at, prev_len, kind, run, last_reg, ns_fields: false };
             pos = quick_lines::<W>(
                 &mut c,
                 &mut settle,
@@ -965,7 +965,7 @@ fn extract_impl<const W: bool>(
                 o,
                 letters,
             );
-            Carry { prev_at, prev_len, kind, run, last_reg } = k;
+            Carry { prev_at, prev_len, kind, run, last_reg, .. } = k;
             if pos >= end {
                 break;
             }
@@ -1190,6 +1190,10 @@ struct Carry {
     run: u64,
     /// The last registered label (position and length).
     last_reg: Option<(usize, usize)>,
+    /// Whether the line at `prev_at` has, right after its owner, the
+    /// fields of [`RestCache::ns`] (as [`quick_lines_in`] found them; false
+    /// when not known).
+    ns_fields: bool,
 }
 
 impl Carry {
@@ -1202,6 +1206,7 @@ impl Carry {
         self.kind = kind;
         self.prev_at = at;
         self.prev_len = len;
+        self.ns_fields = false;
     }
 }
 
@@ -1280,14 +1285,34 @@ fn quick_lines_in<const W: bool, const Z: bool>(
     {
         debug_assert!(!Z || pos + QUICK_REACH <= buf.len());
         let p = k.prev_len;
+        let kt = cache.ns.1;
         // The owner is followed by its tab: comparing one byte more checks
         // this line's tab too. (An owner is under 255 octets, which keeps
-        // the zone's loads after it within `QUICK_REACH`.)
-        if p > 0
-            && p < crate::idna2008::MAX_NAME_OCTETS
-            && same_at::<W, Z>(buf, pos, k.prev_at, p + 1)
+        // the zone's loads after it within `QUICK_REACH`.) `Some(whole)`:
+        // the last new owner again; `whole`: with the NS fields of the
+        // cache after it, as that line had them, found by the same
+        // comparison (most lines of a dump repeat their owner's NS record).
+        let again = if p == 0 || p >= crate::idna2008::MAX_NAME_OCTETS {
+            None
+        } else if p < 32
+            && let Some(eq) = eq_mask32::<W, Z>(buf, pos, k.prev_at)
         {
-            if !rest_cached::<W, Z>(cache, buf, (pos + p, line_end)) {
+            let has = |n: usize| n <= 32 && eq & low_bits(n) == low_bits(n);
+            has(p + 1).then(|| k.ns_fields && kt > 0 && has(p + kt))
+        } else {
+            same_at::<W, Z>(buf, pos, k.prev_at, p + 1).then_some(false)
+        };
+        if let Some(whole) = again {
+            // The rest is a record ([`rest_cached`]): with the NS fields
+            // (which hold no newline), when a target starts after them.
+            let record = if whole {
+                let at = pos + p + kt;
+                debug_assert!(same_at::<W, false>(buf, pos + p, cache.ns.0, kt));
+                at < line_end && TARGET_START[usize::from(buf[at])]
+            } else {
+                rest_cached::<W, Z>(cache, buf, (pos + p, line_end))
+            };
+            if !record {
                 break;
             }
             k.run += 1;
@@ -1354,6 +1379,7 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                     break;
                 }
                 k.new_owner(c, Kind::Registered, (pos, n));
+                k.ns_fields = true;
                 c.orders = orders;
                 k.last_reg = Some((pos, m));
                 // Letters only, of a length the settler counts: counted
