@@ -387,66 +387,6 @@ fn letters_counted_unasked_are_those_counted_when_asked() {
     assert_eq!(idle.letters(), (0, 0));
 }
 
-/// A settler that says it answers by masks (`SettleWorker::by_masks`)
-/// gives every plain label with a letter of one length and one set of
-/// digit and hyphen positions the same answer, whatever its letters, before
-/// the labels told ahead are in and after.
-#[test]
-fn answers_by_masks_depend_on_the_masks_alone() {
-    let (_set, settler) = settler_with_set();
-    settler.start();
-    settler.ahead_parts(1);
-    let mut w = settler.worker();
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    for told in [false, true] {
-        if told {
-            // The IDN labels told ahead: a Devanagari digit label (its
-            // index label, all digits, has no letter).
-            let u = digits(17, 0x966);
-            let a = alabel(&u);
-            w.ahead(&[AheadLabel { alabel: a.as_bytes(), ulabel: Some(&u) }], true);
-        }
-        assert!(w.ready());
-        let epoch = w.by_masks();
-        assert_eq!(epoch, Some(u64::from(told)));
-        let mut answers = std::collections::HashMap::new();
-        for _ in 0..4000 {
-            let n = 2 + (next() % 30) as usize;
-            let mut text: Vec<u8> = (0..n)
-                .map(|_| match next() % 4 {
-                    0 => b'0' + (next() % 10) as u8,
-                    1 if n > 4 => b'-',
-                    _ => b'a' + (next() % 26) as u8,
-                })
-                .collect();
-            text[0] = b'a' + (next() % 26) as u8;
-            text[n - 1] = b'z';
-            if n >= 4 && text[2] == b'-' && text[3] == b'-' {
-                text[3] = b'q';
-            }
-            let mask =
-                |c: u8| text.iter().enumerate().fold(0u32, |m, (i, &b)| m | u32::from(b == c) << i);
-            let digits_at = text
-                .iter()
-                .enumerate()
-                .fold(0u32, |m, (i, b)| m | u32::from(b.is_ascii_digit()) << i);
-            let hyphens_at = mask(b'-');
-            let answer = w.settle_ldh(&text, digits_at, hyphens_at);
-            assert_eq!(answer, w.settle(&text, &text));
-            let first = answers.entry((n, digits_at, hyphens_at)).or_insert(answer);
-            assert_eq!(*first, answer, "{}", String::from_utf8_lossy(&text));
-        }
-        // Labels of one shape recur: the test compared some.
-        assert!(answers.len() < 3900, "{}", answers.len());
-    }
-}
-
 /// A read done again without settling reports each byte once.
 #[test]
 fn read_again_reports_progress_once() {

@@ -144,9 +144,6 @@ pub(crate) struct Chunk {
     pub(crate) last_settled: bool,
     /// The settling worker, handed on with the buffers.
     pub(crate) settle: Option<Box<dyn SettleWorker>>,
-    /// Its answers by masks, with their epoch ([`SettleWorker::by_masks`]),
-    /// handed on with it.
-    mask_memo: Option<(u64, MaskMemo)>,
 }
 
 /// The buffers of a [`Chunk`], emptied and handed to the next chunk
@@ -166,7 +163,6 @@ pub(crate) struct Buffers {
     keeps: Vec<u32>,
     settled_regs: Vec<Reg>,
     settle: Option<Box<dyn SettleWorker>>,
-    mask_memo: Option<(u64, MaskMemo)>,
 }
 
 impl Chunk {
@@ -184,7 +180,6 @@ impl Chunk {
             keeps: self.keeps,
             settled_regs: self.settled_regs,
             settle: self.settle,
-            mask_memo: self.mask_memo,
         };
         b.tags.clear();
         b.keeps.clear();
@@ -929,15 +924,14 @@ fn extract_impl<const W: bool>(
         last_reg: None,
         last_settled: false,
         settle: b.settle,
-        mask_memo: None,
     };
     let mut settle = c.settle.take();
     c.active = settle.as_mut().is_some_and(|w| w.ready());
     let active = c.active;
-    // What the settler says without being asked (only when it settles).
-    let mut unasked = match &settle {
-        Some(w) if active => Unasked::of(w.as_ref(), b.mask_memo),
-        _ => Unasked::default(),
+    // What the settler counts without being asked (only when it settles).
+    let letters = match &settle {
+        Some(w) if active => w.letters(),
+        _ => (0, 0),
     };
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
@@ -969,7 +963,7 @@ fn extract_impl<const W: bool>(
                 &mut k,
                 (buf, pos, end),
                 o,
-                &mut unasked,
+                letters,
             );
             Carry { prev_at, prev_len, kind, run, last_reg, .. } = k;
             if pos >= end {
@@ -1170,7 +1164,6 @@ fn extract_impl<const W: bool>(
     count_run(&mut c, kind, run);
     c.next = pos;
     c.settle = settle;
-    c.mask_memo = unasked.mask_memo;
     c.last_reg = last_reg;
     if !ns_ids.is_empty() {
         let mut names: Vec<Box<[u8]>> = vec![Box::default(); ns_ids.len()];
@@ -1246,16 +1239,16 @@ fn quick_lines<const W: bool>(
     k: &mut Carry,
     (buf, pos, end): (&[u8], usize, usize),
     o: &FastOpts<'_>,
-    unasked: &mut Unasked,
+    letters: (u64, usize),
 ) -> usize {
     // The lines that start in the zone, then the others (near the end of
     // the buffer), with their bounds checked.
     let zone = end.min(buf.len().saturating_sub(QUICK_REACH));
-    let pos = quick_lines_in::<W, true>(c, settle, cache, k, (buf, pos, end), zone, o, unasked);
+    let pos = quick_lines_in::<W, true>(c, settle, cache, k, (buf, pos, end), zone, o, letters);
     if pos < zone {
         return pos;
     }
-    quick_lines_in::<W, false>(c, settle, cache, k, (buf, pos, end), end, o, unasked)
+    quick_lines_in::<W, false>(c, settle, cache, k, (buf, pos, end), end, o, letters)
 }
 
 /// How far past the start of a line the loads of [`quick_lines_in`] may
@@ -1279,7 +1272,7 @@ fn quick_lines_in<const W: bool, const Z: bool>(
     (buf, mut pos, end): (&[u8], usize, usize),
     starts: usize,
     o: &FastOpts<'_>,
-    unasked: &mut Unasked,
+    letters: (u64, usize),
 ) -> usize {
     let apex = o.apex;
     let a = apex.len();
@@ -1390,22 +1383,10 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                 c.orders = orders;
                 k.last_reg = Some((pos, m));
                 // Letters only, of a length the settler counts: counted
-                // here (see `SettleWorker::letters`); with a letter, the
-                // answer for the same masks when the settler answers by
-                // them (`SettleWorker::by_masks`); else asked.
-                let (lengths, kind) = unasked.letters;
-                let settled = if digits | hyphens == 0 && lengths >> m & 1 != 0 {
-                    count_settled(c, (pos, m), kind);
+                // here (see `SettleWorker::letters`); else asked.
+                let settled = if digits | hyphens == 0 && letters.0 >> m & 1 != 0 {
+                    count_settled(c, (pos, m), letters.1);
                     true
-                } else if unasked.by_masks
-                    && let (Some((_, memo)), Some(w)) =
-                        (unasked.mask_memo.as_mut(), settle.as_mut())
-                    && digits | hyphens != low_bits(m)
-                {
-                    let text = &buf[pos..pos + m];
-                    let verdict =
-                        memo.answer((m, digits, hyphens), || w.settle_ldh(text, digits, hyphens));
-                    apply_settled(c, Some(verdict), (pos, m))
                 } else {
                     settle.is_some()
                         && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
@@ -1511,13 +1492,6 @@ fn settle_label(
         (Some(w), _) if plain => Some(w.settle(&buf[pos..pos + m], &buf[pos..])),
         _ => None,
     };
-    apply_settled(c, verdict, (pos, m))
-}
-
-/// What [`settle_label`] does with the settler's answer `verdict` (none:
-/// not asked) for the new registered label at `pos` (`m` octets).
-#[inline(always)]
-fn apply_settled(c: &mut Chunk, verdict: Option<Settled>, (pos, m): (usize, usize)) -> bool {
     match verdict {
         Some(Settled::Count(k)) => {
             count_settled(c, (pos, m), k);
@@ -1542,105 +1516,6 @@ fn apply_settled(c: &mut Chunk, verdict: Option<Settled>, (pos, m): (usize, usiz
         _ => {}
     }
     false
-}
-
-/// What a settler that is ready for a chunk says without being asked:
-/// the lengths at which it counts labels of letters only, and under which
-/// category ([`SettleWorker::letters`]); when it answers by masks
-/// ([`SettleWorker::by_masks`]), its recent answers by length and masks.
-#[derive(Default)]
-struct Unasked {
-    letters: (u64, usize),
-    /// Whether the worker answers by masks now; its answers by masks (kept
-    /// from chunk to chunk with the worker while its epoch stays).
-    by_masks: bool,
-    mask_memo: Option<(u64, MaskMemo)>,
-}
-
-impl Unasked {
-    fn of(w: &dyn SettleWorker, memo: Option<(u64, MaskMemo)>) -> Unasked {
-        let epoch = w.by_masks();
-        let mask_memo = match (epoch, memo) {
-            (Some(e), Some((was, memo))) if was == e => Some((e, memo)),
-            (Some(e), Some((_, mut memo))) => {
-                memo.clear();
-                Some((e, memo))
-            }
-            (Some(e), None) => Some((e, MaskMemo::new())),
-            // Not by masks now: what was kept may not hold when it is again.
-            (None, _) => None,
-        };
-        Unasked { letters: w.letters(), by_masks: epoch.is_some(), mask_memo }
-    }
-}
-
-/// Slots of a [`MaskMemo`] (a power of two).
-const MASK_MEMO_SLOTS: usize = 1 << 12;
-
-/// A settler's answers for plain labels with a letter by length and
-/// masks of digits and hyphens ([`SettleWorker::by_masks`]):
-/// direct-mapped, each slot the last key seen there (digits, hyphens,
-/// length; length 0: empty) and the answer ([`MaskMemo::code`]).
-struct MaskMemo {
-    slots: Box<[(u32, u32, u8, u8)]>,
-}
-
-impl MaskMemo {
-    fn new() -> MaskMemo {
-        MaskMemo { slots: vec![(0, 0, 0, 0); MASK_MEMO_SLOTS].into_boxed_slice() }
-    }
-
-    fn clear(&mut self) {
-        self.slots.fill((0, 0, 0, 0));
-    }
-
-    /// An answer in a byte: the category (below [`SETTLED_KINDS`]) times
-    /// four, plus 0 (counted), 1 (assumed), 2 (tagged); 3: kept.
-    fn code(v: Settled) -> u8 {
-        const _: () = assert!(SETTLED_KINDS <= 64);
-        match v {
-            Settled::Count(k) => (k as u8) << 2,
-            Settled::Assume(k) => (k as u8) << 2 | 1,
-            Settled::Tag(k) => (k as u8) << 2 | 2,
-            Settled::Keep => 3,
-        }
-    }
-
-    fn decode(code: u8) -> Settled {
-        let k = usize::from(code >> 2);
-        match code & 3 {
-            0 => Settled::Count(k),
-            1 => Settled::Assume(k),
-            2 => Settled::Tag(k),
-            _ => Settled::Keep,
-        }
-    }
-
-    /// The answer for a label of `m` octets (1 to 32) with these masks:
-    /// from the memo, or from `ask`, then kept (an answer of a category
-    /// past [`SETTLED_KINDS`] is not).
-    #[inline(always)]
-    fn answer(
-        &mut self,
-        (m, digits, hyphens): (usize, u32, u32),
-        ask: impl FnOnce() -> Settled,
-    ) -> Settled {
-        debug_assert!((1..=32).contains(&m));
-        let h = (u64::from(digits) << 32 | u64::from(hyphens)) ^ m as u64;
-        let bits = MASK_MEMO_SLOTS.trailing_zeros();
-        let at = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
-        let slot = &mut self.slots[at];
-        if slot.0 == digits && slot.1 == hyphens && usize::from(slot.2) == m {
-            return MaskMemo::decode(slot.3);
-        }
-        let v = ask();
-        if matches!(v, Settled::Count(k) | Settled::Assume(k) | Settled::Tag(k) if k >= SETTLED_KINDS)
-        {
-            return v;
-        }
-        *slot = (digits, hyphens, m as u8, MaskMemo::code(v));
-        v
-    }
 }
 
 /// A registered label at `buf[pos..pos + m]` settled as counted under

@@ -123,16 +123,6 @@ pub trait SettleWorker: Send {
         (0, 0)
     }
 
-    /// `Some(epoch)` when, as of the last [`SettleWorker::ready`], what it
-    /// says of a plain label of at most 32 octets with a letter depends
-    /// only on the label's length and the positions of its digits and
-    /// hyphens, and stays so for as long as it gives the same epoch: the
-    /// reader may then give such a label the answer this worker gave for
-    /// another of the same length and positions. By default, `None`.
-    fn by_masks(&self) -> Option<u64> {
-        None
-    }
-
     /// One of the parts announced by [`Settle::ahead_parts`]: its IDN
     /// labels, in order. `complete`: whether the part was read to its end
     /// (when not, nothing told ahead may be relied on).

@@ -1266,22 +1266,6 @@ impl SettleWorker for ScanSettleWorker {
         known
     }
 
-    /// With a shape, a label of at most 32 octets is judged by its shape
-    /// key (length, digits, hyphens) and its flags ([`Shape::flags`], from
-    /// the same masks); one with a letter and a [`PACK_TARGET`] byte is
-    /// then assumed when the labels told ahead have no key with a letter
-    /// ([`KeyFilter::surely_none`]), tagged when none were told: its text
-    /// is looked at only when some key has a letter. The answers change
-    /// when the keys come (the epoch: whether they have); the set, hence
-    /// the shape, stays once known.
-    fn by_masks(&self) -> Option<u64> {
-        match (&self.shape, &self.keys) {
-            (Some(_), None) => Some(0),
-            (Some(_), Some(k)) if !k.letters => Some(1),
-            _ => None,
-        }
-    }
-
     /// The lengths at which a label of letters only is counted under
     /// category 1 (see [`ScanSettleWorker::letters_counted`]).
     fn letters(&self) -> (u64, usize) {
