@@ -181,8 +181,11 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let code = std::process::ExitCode::from(if report.has_findings() { 1 } else { 0 });
     // The process ends here: freeing millions of small allocations one by
     // one takes longer than the system reclaiming the whole address space.
+    // So do the LGRs (large ones hold tens of thousands of elements and
+    // automata; the settler's copy of the set shares them).
     std::mem::forget(labels);
     std::mem::forget(report);
+    std::mem::forget(set);
     Ok(code)
 }
 
