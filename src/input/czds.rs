@@ -1308,7 +1308,7 @@ fn quick_lines_in<const W: bool, const Z: bool>(
             let record = if whole {
                 let at = pos + p + kt;
                 debug_assert!(same_at::<W, false>(buf, pos + p, cache.ns.0, kt));
-                at < line_end && TARGET_START[usize::from(buf[at])]
+                target_starts(buf, at, line_end)
             } else {
                 rest_cached::<W, Z>(cache, buf, (pos + p, line_end))
             };
@@ -1623,9 +1623,7 @@ fn rest_cached<const W: bool, const Z: bool>(
 ) -> bool {
     let (c, k) = cache.ns;
     if k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k) {
-        // A target starts there (before the end of the line; not a
-        // comment, a parenthesis, a quote or an escape).
-        return at + k < end && TARGET_START[usize::from(buf[at + k])];
+        return target_starts(buf, at + k, end);
     }
     other_cached::<W, Z>(cache, buf, (at, end))
 }
@@ -1648,6 +1646,14 @@ fn other_cached<const W: bool, const Z: bool>(
         return true;
     }
     false
+}
+
+/// Whether an NS target starts at `at`, right after the fields of a line
+/// that ends at `end`: before the end, and not a comment, a parenthesis,
+/// a quote or an escape ([`TARGET_START`]).
+#[inline(always)]
+fn target_starts(buf: &[u8], at: usize, end: usize) -> bool {
+    at < end && TARGET_START[usize::from(buf[at])]
 }
 
 /// Octets that start an NS target where the general parser reads one:
@@ -3233,6 +3239,17 @@ mod tests {
         }
     }
 
+    /// Asserts that two extractions of the chunk of `buf` at `at` (in test
+    /// round `round`) agree.
+    fn assert_same_chunk(a: &Chunk, b: &Chunk, buf: &[u8], (round, at): (usize, usize)) {
+        assert_eq!(
+            chunk_text(a),
+            chunk_text(b),
+            "round {round} at {at}: {:?}",
+            String::from_utf8_lossy(buf)
+        );
+    }
+
     /// The options the extraction tests try: an apex with NS targets kept
     /// and text copied, one with neither, the root.
     fn test_opts() -> [FastOpts<'static>; 3] {
@@ -3256,12 +3273,7 @@ mod tests {
                     while at < buf.len() {
                         let a = extract_baseline(&buf, at, buf.len(), eof, o);
                         let b = extract(&buf, at, buf.len(), eof, o);
-                        assert_eq!(
-                            chunk_text(&a),
-                            chunk_text(&b),
-                            "round {round} at {at}: {:?}",
-                            String::from_utf8_lossy(&buf)
-                        );
+                        assert_same_chunk(&a, &b, &buf, (round, at));
                         lines += a.lines;
                         at = past_chunk(&buf, &a);
                     }
@@ -3293,12 +3305,7 @@ mod tests {
                 while at < buf.len() {
                     let near = extract(&buf, at, buf.len(), false, o);
                     let far = extract(&padded, at, buf.len(), false, o);
-                    assert_eq!(
-                        chunk_text(&near),
-                        chunk_text(&far),
-                        "round {round} at {at}: {:?}",
-                        String::from_utf8_lossy(&buf)
-                    );
+                    assert_same_chunk(&near, &far, &buf, (round, at));
                     let base = extract_baseline(&padded, at, buf.len(), false, o);
                     assert_eq!(chunk_text(&base), chunk_text(&far));
                     lines += near.lines;

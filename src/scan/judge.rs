@@ -3,7 +3,7 @@
 
 use super::{
     Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_CODE2, PACK_OTHER,
-    PACK_TARGET, Packing, Progress, Shape, ldh_masks,
+    PACK_TARGET, Packing, Progress, Shape, ldh_masks, octet_bits,
 };
 use crate::idna2008::Finding as IdnaFinding;
 use crate::input::dedup::{half, word};
@@ -1256,18 +1256,14 @@ impl SettleWorker for ScanSettleWorker {
         self.keys = self.inner.lock_ahead().done.clone();
         let set = self.inner.set.get().filter(|s| s.ascii_identity);
         self.shape = set.and_then(|s| s.shape);
-        let known = set.is_some();
-        if let (Some(shape), None) = (self.shape, self.letters) {
-            let inner = Arc::clone(&self.inner);
-            if let Some(set) = inner.set.get() {
-                self.letters = Some(self.letters_counted(set, shape));
-            }
+        if let (Some(set), Some(shape), None) = (set, self.shape, self.letters) {
+            self.letters = Some(letters_counted(&mut self.shapes, &self.inner.shapes, set, shape));
         }
-        known
+        set.is_some()
     }
 
     /// The lengths at which a label of letters only is counted under
-    /// category 1 (see [`ScanSettleWorker::letters_counted`]).
+    /// category 1 (see [`letters_counted`]).
     fn letters(&self) -> (u64, usize) {
         match (self.shape, self.letters) {
             (Some(_), Some(mask)) => (mask, 1),
@@ -1318,7 +1314,7 @@ impl SettleWorker for ScanSettleWorker {
     /// enough to be cheap to call (most labels: a zone repeats few shapes).
     #[inline]
     fn settle_ldh(&mut self, text: &[u8], digits: u32, hyphens: u32) -> Settled {
-        let all = if text.len() >= 32 { u32::MAX } else { (1 << text.len()) - 1 };
+        let all = octet_bits(text.len());
         debug_assert!(text.len() > 32 || ldh_masks(text, text) == (digits, hyphens, all));
         if let Some(shape) = self.shape
             && text.len() <= 32
@@ -1330,27 +1326,31 @@ impl SettleWorker for ScanSettleWorker {
     }
 }
 
-impl ScanSettleWorker {
-    /// Bit n set when every plain label of n octets (n ≤ 32) of letters
-    /// only settles as [`Settled::Count`]`(1)`: the shape gives all such
-    /// labels of one length one key, hence one class string and one
-    /// judgement, found here for `a` repeated (when the letters are not
-    /// [`PACK_TARGET`] bytes; else they are tagged or assumed, and none is
-    /// counted so).
-    fn letters_counted(&mut self, set: &LgrSet, shape: Shape) -> u64 {
-        if shape.letter_target {
-            return 0;
-        }
-        let text = [b'a'; 32];
-        (1..=32).fold(0u64, |mask, n| {
-            let k = shape.key(n, 0, 0);
-            let all = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
-            let counted = self.shapes.eligible(set, &self.inner.shapes, &text[..n], k)
-                && self.verdict(&text[..n], Some(shape.flags(all, 0, 0))) == Settled::Count(1);
-            mask | u64::from(counted) << n
-        })
+/// Bit n set when every plain label of n octets (n ≤ 32) of letters only
+/// settles as [`Settled::Count`]`(1)`: the shape gives all such labels of
+/// one length one key, hence one class string and one judgement, found
+/// here for `a` repeated (`shapes`, `shared`: the worker's memo and the
+/// one the workers share). A label with a letter and no [`PACK_TARGET`]
+/// byte is counted when eligible ([`ScanSettleWorker::verdict`]); when
+/// the letters are such bytes, none is counted so.
+fn letters_counted(
+    shapes: &mut FirstMemo,
+    shared: &Mutex<FastMap<u128, bool>>,
+    set: &LgrSet,
+    shape: Shape,
+) -> u64 {
+    if shape.letter_target {
+        return 0;
     }
+    let text = [b'a'; 32];
+    (1..=32).fold(0u64, |mask, n| {
+        debug_assert_eq!(shape.flags(octet_bits(n), 0, 0), (true, false));
+        let counted = shapes.eligible(set, shared, &text[..n], shape.key(n, 0, 0));
+        mask | u64::from(counted) << n
+    })
+}
 
+impl ScanSettleWorker {
     /// [`SettleWorker::settle_ldh`] past the recent keys.
     #[inline(never)]
     fn settle_ldh_slow(&mut self, text: &[u8], digits: u32, hyphens: u32, all: u32) -> Settled {

@@ -235,6 +235,12 @@ impl Shape {
     }
 }
 
+/// A bit for each of the first `len` octets of a label (`len` ≤ 32).
+#[inline(always)]
+pub(crate) fn octet_bits(len: usize) -> u32 {
+    if len >= 32 { u32::MAX } else { (1u32 << len) - 1 }
+}
+
 /// The bits of the digits and of the hyphens among the octets of `text`
 /// (at most 32), and a bit for each octet; `tail` starts with `text` (its
 /// 32 bytes are read at once when it has them).
@@ -242,7 +248,7 @@ impl Shape {
 pub(crate) fn ldh_masks(text: &[u8], tail: &[u8]) -> (u32, u32, u32) {
     let len = text.len();
     debug_assert!(len <= 32);
-    let keep = if len >= 32 { u32::MAX } else { (1u32 << len) - 1 };
+    let keep = octet_bits(len);
     let mut buf = [0u8; 32];
     let bytes: &[u8] = match tail.get(..32) {
         Some(t) => t,
