@@ -1,0 +1,224 @@
+//! The command's global allocator: the system allocator, except that large
+//! blocks are mapped on their own and marked for transparent huge pages.
+//!
+//! A scan builds a few large arrays (the labels' records, their text, the
+//! index labels) that grow by doubling. From the system allocator they
+//! are copied at each growth and faulted in 4 KiB at a time. Here a block
+//! of [`BIG`] bytes or more is an anonymous mapping of whole 2 MiB units
+//! with `madvise(MADV_HUGEPAGE)`: it grows in place or is moved by
+//! `mremap` (no copy), and is faulted in 2 MiB at a time when the system
+//! has huge pages to give (`/sys/kernel/mm/transparent_hugepage/enabled`
+//! set to `madvise` or `always`; otherwise it is an ordinary mapping).
+//! Whether a block is large depends on its size alone, which `dealloc` and
+//! `realloc` are given, so every block is freed the way it was allocated.
+//! Elsewhere than on Linux this is the system allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// See the module documentation.
+pub struct Alloc;
+
+/// Blocks of at least this many bytes are mapped on their own.
+#[cfg(target_os = "linux")]
+const BIG: usize = 1 << 20;
+
+/// The unit of a huge page, to which mappings are rounded.
+#[cfg(target_os = "linux")]
+const HUGE: usize = 2 << 20;
+
+#[cfg(target_os = "linux")]
+impl Alloc {
+    /// Whether a block of this layout is mapped on its own (alignment up
+    /// to a page, which a mapping has).
+    fn big(size: usize, align: usize) -> bool {
+        size >= BIG && align <= 4096
+    }
+
+    /// The length of the mapping of a block of `size` bytes (`None`: too
+    /// large to round).
+    fn map_len(size: usize) -> Option<usize> {
+        size.checked_next_multiple_of(HUGE)
+    }
+
+    /// A new zeroed mapping for `size` bytes, or null.
+    fn map(size: usize) -> *mut u8 {
+        let Some(len) = Self::map_len(size) else { return std::ptr::null_mut() };
+        // SAFETY: an anonymous private mapping at an address of the
+        // kernel's choosing touches no existing memory.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the range is the mapping just made. A failure (huge
+        // pages not supported) leaves an ordinary mapping.
+        unsafe { libc::madvise(p, len, libc::MADV_HUGEPAGE) };
+        p.cast()
+    }
+}
+
+#[cfg(target_os = "linux")]
+// SAFETY: small blocks are the system allocator's; large ones are mappings
+// of at least their size, page aligned (hence aligned to `align` ≤ 4096),
+// freed and resized only as large blocks since the size decides.
+unsafe impl GlobalAlloc for Alloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if Self::big(layout.size(), layout.align()) {
+            return Self::map(layout.size());
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if Self::big(layout.size(), layout.align()) {
+            // Anonymous mappings are zeroed.
+            return Self::map(layout.size());
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if Self::big(layout.size(), layout.align()) {
+            if let Some(len) = Self::map_len(layout.size()) {
+                // SAFETY: `ptr` is a mapping of `len` bytes made by `map`
+                // or `realloc` for a block of this size.
+                unsafe { libc::munmap(ptr.cast(), len) };
+            }
+            return;
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let align = layout.align();
+        match (Self::big(layout.size(), align), Self::big(new_size, align)) {
+            // SAFETY: the caller's contract, passed on.
+            (false, false) => unsafe { System.realloc(ptr, layout, new_size) },
+            (true, true) => {
+                let (Some(old), Some(new)) =
+                    (Self::map_len(layout.size()), Self::map_len(new_size))
+                else {
+                    return std::ptr::null_mut();
+                };
+                if old == new {
+                    return ptr;
+                }
+                // SAFETY: `ptr` is a mapping of `old` bytes (see
+                // `dealloc`); on success it is replaced by the result, and
+                // the mapping keeps its huge-page advice.
+                let p = unsafe { libc::mremap(ptr.cast(), old, new, libc::MREMAP_MAYMOVE) };
+                if p == libc::MAP_FAILED { std::ptr::null_mut() } else { p.cast() }
+            }
+            _ => {
+                // From one kind to the other: a new block, a copy of what
+                // both hold, and the old block freed.
+                // SAFETY: `new_size` is non-zero and, rounded up to
+                // `align`, does not overflow (the caller's contract).
+                let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, align) };
+                // SAFETY: as above; the blocks are distinct and each holds
+                // at least the bytes copied; `ptr` is freed as allocated.
+                unsafe {
+                    let q = self.alloc(new_layout);
+                    if !q.is_null() {
+                        std::ptr::copy_nonoverlapping(ptr, q, layout.size().min(new_size));
+                        self.dealloc(ptr, layout);
+                    }
+                    q
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+// SAFETY: the system allocator, as is.
+unsafe impl GlobalAlloc for Alloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fills `n` bytes at `p` with a pattern of `seed`.
+    fn fill(p: *mut u8, n: usize, seed: u8) {
+        for i in 0..n {
+            // SAFETY: the callers pass blocks of at least `n` bytes.
+            unsafe { *p.add(i) = (i as u8).wrapping_mul(31).wrapping_add(seed) };
+        }
+    }
+
+    /// Whether the first `n` bytes at `p` hold the pattern of `seed`.
+    fn holds(p: *const u8, n: usize, seed: u8) -> bool {
+        // SAFETY: the callers pass blocks of at least `n` bytes.
+        (0..n).all(|i| unsafe { *p.add(i) } == (i as u8).wrapping_mul(31).wrapping_add(seed))
+    }
+
+    /// Blocks keep their bytes through every kind of resize: small to
+    /// small, small to large, large to large (growing past a 2 MiB unit,
+    /// within one, shrinking), large to small; zeroed blocks are zero.
+    #[test]
+    fn blocks_keep_their_bytes_across_sizes() {
+        let a = Alloc;
+        let sizes = [100, 1 << 20, (3 << 20) + 5, (3 << 20) + 4096, 9 << 20, 5 << 20, 4000, 64];
+        let layout = Layout::from_size_align(sizes[0], 8).unwrap();
+        // SAFETY: non-zero sizes; each block is resized and freed with the
+        // layout it has.
+        unsafe {
+            let mut p = a.alloc(layout);
+            assert!(!p.is_null());
+            fill(p, sizes[0], 7);
+            let mut old = layout;
+            for &s in &sizes[1..] {
+                p = a.realloc(p, old, s);
+                assert!(!p.is_null(), "realloc to {s}");
+                let kept = old.size().min(s);
+                assert!(holds(p, kept, 7), "bytes kept from {} to {s}", old.size());
+                fill(p, s, 7);
+                old = Layout::from_size_align(s, 8).unwrap();
+            }
+            a.dealloc(p, old);
+            for s in [64, 8 << 20] {
+                let l = Layout::from_size_align(s, 4096).unwrap();
+                let z = a.alloc_zeroed(l);
+                assert!(!z.is_null());
+                assert_eq!(z as usize % 4096, 0);
+                assert!((0..s).all(|i| *z.add(i) == 0));
+                a.dealloc(z, l);
+            }
+        }
+    }
+
+    /// Collections built through the allocator behave as usual.
+    #[test]
+    fn vectors_grow_through_both_kinds() {
+        let mut v: Vec<u32> = Vec::new();
+        for i in 0..3_000_000u32 {
+            v.push(i.wrapping_mul(2_654_435_761));
+        }
+        assert!(v.iter().enumerate().all(|(i, &x)| x == (i as u32).wrapping_mul(2_654_435_761)));
+        v.truncate(10);
+        v.shrink_to_fit();
+        assert_eq!(v.len(), 10);
+        assert_eq!(v[9], 9u32.wrapping_mul(2_654_435_761));
+    }
+}
