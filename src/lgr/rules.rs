@@ -189,14 +189,23 @@ fn run(
     if d.has_empty() && d.is_utf8() {
         return None;
     }
-    let look_behind = if rev {
-        hay.get(end).copied()
-    } else {
-        start.checked_sub(1).and_then(|i| hay.get(i).copied())
+    // Most rules have no look-around assertion before their first byte:
+    // their start state is then one state whatever precedes the span, and
+    // is kept in the automaton.
+    let mut sid = match d.universal_start_state(anchored) {
+        Some(sid) => sid,
+        None => {
+            let look_behind = if rev {
+                hay.get(end).copied()
+            } else {
+                start.checked_sub(1).and_then(|i| hay.get(i).copied())
+            };
+            let cfg = regex_automata::util::start::Config::new()
+                .anchored(anchored)
+                .look_behind(look_behind);
+            d.start_state(&cfg).ok()?
+        }
     };
-    let cfg =
-        regex_automata::util::start::Config::new().anchored(anchored).look_behind(look_behind);
-    let mut sid = d.start_state(&cfg).ok()?;
     let step = |sid| {
         if d.is_special_state(sid) {
             if d.is_match_state(sid) {
