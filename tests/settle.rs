@@ -357,16 +357,10 @@ fn letters_counted_unasked_are_those_counted_when_asked() {
     assert!(w.ready());
     let (mask, kind) = w.letters();
     assert_eq!(mask, ((1u64 << 33) - 1) & !1, "lengths 1 to 32");
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = util::Rng(0x2545_f491_4f6c_dd1d);
     for n in 1..=40usize {
         for _ in 0..40 {
-            let text: Vec<u8> = (0..n).map(|_| b'a' + (next() % 26) as u8).collect();
+            let text: Vec<u8> = (0..n).map(|_| b'a' + (rng.next() % 26) as u8).collect();
             let asked = w.settle(&text, &text);
             if n <= 32 {
                 assert_eq!(w.settle_ldh(&text, 0, 0), asked);
