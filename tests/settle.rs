@@ -267,13 +267,21 @@ fn settled_reads_scan_like_full_reads() {
                 // Sorted single inputs are settled; the others are read
                 // again without settling (a settled key was needed). A
                 // part with upper case is registered label by label (its
-                // keys are not its octets), settled labels too: here most
-                // parts have some.
+                // keys are not its octets): extracted again without the
+                // settler when it had settled labels (here most parts have
+                // some), while the parts without upper case stay settled
+                // (when the settler is ready for every part; for one part
+                // in two, which parts those are depends on the threads'
+                // timing, and the read may have to start again).
                 let case = format!("{what}, {how}, sorted {sorted}, upper {upper}");
                 if !sorted || inputs.len() > 1 {
                     assert_eq!(labels.settled_unstored(), 0, "{case}");
                     assert_eq!(labels.len(), full.len(), "{case}");
-                } else if !upper {
+                } else if upper {
+                    if what.starts_with("mapped") && how == "settled" {
+                        assert!(labels.settled_unstored() > 0, "{case}");
+                    }
+                } else {
                     assert!(labels.settled_unstored() > 0, "{case}");
                     assert!(labels.len() < full.len(), "{case}");
                     assert!(!labels.settle_ranges().is_empty(), "{case}");

@@ -123,11 +123,10 @@ pub(crate) struct Chunk {
     /// Labels settled on the strength of the labels told ahead (see
     /// [`Settle::ahead_parts`]).
     pub(crate) assumed: u64,
-    /// Labels it settled, per category, and where they are: not in
-    /// `regs` (registered after all when the chunk cannot be merged in
-    /// bulk).
+    /// Labels it settled, per category: not in `regs`, nor kept anywhere
+    /// (a chunk with settled labels that cannot be merged in bulk makes
+    /// the read start again without settling, see [`merge`]).
     pub(crate) settled: [u64; SETTLED_KINDS],
-    pub(crate) settled_regs: Vec<Reg>,
     /// Labels it counted and tagged, per category (in `regs`), and
     /// (index into `regs`, category) of each.
     pub(crate) counted: [u64; SETTLED_KINDS],
@@ -161,7 +160,6 @@ pub(crate) struct Buffers {
     idn_text: String,
     tags: Vec<(u32, u32)>,
     keeps: Vec<u32>,
-    settled_regs: Vec<Reg>,
     settle: Option<Box<dyn SettleWorker>>,
 }
 
@@ -178,12 +176,10 @@ impl Chunk {
             idn_text: self.idn_text,
             tags: self.tags,
             keeps: self.keeps,
-            settled_regs: self.settled_regs,
             settle: self.settle,
         };
         b.tags.clear();
         b.keeps.clear();
-        b.settled_regs.clear();
         b.deeper.clear();
         b.outside.clear();
         b.regs.clear();
@@ -916,7 +912,6 @@ fn extract_impl<const W: bool>(
         active: false,
         assumed: 0,
         settled: [0; SETTLED_KINDS],
-        settled_regs: b.settled_regs,
         counted: [0; SETTLED_KINDS],
         tags: b.tags,
         keeps: b.keeps,
@@ -1519,14 +1514,12 @@ fn settle_label(
 }
 
 /// A registered label at `buf[pos..pos + m]` settled as counted under
-/// category `k` ([`Settled::Count`], [`Settled::Assume`]): counted, and
-/// kept aside in case the chunk's labels are registered one by one.
+/// category `k` ([`Settled::Count`], [`Settled::Assume`]): only counted.
 #[inline(always)]
 fn count_settled(c: &mut Chunk, (pos, m): (usize, usize), k: usize) {
     c.first_reg.get_or_insert((pos, m, Some(k)));
     c.last_settled = true;
     c.settled[k] += 1;
-    c.settled_regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
 }
 
 /// [`hash_bytes`] of an owner's name as the general parser counts it: in
@@ -1874,7 +1867,6 @@ pub(crate) fn merge(
     let (mut tags, mut keeps) = (&c.tags[..], &c.keeps[..]);
     // Regs skipped at the start.
     let mut skip = 0u32;
-    let mut settled_regs = &c.settled_regs[..];
     // Without a settler, the first registered label is the first of `regs`.
     let (first_reg, last_reg) = (
         c.first_reg.or_else(|| c.regs.first().map(|g| (g.at, usize::from(g.len), None))),
@@ -1887,10 +1879,7 @@ pub(crate) fn merge(
         col.set.accounting.duplicate_records += 1;
         last_id = i;
         match cat {
-            Some(k) => {
-                settled[k] -= 1;
-                settled_regs = &settled_regs[1..];
-            }
+            Some(k) => settled[k] -= 1,
             None => {
                 // It is `regs[0]`.
                 skip = 1;
@@ -1922,7 +1911,15 @@ pub(crate) fn merge(
         ),
         _ => false,
     };
-    if settled_n > 0 && bulk {
+    // Settled labels are only counted: a chunk of them that does not keep
+    // the keys sorted cannot be registered one by one (`run` extracts such
+    // chunks again without settling, see `settled_out_of_order`), so the
+    // read starts again without settling, as when the deduplicator loses
+    // settled keys (`Dedup::lost`).
+    if settled_n > 0 && !bulk {
+        return Err(col.unsettle());
+    }
+    if settled_n > 0 {
         col.set.settled_assumed += c.assumed;
         col.set.accounting.registered_labels += settled_n;
         col.set.settled_unstored += settled_n;
@@ -1977,13 +1974,6 @@ pub(crate) fn merge(
             continue;
         }
         let g = &regs[k];
-        // Not in bulk: the labels settled before this one are registered
-        // after all, in order (their counts are dropped).
-        while !bulk && settled_regs.first().is_some_and(|s| s.at < g.at) {
-            let s = &settled_regs[0];
-            col.register(loc(s), label(s), orig(label(s)), KeyMode::Octets)?;
-            settled_regs = &settled_regs[1..];
-        }
         // Its index into `c.regs` (`regs` may start after the first).
         let reg_index = (c.regs.len() - regs.len() + k) as u32;
         k += 1;
@@ -2003,11 +1993,6 @@ pub(crate) fn merge(
             ids.push(id);
         }
         last_id = id;
-    }
-    if !bulk {
-        for s in settled_regs {
-            last_id = col.register(loc(s), label(s), orig(label(s)), KeyMode::Octets)?;
-        }
     }
     if need_ids {
         let global: Vec<u32> = c.ns_names.iter().map(|n| col.ns_id(n)).collect();
@@ -2304,13 +2289,25 @@ pub(crate) fn run(
                     }
                 }
             };
-            let chunk = match chunk {
+            let mut chunk = match chunk {
                 Ok(c) => c,
                 Err(p) => {
                     panic = Some(p);
                     break;
                 }
             };
+            // Settled labels are only counted: a chunk of them whose keys
+            // do not go on from the sorted keys so far (an upper-case
+            // label, an unsorted input) is extracted again without the
+            // settler, its labels to be registered one by one.
+            if settled_out_of_order(r, buf, &chunk) {
+                let (a, b) = (bounds[k], bounds[k + 1]);
+                let mut buffers = chunk.into_buffers();
+                let worker = buffers.settle.take();
+                let unsettled = FastOpts { settle: None, ..*opts };
+                chunk = extract_in(buf, (a, b), eof && b == len, &unsettled, buffers);
+                chunk.settle = worker;
+            }
             let (next, stop) = (chunk.next, chunk.stop);
             match merge(r, st, buf, base, chunk) {
                 Ok(b) => spare.lock().unwrap_or_else(PoisonError::into_inner).push(b),
@@ -2333,6 +2330,22 @@ pub(crate) fn run(
         std::panic::resume_unwind(p);
     }
     outcome
+}
+
+/// Whether chunk `c` has settled labels whose keys [`merge`] could not
+/// count in bulk after the keys so far (see [`Dedup::continues_sorted`]).
+///
+/// [`Dedup::continues_sorted`]: super::dedup::Dedup::continues_sorted
+fn settled_out_of_order(r: &mut Reader<'_>, buf: &[u8], c: &Chunk) -> bool {
+    if c.settled.iter().all(|&n| n == 0) {
+        return false;
+    }
+    match (c.first_reg, c.last_reg) {
+        (Some((at, len, _)), Some(_)) if c.orders != 0 => {
+            !r.c.dedup_mut().continues_sorted(&buf[at..at + len], c.orders)
+        }
+        _ => true,
+    }
 }
 
 /// Whether chunk `c` is past the window of [`run`] when the merge has

@@ -176,16 +176,7 @@ impl Dedup {
         orders: u8,
         (settled, last_settled): (bool, bool),
     ) -> bool {
-        if self.hashed {
-            return false;
-        }
-        let o = if !self.has_keys() {
-            orders & ORDERS_ALL
-        } else if first == self.last.as_slice() {
-            self.orders & orders
-        } else {
-            orders_increasing(self.orders & orders, &self.last, first)
-        };
+        let o = self.orders_after(first, orders);
         let Some(len) = self.len.checked_add(n) else { return false };
         if o == 0 {
             return false;
@@ -197,6 +188,27 @@ impl Dedup {
         self.settled |= settled;
         self.last_settled = last_settled;
         true
+    }
+
+    /// Whether a run of keys from `first` that strictly increase under
+    /// `orders` keeps the keys so far sorted (the test of
+    /// [`Dedup::append_sorted`], which changes nothing).
+    pub(crate) fn continues_sorted(&self, first: &[u8], orders: u8) -> bool {
+        self.orders_after(first, orders) != 0
+    }
+
+    /// The orders under which the keys so far and a run of keys from
+    /// `first`, increasing under `orders`, increase (0: none).
+    fn orders_after(&self, first: &[u8], orders: u8) -> u8 {
+        if self.hashed {
+            0
+        } else if !self.has_keys() {
+            orders & ORDERS_ALL
+        } else if first == self.last.as_slice() {
+            self.orders & orders
+        } else {
+            orders_increasing(self.orders & orders, &self.last, first)
+        }
     }
 
     /// Whether the keys stopped increasing after some were settled: the
