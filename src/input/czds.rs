@@ -925,8 +925,8 @@ fn extract_impl<const W: bool>(
     let active = c.active;
     // What the settler counts without being asked (only when it settles).
     let letters = match &settle {
-        Some(w) if active => w.letters(),
-        _ => (0, 0),
+        Some(w) if active => Letters { lengths_cat: w.letters(), digits: w.letters_and_digits() },
+        _ => Letters::default(),
     };
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
@@ -1172,6 +1172,16 @@ fn extract_impl<const W: bool>(
     c
 }
 
+/// The plain labels a settler counts without being asked, as of the
+/// chunk's start: by length, under a category ([`SettleWorker::letters`]),
+/// those of letters and digits too when `digits` is set
+/// ([`SettleWorker::letters_and_digits`]).
+#[derive(Clone, Copy, Default)]
+struct Letters {
+    lengths_cat: (u64, usize),
+    digits: Option<bool>,
+}
+
 /// The state [`extract_impl`] carries from line to line, handed to
 /// [`quick_lines`] and back.
 struct Carry {
@@ -1234,7 +1244,7 @@ fn quick_lines<const W: bool>(
     k: &mut Carry,
     (buf, pos, end): (&[u8], usize, usize),
     o: &FastOpts<'_>,
-    letters: (u64, usize),
+    letters: Letters,
 ) -> usize {
     // The lines that start in the zone, then the others (near the end of
     // the buffer), with their bounds checked.
@@ -1267,7 +1277,7 @@ fn quick_lines_in<const W: bool, const Z: bool>(
     (buf, mut pos, end): (&[u8], usize, usize),
     starts: usize,
     o: &FastOpts<'_>,
-    letters: (u64, usize),
+    letters: Letters,
 ) -> usize {
     let apex = o.apex;
     let a = apex.len();
@@ -1377,10 +1387,23 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                 k.ns_fields = true;
                 c.orders = orders;
                 k.last_reg = Some((pos, m));
-                // Letters only, of a length the settler counts: counted
-                // here (see `SettleWorker::letters`); else asked.
-                let settled = if digits | hyphens == 0 && letters.0 >> m & 1 != 0 {
-                    count_settled(c, (pos, m), letters.1);
+                // Letters only, or letters and digits, of a length the
+                // settler counts: counted here (see `SettleWorker::letters`,
+                // `SettleWorker::letters_and_digits`); else asked.
+                let (lengths, cat) = letters.lengths_cat;
+                let counted = hyphens == 0
+                    && lengths >> m & 1 != 0
+                    && (digits == 0 || letters.digits.is_some() && digits != low_bits(m));
+                let settled = if counted {
+                    let assumed = digits != 0 && letters.digits == Some(true);
+                    debug_assert!(settle.as_mut().is_none_or(|w| {
+                        let want = if assumed { Settled::Assume(cat) } else { Settled::Count(cat) };
+                        w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == want
+                    }));
+                    if assumed {
+                        c.assumed += 1;
+                    }
+                    count_settled(c, (pos, m), cat);
                     true
                 } else {
                     settle.is_some()

@@ -123,6 +123,16 @@ pub trait SettleWorker: Send {
         (0, 0)
     }
 
+    /// Whether the plain labels of letters and digits, with at least one
+    /// of each and no hyphen, of the lengths [`SettleWorker::letters`]
+    /// gives, settle alike as of the last [`SettleWorker::ready`], under
+    /// the category it gives: `Some(false)` as [`Settled::Count`],
+    /// `Some(true)` as [`Settled::Assume`]. The reader then counts those
+    /// without asking too. By default `None` (they are asked about).
+    fn letters_and_digits(&self) -> Option<bool> {
+        None
+    }
+
     /// One of the parts announced by [`Settle::ahead_parts`]: its IDN
     /// labels, in order. `complete`: whether the part was read to its end
     /// (when not, nothing told ahead may be relied on).

@@ -1271,6 +1271,28 @@ impl SettleWorker for ScanSettleWorker {
         }
     }
 
+    /// When the digits are in the letters' class, a label of letters and
+    /// digits has the key of the letters-only label of its length
+    /// ([`Shape::key`]), hence its eligibility; it has a letter, and a
+    /// [`PACK_TARGET`] byte when the digits are such bytes: then it is
+    /// assumed none of the keys told ahead when none of them has a letter
+    /// ([`KeyFilter::surely_none`]), as [`ScanSettleWorker::verdict`]
+    /// finds.
+    fn letters_and_digits(&self) -> Option<bool> {
+        let shape = self.shape?;
+        self.letters?;
+        if !shape.digits_as_letters() || shape.letter_target {
+            return None;
+        }
+        if !shape.digit_target {
+            return Some(false);
+        }
+        match &self.keys {
+            Some(keys) if !keys.letters => Some(true),
+            _ => None,
+        }
+    }
+
     fn ahead(&mut self, labels: &[AheadLabel<'_>], complete: bool) {
         if !complete {
             let mut ahead = self.inner.lock_ahead();

@@ -214,6 +214,12 @@ impl Shape {
         })
     }
 
+    /// Whether the digits are in the letters' class: then a label's key
+    /// does not depend on where its digits are ([`Shape::key`]).
+    pub(crate) fn digits_as_letters(self) -> bool {
+        self.first_keep.0 == 0
+    }
+
     /// Whether a label with these [`ldh_masks`] (`all`: a bit per octet)
     /// has a letter, and whether it has a [`PACK_TARGET`] byte.
     #[inline(always)]
