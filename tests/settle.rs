@@ -389,6 +389,50 @@ fn letters_counted_unasked_are_those_counted_when_asked() {
     assert_eq!(idle.letters(), (0, 0));
 }
 
+/// The labels of letters and digits that the settler says it counts
+/// without being asked (`SettleWorker::letters_and_digits`) are counted so
+/// when asked: with the built-in set (digits in the letters' class, digit
+/// targets) only once the IDN labels told ahead are all in, as assumed
+/// (none of their all-ASCII index labels has a letter).
+#[test]
+fn letters_and_digits_counted_unasked_are_those_counted_when_asked() {
+    let (_set, settler) = settler_with_set();
+    let mut w = settler.worker();
+    assert!(w.ready());
+    assert_eq!(w.letters_and_digits(), None, "nothing told ahead yet");
+    settler.ahead_parts(1);
+    let told = [AheadLabel { alabel: b"xn--e4bcd", ulabel: Some("\u{967}\u{968}\u{969}") }];
+    w.ahead(&told, true);
+    assert!(w.ready());
+    assert_eq!(w.letters_and_digits(), Some(true));
+    let (mask, kind) = w.letters();
+    let mut rng = util::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut n_checked = 0;
+    for n in 2..=32usize {
+        for _ in 0..40 {
+            let text: Vec<u8> = (0..n)
+                .map(|_| match rng.next() % 3 {
+                    0 => b'0' + (rng.next() % 10) as u8,
+                    _ => b'a' + (rng.next() % 26) as u8,
+                })
+                .collect();
+            let digits = text
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (i, b)| m | u32::from(b.is_ascii_digit()) << i);
+            let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+            if digits == 0 || digits == all || mask >> n & 1 == 0 {
+                continue;
+            }
+            let t = String::from_utf8_lossy(&text);
+            assert_eq!(w.settle(&text, &text), Settled::Assume(kind), "{t}");
+            assert_eq!(w.settle_ldh(&text, digits, 0), Settled::Assume(kind), "{t}");
+            n_checked += 1;
+        }
+    }
+    assert!(n_checked > 500, "{n_checked}");
+}
+
 /// A read done again without settling reports each byte once.
 #[test]
 fn read_again_reports_progress_once() {

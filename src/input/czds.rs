@@ -1395,16 +1395,15 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                     && lengths >> m & 1 != 0
                     && (digits == 0 || letters.digits.is_some() && digits != low_bits(m));
                 let settled = if counted {
-                    let assumed = digits != 0 && letters.digits == Some(true);
+                    let v = if digits != 0 && letters.digits == Some(true) {
+                        Settled::Assume(cat)
+                    } else {
+                        Settled::Count(cat)
+                    };
                     debug_assert!(settle.as_mut().is_none_or(|w| {
-                        let want = if assumed { Settled::Assume(cat) } else { Settled::Count(cat) };
-                        w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == want
+                        w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == v
                     }));
-                    if assumed {
-                        c.assumed += 1;
-                    }
-                    count_settled(c, (pos, m), cat);
-                    true
+                    count_settled(c, (pos, m), v)
                 } else {
                     settle.is_some()
                         && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
@@ -1510,17 +1509,10 @@ fn settle_label(
         (Some(w), _) if plain => Some(w.settle(&buf[pos..pos + m], &buf[pos..])),
         _ => None,
     };
-    match verdict {
-        Some(Settled::Count(k)) => {
-            count_settled(c, (pos, m), k);
-            return true;
-        }
-        Some(Settled::Assume(k)) => {
-            c.assumed += 1;
-            count_settled(c, (pos, m), k);
-            return true;
-        }
-        _ => {}
+    if let Some(v) = verdict
+        && count_settled(c, (pos, m), v)
+    {
+        return true;
     }
     c.first_reg.get_or_insert((pos, m, None));
     c.last_settled = false;
@@ -1536,13 +1528,24 @@ fn settle_label(
     false
 }
 
-/// A registered label at `buf[pos..pos + m]` settled as counted under
-/// category `k` ([`Settled::Count`], [`Settled::Assume`]): only counted.
+/// Counts the registered label at `buf[pos..pos + m]` when the settler's
+/// verdict is [`Settled::Count`] or [`Settled::Assume`] (only counted,
+/// under its category); false for the other verdicts (the label is
+/// stored).
 #[inline(always)]
-fn count_settled(c: &mut Chunk, (pos, m): (usize, usize), k: usize) {
+fn count_settled(c: &mut Chunk, (pos, m): (usize, usize), v: Settled) -> bool {
+    let k = match v {
+        Settled::Count(k) => k,
+        Settled::Assume(k) => {
+            c.assumed += 1;
+            k
+        }
+        Settled::Tag(_) | Settled::Keep => return false,
+    };
     c.first_reg.get_or_insert((pos, m, Some(k)));
     c.last_settled = true;
     c.settled[k] += 1;
+    true
 }
 
 /// [`hash_bytes`] of an owner's name as the general parser counts it: in
