@@ -11,7 +11,11 @@
 //! set to `madvise` or `always`; otherwise it is an ordinary mapping).
 //! Whether a block is large depends on its size alone, which `dealloc` and
 //! `realloc` are given, so every block is freed the way it was allocated.
-//! Elsewhere than on Linux this is the system allocator.
+//! A freed large block is kept, up to [`KEEP`] bytes in all, for the next
+//! large allocation: memory the process has touched once costs much less
+//! to use again than new memory, which the kernel must find and zero (on
+//! a virtual machine that hands free memory back to its host, ten times
+//! less). Elsewhere than on Linux this is the system allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -26,6 +30,55 @@ const BIG: usize = 1 << 20;
 #[cfg(target_os = "linux")]
 const HUGE: usize = 2 << 20;
 
+/// At most this many bytes of freed large blocks are kept for reuse.
+#[cfg(target_os = "linux")]
+const KEEP: usize = 48 << 20;
+
+/// At most this many freed large blocks are kept.
+#[cfg(target_os = "linux")]
+const SLOTS: usize = 16;
+
+/// Freed large blocks kept for reuse: (address, mapping length).
+#[cfg(target_os = "linux")]
+struct Kept {
+    blocks: [(usize, usize); SLOTS],
+    n: usize,
+    bytes: usize,
+}
+
+#[cfg(target_os = "linux")]
+static KEPT: std::sync::Mutex<Kept> =
+    std::sync::Mutex::new(Kept { blocks: [(0, 0); SLOTS], n: 0, bytes: 0 });
+
+#[cfg(target_os = "linux")]
+impl Kept {
+    /// Takes the kept block that fits `len` best: the smallest of at
+    /// least `len` bytes, else the largest.
+    fn take(&mut self, len: usize) -> Option<(usize, usize)> {
+        let blocks = &self.blocks[..self.n];
+        let fit = (0..blocks.len())
+            .filter(|&i| blocks[i].1 >= len)
+            .min_by_key(|&i| blocks[i].1)
+            .or_else(|| (0..blocks.len()).max_by_key(|&i| blocks[i].1))?;
+        let b = self.blocks[fit];
+        self.n -= 1;
+        self.blocks[fit] = self.blocks[self.n];
+        self.bytes -= b.1;
+        Some(b)
+    }
+
+    /// Keeps a freed block if there is room.
+    fn keep(&mut self, addr: usize, len: usize) -> bool {
+        if self.n == SLOTS || self.bytes + len > KEEP {
+            return false;
+        }
+        self.blocks[self.n] = (addr, len);
+        self.n += 1;
+        self.bytes += len;
+        true
+    }
+}
+
 #[cfg(target_os = "linux")]
 impl Alloc {
     /// Whether a block of this layout is mapped on its own (alignment up
@@ -38,6 +91,26 @@ impl Alloc {
     /// large to round).
     fn map_len(size: usize) -> Option<usize> {
         size.checked_next_multiple_of(HUGE)
+    }
+
+    /// A mapping for `size` bytes, or null: a kept one resized (see
+    /// [`KEEP`]), else a new one.
+    fn reuse_or_map(size: usize) -> *mut u8 {
+        let Some(len) = Self::map_len(size) else { return std::ptr::null_mut() };
+        let kept = KEPT.lock().ok().and_then(|mut k| k.take(len));
+        let Some((addr, old)) = kept else { return Self::map(size) };
+        if old == len {
+            return addr as *mut u8;
+        }
+        // SAFETY: `addr` is a mapping of `old` bytes that `dealloc` kept
+        // and no block uses; it is resized (moved if need be) whole.
+        let p = unsafe { libc::mremap(addr as *mut libc::c_void, old, len, libc::MREMAP_MAYMOVE) };
+        if p == libc::MAP_FAILED {
+            // SAFETY: as above; the mapping is given back.
+            unsafe { libc::munmap(addr as *mut libc::c_void, old) };
+            return Self::map(size);
+        }
+        p.cast()
     }
 
     /// A new zeroed mapping for `size` bytes, or null.
@@ -72,7 +145,7 @@ impl Alloc {
 unsafe impl GlobalAlloc for Alloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if Self::big(layout.size(), layout.align()) {
-            return Self::map(layout.size());
+            return Self::reuse_or_map(layout.size());
         }
         // SAFETY: the caller's contract, passed on.
         unsafe { System.alloc(layout) }
@@ -89,9 +162,11 @@ unsafe impl GlobalAlloc for Alloc {
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if Self::big(layout.size(), layout.align()) {
-            if let Some(len) = Self::map_len(layout.size()) {
-                // SAFETY: `ptr` is a mapping of `len` bytes made by `map`
-                // or `realloc` for a block of this size.
+            if let Some(len) = Self::map_len(layout.size())
+                && !KEPT.lock().is_ok_and(|mut k| k.keep(ptr as usize, len))
+            {
+                // SAFETY: `ptr` is a mapping of `len` bytes made by
+                // `reuse_or_map` or `realloc` for a block of this size.
                 unsafe { libc::munmap(ptr.cast(), len) };
             }
             return;
@@ -214,6 +289,33 @@ mod tests {
                 assert_eq!(z as usize % 4096, 0);
                 assert!((0..s).all(|i| *z.add(i) == 0));
                 a.dealloc(z, l);
+            }
+        }
+    }
+
+    /// Freed large blocks are used again, for a smaller, an equal and a
+    /// larger block, each holding what is written to it; a zeroed block is
+    /// zero even when a freed block full of other bytes is kept.
+    #[test]
+    fn kept_blocks_serve_later_blocks() {
+        let a = Alloc;
+        let l = |s: usize| Layout::from_size_align(s, 8).unwrap();
+        // SAFETY: non-zero sizes; each block is freed with its layout.
+        unsafe {
+            for (first, second) in [(8 << 20, 3 << 20), (3 << 20, 3 << 20), (3 << 20, 9 << 20)] {
+                let p = a.alloc(l(first));
+                assert!(!p.is_null());
+                fill(p, first, 3);
+                a.dealloc(p, l(first));
+                let q = a.alloc(l(second));
+                assert!(!q.is_null());
+                fill(q, second, 5);
+                assert!(holds(q, second, 5));
+                a.dealloc(q, l(second));
+                let z = a.alloc_zeroed(l(second));
+                assert!(!z.is_null());
+                assert!((0..second).all(|i| *z.add(i) == 0));
+                a.dealloc(z, l(second));
             }
         }
     }

@@ -472,6 +472,16 @@ impl Acc {
     }
 
     fn merge(mut self, mut o: Acc) -> Acc {
+        // Append the smaller to the larger: the reduction starts from an
+        // empty accumulator, and copying a worker's whole arrays into it
+        // would fault in as much new memory again. Only the order of the
+        // arrays changes, which no reader of them depends on (invalid rows
+        // are sorted by label, candidates and keys are grouped by hash).
+        if self.keyed.len() + self.invalid.len() + self.ascii_cands.len()
+            < o.keyed.len() + o.invalid.len() + o.ascii_cands.len()
+        {
+            std::mem::swap(&mut self, &mut o);
+        }
         self.invalid.append(&mut o.invalid);
         self.idn += o.idn;
         self.indexed += o.indexed;
@@ -1488,7 +1498,18 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     };
     let first = run(others.len().div_ceil(OTHERS_PART), &|w, part| {
         let end = ((part + 1) * OTHERS_PART).min(others.len());
-        for &i in &others[part * OTHERS_PART..end] {
+        // Labels a few ahead are brought into cache in two steps (record
+        // and forms entry, then text): each label's memory is cold after
+        // the read, and the judge of one label is too short for the
+        // processor to find the next on its own.
+        let ahead = |k: usize| others.get(k).filter(|_| k < end).map(|&i| i as usize);
+        for (k, &i) in (part * OTHERS_PART..end).zip(&others[part * OTHERS_PART..end]) {
+            if let Some(j) = ahead(k + 8) {
+                labels.prefetch(j, false);
+            }
+            if let Some(j) = ahead(k + 4) {
+                labels.prefetch(j, true);
+            }
             w.label(set, &shared, labels, i as usize, &Pass::Others);
         }
         (end - part * OTHERS_PART) as u64
