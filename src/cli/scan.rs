@@ -6,6 +6,7 @@ use lgrscan::builtin;
 use lgrscan::input::{self, Input, LabelSet};
 use lgrscan::lgr::{IndexMode, Lgr};
 use lgrscan::scan::{self, Finding, HolderPolicy, LgrSet, Report, ScanConfig, ScanSettler};
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -216,24 +217,25 @@ fn write_atomic(
     }
 }
 
-fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [String; 13] {
+/// The report fields of a finding, borrowed where the label set or the
+/// finding holds them (a report may have millions of rows).
+fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [Cow<'a, str>; 13] {
     let l = labels.get(f.label).expect("finding refers to a label");
-    let holder =
-        f.holder.and_then(|h| labels.get(h)).map(|h| h.alabel().to_string()).unwrap_or_default();
+    let holder = f.holder.and_then(|h| labels.get(h)).map(|h| h.alabel()).unwrap_or_default();
     [
-        f.kind.as_str().to_string(),
-        l.source_path().display().to_string(),
-        l.line().to_string(),
-        l.original_text().into_owned(),
-        l.ulabel().to_string(),
-        l.alabel().to_string(),
-        f.lgr.clone(),
-        f.disposition.clone(),
-        f.reason.clone(),
-        f.index.clone(),
-        f.group.map(|g| g.to_string()).unwrap_or_default(),
-        f.role.map(|r| r.as_str().to_string()).unwrap_or_default(),
-        holder,
+        Cow::Borrowed(f.kind.as_str()),
+        l.source_path().to_string_lossy(),
+        Cow::Owned(l.line().to_string()),
+        l.original_text(),
+        Cow::Borrowed(l.ulabel()),
+        Cow::Borrowed(l.alabel()),
+        Cow::Borrowed(&f.lgr),
+        Cow::Borrowed(&f.disposition),
+        Cow::Borrowed(&f.reason),
+        Cow::Borrowed(&f.index),
+        f.group.map_or(Cow::Borrowed(""), |g| Cow::Owned(g.to_string())),
+        Cow::Borrowed(f.role.map_or("", |r| r.as_str())),
+        Cow::Borrowed(holder),
     ]
 }
 
@@ -265,8 +267,7 @@ fn write_report(
                             let mut rw = super::RecordWriter::continuing(&mut buf, rf, FIELDS);
                             for f in part {
                                 let v = fields(labels, f);
-                                let r: Vec<&str> = v.iter().map(String::as_str).collect();
-                                rw.write(&r)?;
+                                rw.write(&v.each_ref().map(|c| &**c))?;
                             }
                             rw.finish()?;
                             Ok(buf)
