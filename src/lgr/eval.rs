@@ -130,6 +130,16 @@ impl Lgr {
             Ctx::NotWhen(r) => (r, false),
         };
         let Some(rule) = self.rules.get(rule as usize) else { return !want };
+        if let Some(c) = rule.context() {
+            let holds = c.holds(label.cps(), i, len);
+            debug_assert_eq!(
+                holds,
+                rule.matches_at(label.text(), label.off(i), label.off(i + len)),
+                "context form of rule {rule:?} at {i}+{len} of {:04X?}",
+                label.cps()
+            );
+            return holds == want;
+        }
         rule.matches_at(label.text(), label.off(i), label.off(i + len)) == want
     }
 
@@ -808,6 +818,72 @@ mod tests {
             </rules></lgr>"#
         );
         Lgr::from_xml("t", &xml).expect("compiles")
+    }
+
+    /// Rules in the context form (`rules::Context`) hold exactly where
+    /// their automata match, on every label of up to five code points of a
+    /// small alphabet and at every position: look-behinds of several
+    /// lengths (nested rules, choices, an empty class, the label's start),
+    /// look-aheads (with the end), two look-behinds together, and choices
+    /// of whole alternatives. Rules of other shapes have no context form.
+    #[test]
+    fn context_form_agrees_with_the_automata() {
+        let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+              <char cp="0061" tag="x"/><char cp="0062" tag="x"/><char cp="0063"/>
+              <char cp="002D"/><char cp="0915"/>
+            </data><rules>
+              <class name="X" from-tag="x"/>
+              <class name="none" from-tag="nothing"/>
+              <rule name="pair"><class by-ref="X"/><char cp="0063"/></rule>
+              <rule name="behind"><look-behind><choice><class by-ref="X"/>
+                <rule by-ref="pair"/><char cp="0915 002D"/></choice></look-behind><anchor/></rule>
+              <rule name="start"><look-behind><start/><any/><any/><char cp="002D"/></look-behind>
+                <anchor/></rule>
+              <rule name="empty"><look-behind><class by-ref="none"/><char cp="0063"/></look-behind>
+                <anchor/></rule>
+              <rule name="ahead"><anchor/><look-ahead><choice><class by-ref="X"/><end/>
+                </choice></look-ahead></rule>
+              <rule name="both"><look-behind><any/></look-behind><look-behind><class by-ref="X"/>
+                </look-behind><anchor/><look-ahead><char cp="0063"/><any/></look-ahead></rule>
+              <rule name="alts"><choice>
+                <rule><look-behind><start/></look-behind><anchor/></rule>
+                <rule><anchor/><look-ahead><end/></look-ahead></rule>
+                <rule><look-behind><char cp="002D"/><char cp="002D"/></look-behind><anchor/></rule>
+              </choice></rule>
+              <rule name="counted"><look-behind><any count="1+"/></look-behind><anchor/></rule>
+              <rule name="body"><anchor/><class by-ref="X"/></rule>
+            </rules></lgr>"#;
+        let l = Lgr::from_xml("t", xml).expect("compiles");
+        let with_form = ["behind", "start", "empty", "ahead", "both", "alts"];
+        let alphabet = [0x61u32, 0x62, 0x63, 0x2D, 0x915];
+        let mut checked = 0;
+        for (r, name) in l.rule_names.iter().enumerate() {
+            let rule = &l.rules[r];
+            let form = rule.context();
+            assert_eq!(form.is_some(), with_form.contains(&name.as_str()), "{name}");
+            let Some(form) = form else { continue };
+            for n in 1..=5u32 {
+                for code in 0..alphabet.len().pow(n) {
+                    let cps: Vec<u32> = (0..n)
+                        .map(|k| alphabet[code / alphabet.len().pow(k) % alphabet.len()])
+                        .collect();
+                    let label = Label::from_cps(&cps);
+                    for i in 0..cps.len() {
+                        for len in 1..=(cps.len() - i).min(2) {
+                            let want =
+                                rule.matches_at(label.text(), label.off(i), label.off(i + len));
+                            assert_eq!(
+                                form.holds(&cps, i, len),
+                                want,
+                                "{name} {cps:04X?} {i}+{len}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000);
     }
 
     #[test]

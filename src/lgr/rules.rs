@@ -9,6 +9,13 @@
 //! the label, as the reference implementation's regex search does.
 //!
 //! Matching happens on the label's UTF-8 text; positions are byte offsets.
+//!
+//! Most context rules (`when` / `not-when`, RFC 7940 §6.4) are of a simpler
+//! shape: look-behinds and a look-ahead of a few code points, each of a
+//! class, a code point or any, around the anchor. Such a rule also gets a
+//! [`Context`] form, tested on the label's code points directly: a few
+//! set look-ups where the automata walk the text and are built on first
+//! use.
 
 use super::cpset::CpSet;
 use super::model::{Count, Matcher};
@@ -89,8 +96,130 @@ pub(crate) enum CompiledRule {
     Never,
     /// No anchor and no look-around: one DFA searched anywhere.
     Anywhere(Box<LazyDfa>),
-    /// Alternatives with look-around and/or an anchor.
-    Alts { anchored: bool, alts: Vec<Alt> },
+    /// Alternatives with look-around and/or an anchor; `context`: the
+    /// rule in [`Context`] form, when it has one.
+    Alts { anchored: bool, alts: Vec<Alt>, context: Option<Box<Context>> },
+}
+
+/// One code point of a fixed-length look-around.
+#[derive(Debug)]
+enum Atom {
+    /// `<start/>`: the start of the label (first in a look-behind).
+    Start,
+    /// `<end/>`: the end of the label (last in a look-ahead).
+    End,
+    /// `<any/>`.
+    Any,
+    /// `<char>` (one of its code points).
+    Cp(u32),
+    /// `<class>`, as a bit per code point from `base` when its code points
+    /// are near one another (most classes are one script's).
+    Bits { base: u32, bits: Box<[u64]> },
+    /// Any other `<class>`.
+    Set(CpSet),
+}
+
+/// Widest class kept as bits.
+const MAX_BITS_SPAN: u32 = 4096;
+
+impl Atom {
+    fn copy(&self) -> Atom {
+        match self {
+            Atom::Start => Atom::Start,
+            Atom::End => Atom::End,
+            Atom::Any => Atom::Any,
+            Atom::Cp(c) => Atom::Cp(*c),
+            Atom::Bits { base, bits } => Atom::Bits { base: *base, bits: bits.clone() },
+            Atom::Set(s) => Atom::Set(s.clone()),
+        }
+    }
+
+    #[inline]
+    fn holds(&self, cp: u32) -> bool {
+        match self {
+            Atom::Start | Atom::End => false,
+            Atom::Any => true,
+            Atom::Cp(c) => *c == cp,
+            Atom::Bits { base, bits } => {
+                let k = cp.wrapping_sub(*base) as usize;
+                bits.get(k / 64).is_some_and(|w| w >> (k % 64) & 1 != 0)
+            }
+            Atom::Set(s) => s.contains(cp),
+        }
+    }
+
+    /// The atom of a non-empty class.
+    fn of_set(set: CpSet) -> Atom {
+        let (Some(&(lo, _)), Some(&(_, hi))) = (set.ranges().first(), set.ranges().last()) else {
+            return Atom::Set(set);
+        };
+        if hi - lo >= MAX_BITS_SPAN {
+            return Atom::Set(set);
+        }
+        let mut bits = vec![0u64; ((hi - lo) / 64 + 1) as usize];
+        for &(a, b) in set.ranges() {
+            for cp in a..=b {
+                let k = (cp - lo) as usize;
+                bits[k / 64] |= 1 << (k % 64);
+            }
+        }
+        Atom::Bits { base: lo, bits: bits.into_boxed_slice() }
+    }
+}
+
+/// A look-around as the sequences of code points it may match (each in
+/// text order): it holds when one of them does.
+#[derive(Debug)]
+struct Around {
+    seqs: Vec<Vec<Atom>>,
+}
+
+impl Around {
+    /// Whether one of the sequences ends at code point `i` (look-behind).
+    fn ends_at(&self, cps: &[u32], i: usize) -> bool {
+        self.seqs.iter().any(|seq| {
+            let (edge, atoms) = match seq.split_first() {
+                Some((Atom::Start, rest)) => (true, rest),
+                _ => (false, &seq[..]),
+            };
+            let Some(from) = i.checked_sub(atoms.len()) else { return false };
+            (!edge || from == 0) && atoms.iter().zip(&cps[from..i]).all(|(a, &c)| a.holds(c))
+        })
+    }
+
+    /// Whether one of the sequences starts at code point `i` (look-ahead).
+    fn starts_at(&self, cps: &[u32], i: usize) -> bool {
+        self.seqs.iter().any(|seq| {
+            let (edge, atoms) = match seq.split_last() {
+                Some((Atom::End, rest)) => (true, rest),
+                _ => (false, &seq[..]),
+            };
+            let to = i + atoms.len();
+            to <= cps.len()
+                && (!edge || to == cps.len())
+                && atoms.iter().zip(&cps[i..to]).all(|(a, &c)| a.holds(c))
+        })
+    }
+}
+
+/// An anchored rule made only of look-behinds, the anchor and at most one
+/// look-ahead, each of fixed length, in each alternative: tested on code
+/// points, with the same result as the automata (a debug assertion checks
+/// each use against them).
+#[derive(Debug)]
+pub(crate) struct Context {
+    alts: Vec<(Vec<Around>, Option<Around>)>,
+}
+
+impl Context {
+    /// Whether the rule holds for the element at code points `i..i + len`
+    /// of `cps` ([`CompiledRule::matches_at`]).
+    pub(crate) fn holds(&self, cps: &[u32], i: usize, len: usize) -> bool {
+        self.alts.iter().any(|(behind, ahead)| {
+            behind.iter().all(|b| b.ends_at(cps, i))
+                && ahead.as_ref().is_none_or(|a| a.starts_at(cps, i + len))
+        })
+    }
 }
 
 impl CompiledRule {
@@ -110,6 +239,15 @@ impl CompiledRule {
         dfas.into_iter().try_for_each(|d| d.try_get().map(|_| ()))
     }
 
+    /// The rule in [`Context`] form, when it has one.
+    #[inline]
+    pub(crate) fn context(&self) -> Option<&Context> {
+        match self {
+            CompiledRule::Alts { context, .. } => context.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Does the rule match `text` as a context rule for the code point (or
     /// sequence) at byte range `at..after`? Rules without an anchor are
     /// searched anywhere, as RFC 7940 §6.4 and the reference implementation do.
@@ -117,7 +255,7 @@ impl CompiledRule {
         match self {
             CompiledRule::Never => false,
             CompiledRule::Anywhere(d) => search_anywhere(d.get(), text),
-            CompiledRule::Alts { anchored: true, alts } => alts.iter().any(|a| {
+            CompiledRule::Alts { anchored: true, alts, .. } => alts.iter().any(|a| {
                 a.look_behind.iter().all(|lb| ends_at(lb.get(), text, at))
                     && a.forward.as_ref().is_none_or(|f| {
                         starts_at(f.get(), text, if a.skip_anchor { after } else { at })
@@ -339,7 +477,18 @@ pub(crate) fn compile<R: Resolver>(
         key.push_str(&fwd);
         out.push(Alt { look_behind, skip_anchor, forward });
     }
-    Ok((CompiledRule::Alts { anchored, alts: out }, key))
+    let context = if anchored { c.context(body).ok().flatten().map(Box::new) } else { None };
+    Ok((CompiledRule::Alts { anchored, alts: out, context }, key))
+}
+
+/// Most sequences a look-around of a [`Context`] expands to.
+const MAX_CONTEXT_SEQS: usize = 256;
+
+/// An item of an alternative of a rule in [`Context`] form.
+enum CtxItem {
+    Behind(Around),
+    Ahead(Around),
+    Anchor,
 }
 
 /// A set of code points of which every match of rule `name` contains at
@@ -600,6 +749,152 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             s.push_str(&self.pattern(m, lb)?);
         }
         Ok(s)
+    }
+
+    /// The rule of body `seq` in [`Context`] form, if it has one: each
+    /// alternative (as [`Compiler::expand`] makes them) is look-behinds,
+    /// the anchor and at most one look-ahead, in that order.
+    fn context(&mut self, seq: &[Matcher]) -> Result<Option<Context>, LgrError> {
+        let Some(alts) = self.ctx_seq(seq)? else { return Ok(None) };
+        let mut out = Vec::with_capacity(alts.len());
+        for alt in alts {
+            let mut behind = Vec::new();
+            let mut items = alt.into_iter().peekable();
+            while let Some(CtxItem::Behind(_)) = items.peek() {
+                if let Some(CtxItem::Behind(b)) = items.next() {
+                    behind.push(b);
+                }
+            }
+            if !matches!(items.next(), Some(CtxItem::Anchor)) {
+                return Ok(None);
+            }
+            let ahead = match items.next() {
+                None => None,
+                Some(CtxItem::Ahead(a)) => Some(a),
+                Some(_) => return Ok(None),
+            };
+            if items.next().is_some() {
+                return Ok(None);
+            }
+            // Edges only where they are the label's edges for the
+            // automata too: the start first in a look-behind, the end last
+            // in a look-ahead.
+            let edge_ok = |a: &Around, behind: bool| {
+                a.seqs.iter().all(|s| {
+                    s.iter().enumerate().all(|(k, x)| match x {
+                        Atom::Start => behind && k == 0,
+                        Atom::End => !behind && k + 1 == s.len(),
+                        _ => true,
+                    })
+                })
+            };
+            if !behind.iter().all(|b| edge_ok(b, true)) || !ahead.iter().all(|a| edge_ok(a, false))
+            {
+                return Ok(None);
+            }
+            out.push((behind, ahead));
+        }
+        Ok(Some(Context { alts: out }))
+    }
+
+    /// The alternatives of a sequence in [`Context`] form (`None`: not of
+    /// that form).
+    fn ctx_seq(&mut self, seq: &[Matcher]) -> Result<Option<Vec<Vec<CtxItem>>>, LgrError> {
+        let mut acc: Vec<Vec<CtxItem>> = vec![Vec::new()];
+        for m in seq {
+            let Some(options) = self.ctx_one(m)? else { return Ok(None) };
+            if options.len() != 1 {
+                // Alternatives only from a choice that is the whole rule.
+                if seq.len() != 1 {
+                    return Ok(None);
+                }
+                return Ok(Some(options));
+            }
+            let Some(mut o) = options.into_iter().next() else { return Ok(None) };
+            let Some(a) = acc.first_mut() else { return Ok(None) };
+            a.append(&mut o);
+        }
+        Ok(Some(acc))
+    }
+
+    fn ctx_one(&mut self, m: &Matcher) -> Result<Option<Vec<Vec<CtxItem>>>, LgrError> {
+        Ok(match m {
+            Matcher::Anchor => Some(vec![vec![CtxItem::Anchor]]),
+            Matcher::LookBehind(s) => {
+                self.fixed_seq(s)?.map(|seqs| vec![vec![CtxItem::Behind(Around { seqs })]])
+            }
+            Matcher::LookAhead(s) => {
+                self.fixed_seq(s)?.map(|seqs| vec![vec![CtxItem::Ahead(Around { seqs })]])
+            }
+            Matcher::Seq(s, None) => self.ctx_seq(s)?,
+            Matcher::RuleRef(n, None) => {
+                let body = self.enter(n)?;
+                let r = self.ctx_seq(body);
+                self.stack.pop();
+                r?
+            }
+            Matcher::Choice(s, None) => {
+                let mut out = Vec::new();
+                for x in s {
+                    let Some(alts) = self.ctx_one(x)? else { return Ok(None) };
+                    out.extend(alts);
+                }
+                Some(out)
+            }
+            _ => None,
+        })
+    }
+
+    /// The code point sequences a look-around's content matches, when
+    /// they are of fixed lengths and few.
+    fn fixed_seq(&mut self, seq: &[Matcher]) -> Result<Option<Vec<Vec<Atom>>>, LgrError> {
+        let mut acc: Vec<Vec<Atom>> = vec![Vec::new()];
+        for m in seq {
+            let Some(options) = self.fixed_one(m)? else { return Ok(None) };
+            if acc.len() * options.len() > MAX_CONTEXT_SEQS {
+                return Ok(None);
+            }
+            let mut next = Vec::with_capacity(acc.len() * options.len());
+            for a in &acc {
+                for o in &options {
+                    let mut v: Vec<Atom> = a.iter().map(Atom::copy).collect();
+                    v.extend(o.iter().map(Atom::copy));
+                    next.push(v);
+                }
+            }
+            acc = next;
+        }
+        Ok(Some(acc))
+    }
+
+    fn fixed_one(&mut self, m: &Matcher) -> Result<Option<Vec<Vec<Atom>>>, LgrError> {
+        Ok(match m {
+            Matcher::Start => Some(vec![vec![Atom::Start]]),
+            Matcher::End => Some(vec![vec![Atom::End]]),
+            Matcher::Any(None) => Some(vec![vec![Atom::Any]]),
+            Matcher::Char(cps, None) => Some(vec![cps.iter().map(|&c| Atom::Cp(c)).collect()]),
+            Matcher::Class(e, None) => {
+                let set = self.res.class_set(e)?;
+                // An empty class is the empty pattern (see `set_pattern`).
+                Some(vec![if set.is_empty() { Vec::new() } else { vec![Atom::of_set(set)] }])
+            }
+            Matcher::Seq(s, None) => self.fixed_seq(s)?,
+            Matcher::RuleRef(n, None) => {
+                let body = self.enter(n)?;
+                let r = self.fixed_seq(body);
+                self.stack.pop();
+                r?
+            }
+            Matcher::Choice(s, None) => {
+                let mut out = Vec::new();
+                for x in s {
+                    let Some(alts) = self.fixed_one(x)? else { return Ok(None) };
+                    out.extend(alts);
+                }
+                (out.len() <= MAX_CONTEXT_SEQS).then_some(out)
+            }
+            _ => None,
+        })
     }
 
     /// The regex for a matcher with no anchor and no look-around.
