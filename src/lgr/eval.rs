@@ -140,6 +140,12 @@ impl Lgr {
             );
             return holds == want;
         }
+        if let Some(f) = rule.fixed() {
+            // A rule without an anchor is searched anywhere.
+            let found = f.found_in(label.cps());
+            debug_assert_eq!(found, rule.matches(label.text()), "{rule:?} in {:04X?}", label.cps());
+            return found == want;
+        }
         rule.matches_at(label.text(), label.off(i), label.off(i + len)) == want
     }
 
@@ -280,7 +286,18 @@ impl Lgr {
                 return false;
             }
         }
-        self.rules[r as usize].matches(label.text())
+        let rule = &self.rules[r as usize];
+        if let Some(f) = rule.fixed() {
+            let found = f.found_in(label.cps());
+            debug_assert_eq!(
+                found,
+                rule.matches(label.text()),
+                "fixed form of rule {rule:?} in {:04X?}",
+                label.cps()
+            );
+            return found;
+        }
+        rule.matches(label.text())
     }
 
     /// The first action that applies (RFC 7940 §8.3 steps 2–4).
@@ -826,6 +843,8 @@ mod tests {
     /// lengths (nested rules, choices, an empty class, the label's start),
     /// look-aheads (with the end), two look-behinds together, and choices
     /// of whole alternatives. Rules of other shapes have no context form.
+    /// Likewise rules without an anchor made of fixed-length sequences
+    /// (`rules::Around::found_in`) are found where the automaton finds them.
     #[test]
     fn context_form_agrees_with_the_automata() {
         let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
@@ -852,15 +871,37 @@ mod tests {
               </choice></rule>
               <rule name="counted"><look-behind><any count="1+"/></look-behind><anchor/></rule>
               <rule name="body"><anchor/><class by-ref="X"/></rule>
+              <rule name="lead"><start/><class by-ref="X"/></rule>
+              <rule name="tail"><choice><class by-ref="X"/><char cp="0915"/></choice><end/></rule>
+              <rule name="pair-any"><char cp="0061"/><any/><class by-ref="none"/></rule>
+              <rule name="whole"><start/><any/><any/><end/></rule>
+              <rule name="middle-start"><char cp="0061"/><start/></rule>
+              <rule name="gap"><char cp="0061"/><any count="0+"/><char cp="0063"/></rule>
             </rules></lgr>"#;
         let l = Lgr::from_xml("t", xml).expect("compiles");
         let with_form = ["behind", "start", "empty", "ahead", "both", "alts"];
+        let with_fixed = ["pair", "lead", "tail", "pair-any", "whole"];
         let alphabet = [0x61u32, 0x62, 0x63, 0x2D, 0x915];
         let mut checked = 0;
         for (r, name) in l.rule_names.iter().enumerate() {
             let rule = &l.rules[r];
             let form = rule.context();
             assert_eq!(form.is_some(), with_form.contains(&name.as_str()), "{name}");
+            let fixed = rule.fixed();
+            assert_eq!(fixed.is_some(), with_fixed.contains(&name.as_str()), "{name}");
+            if let Some(fixed) = fixed {
+                for n in 0..=5u32 {
+                    for code in 0..alphabet.len().pow(n) {
+                        let cps: Vec<u32> = (0..n)
+                            .map(|k| alphabet[code / alphabet.len().pow(k) % alphabet.len()])
+                            .collect();
+                        let label = Label::from_cps(&cps);
+                        let want = rule.matches(label.text());
+                        assert_eq!(fixed.found_in(&cps), want, "{name} {cps:04X?}");
+                        checked += 1;
+                    }
+                }
+            }
             let Some(form) = form else { continue };
             for n in 1..=5u32 {
                 for code in 0..alphabet.len().pow(n) {

@@ -94,8 +94,10 @@ pub(crate) struct Alt {
 pub(crate) enum CompiledRule {
     /// The reference implementation's empty pattern: never matches.
     Never,
-    /// No anchor and no look-around: one DFA searched anywhere.
-    Anywhere(Box<LazyDfa>),
+    /// No anchor and no look-around: one DFA searched anywhere; with the
+    /// rule as fixed-length sequences of code points when it is one
+    /// ([`Around::found_in`]).
+    Anywhere(Box<LazyDfa>, Option<Box<Around>>),
     /// Alternatives with look-around and/or an anchor; `context`: the
     /// rule in [`Context`] form, when it has one.
     Alts { anchored: bool, alts: Vec<Alt>, context: Option<Box<Context>> },
@@ -167,10 +169,11 @@ impl Atom {
     }
 }
 
-/// A look-around as the sequences of code points it may match (each in
-/// text order): it holds when one of them does.
+/// A look-around, or a whole rule without one, as the sequences of code
+/// points it may match (each in text order): it holds when one of them
+/// does.
 #[derive(Debug)]
-struct Around {
+pub(crate) struct Around {
     seqs: Vec<Vec<Atom>>,
 }
 
@@ -184,6 +187,30 @@ impl Around {
             };
             let Some(from) = i.checked_sub(atoms.len()) else { return false };
             (!edge || from == 0) && atoms.iter().zip(&cps[from..i]).all(|(a, &c)| a.holds(c))
+        })
+    }
+
+    /// Whether one of the sequences occurs in `cps` (a rule searched
+    /// anywhere, [`CompiledRule::matches`]): at the start only when it
+    /// begins with `<start/>`, at the end only when it ends with `<end/>`.
+    pub(crate) fn found_in(&self, cps: &[u32]) -> bool {
+        self.seqs.iter().any(|seq| {
+            let (start, atoms) = match seq.split_first() {
+                Some((Atom::Start, rest)) => (true, rest),
+                _ => (false, &seq[..]),
+            };
+            let (end, atoms) = match atoms.split_last() {
+                Some((Atom::End, rest)) => (true, rest),
+                _ => (false, atoms),
+            };
+            let Some(last) = cps.len().checked_sub(atoms.len()) else { return false };
+            let at = |p: usize| atoms.iter().zip(&cps[p..]).all(|(a, &c)| a.holds(c));
+            match (start, end) {
+                (true, true) => last == 0 && at(0),
+                (true, false) => at(0),
+                (false, true) => at(last),
+                (false, false) => (0..=last).any(at),
+            }
         })
     }
 
@@ -231,12 +258,21 @@ impl CompiledRule {
     pub(crate) fn build_all(&self) -> Result<(), LgrError> {
         let dfas: Vec<&LazyDfa> = match self {
             CompiledRule::Never => Vec::new(),
-            CompiledRule::Anywhere(d) => vec![d],
+            CompiledRule::Anywhere(d, _) => vec![d],
             CompiledRule::Alts { alts, .. } => {
                 alts.iter().flat_map(|a| a.look_behind.iter().chain(&a.forward)).collect()
             }
         };
         dfas.into_iter().try_for_each(|d| d.try_get().map(|_| ()))
+    }
+
+    /// A rule searched anywhere, as fixed-length sequences, when it is one.
+    #[inline]
+    pub(crate) fn fixed(&self) -> Option<&Around> {
+        match self {
+            CompiledRule::Anywhere(_, f) => f.as_deref(),
+            _ => None,
+        }
     }
 
     /// The rule in [`Context`] form, when it has one.
@@ -254,7 +290,7 @@ impl CompiledRule {
     pub(crate) fn matches_at(&self, text: &str, at: usize, after: usize) -> bool {
         match self {
             CompiledRule::Never => false,
-            CompiledRule::Anywhere(d) => search_anywhere(d.get(), text),
+            CompiledRule::Anywhere(d, _) => search_anywhere(d.get(), text),
             CompiledRule::Alts { anchored: true, alts, .. } => alts.iter().any(|a| {
                 a.look_behind.iter().all(|lb| ends_at(lb.get(), text, at))
                     && a.forward.as_ref().is_none_or(|f| {
@@ -270,7 +306,7 @@ impl CompiledRule {
     pub(crate) fn matches(&self, text: &str) -> bool {
         match self {
             CompiledRule::Never => false,
-            CompiledRule::Anywhere(d) => search_anywhere(d.get(), text),
+            CompiledRule::Anywhere(d, _) => search_anywhere(d.get(), text),
             CompiledRule::Alts { alts, .. } => alts.iter().filter(|a| !a.skip_anchor).any(|a| {
                 let positions =
                     text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len()));
@@ -418,15 +454,19 @@ pub(crate) fn compile<R: Resolver>(
             alts.iter().map(|a| a.iter().map(frag_text).collect::<String>()).collect();
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
         let key = format!("anywhere\u{1}{pat}");
-        return Ok((
-            CompiledRule::Anywhere(Box::new(LazyDfa::new(
-                &pat,
-                false,
-                StartKind::Unanchored,
-                lazy,
-            )?)),
-            key,
-        ));
+        let dfa = Box::new(LazyDfa::new(&pat, false, StartKind::Unanchored, lazy)?);
+        // The start only first and the end only last, where the automaton
+        // reads them as the label's edges too.
+        let fixed = c.fixed_seq(body).ok().flatten().filter(|seqs| {
+            seqs.iter().all(|s| {
+                s.iter().enumerate().all(|(k, x)| match x {
+                    Atom::Start => k == 0,
+                    Atom::End => k + 1 == s.len(),
+                    _ => true,
+                })
+            })
+        });
+        return Ok((CompiledRule::Anywhere(dfa, fixed.map(|seqs| Box::new(Around { seqs }))), key));
     }
     // Patterns are made of ASCII escapes and regex syntax: the control
     // characters used as separators never occur in them.
