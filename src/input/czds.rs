@@ -925,7 +925,11 @@ fn extract_impl<const W: bool>(
     let active = c.active;
     // What the settler counts without being asked (only when it settles).
     let letters = match &settle {
-        Some(w) if active => Letters { lengths_cat: w.letters(), digits: w.letters_and_digits() },
+        Some(w) if active => Letters {
+            lengths_cat: w.letters(),
+            digits: w.letters_and_digits(),
+            hyphens: w.hyphens_as_letters(),
+        },
         _ => Letters::default(),
     };
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
@@ -1175,11 +1179,14 @@ fn extract_impl<const W: bool>(
 /// The plain labels a settler counts without being asked, as of the
 /// chunk's start: by length, under a category ([`SettleWorker::letters`]),
 /// those of letters and digits too when `digits` is set
-/// ([`SettleWorker::letters_and_digits`]).
+/// ([`SettleWorker::letters_and_digits`]), with hyphens too when `hyphens`
+/// is ([`SettleWorker::hyphens_as_letters`]).
 #[derive(Clone, Copy, Default)]
 struct Letters {
     lengths_cat: (u64, usize),
     digits: Option<bool>,
+    /// [`SettleWorker::hyphens_as_letters`].
+    hyphens: bool,
 }
 
 /// The state [`extract_impl`] carries from line to line, handed to
@@ -1387,13 +1394,15 @@ fn quick_lines_in<const W: bool, const Z: bool>(
                 k.ns_fields = true;
                 c.orders = orders;
                 k.last_reg = Some((pos, m));
-                // Letters only, or letters and digits, of a length the
-                // settler counts: counted here (see `SettleWorker::letters`,
-                // `SettleWorker::letters_and_digits`); else asked.
+                // Letters only, or letters and digits, and hyphens, with a
+                // letter, of a length the settler counts: counted here (see
+                // `SettleWorker::letters`, `SettleWorker::letters_and_digits`,
+                // `SettleWorker::hyphens_as_letters`); else asked.
                 let (lengths, cat) = letters.lengths_cat;
-                let counted = hyphens == 0
+                let counted = (hyphens == 0 || letters.hyphens)
                     && lengths >> m & 1 != 0
-                    && (digits == 0 || letters.digits.is_some() && digits != low_bits(m));
+                    && (digits == 0 || letters.digits.is_some())
+                    && digits | hyphens != low_bits(m);
                 let settled = if counted {
                     let v = if digits != 0 && letters.digits == Some(true) {
                         Settled::Assume(cat)

@@ -133,6 +133,15 @@ pub trait SettleWorker: Send {
         None
     }
 
+    /// Whether the plain labels [`SettleWorker::letters`] and
+    /// [`SettleWorker::letters_and_digits`] cover settle alike with
+    /// hyphens too, where RFC 5891 §4.2.3.1 allows them (with a letter
+    /// still). The reader then counts those without asking as well. By
+    /// default false.
+    fn hyphens_as_letters(&self) -> bool {
+        false
+    }
+
     /// One of the parts announced by [`Settle::ahead_parts`]: its IDN
     /// labels, in order. `complete`: whether the part was read to its end
     /// (when not, nothing told ahead may be relied on).

@@ -149,6 +149,40 @@ impl Lgr {
         rule.matches_at(label.text(), label.off(i), label.off(i + len)) == want
     }
 
+    /// Whether every LDH label (lower-case letters, digits, hyphens) whose
+    /// hyphens RFC 5891 §4.2.3.1 allows gets the verdict of the label of
+    /// as many letters: each of these code points is an element of its own
+    /// with no variant and, for the letters and digits, no context rule;
+    /// the hyphen's `not-when` rule is that section's
+    /// ([`super::rules::Context::is_rfc5891_hyphen`]); and no action has a
+    /// rule. The repertoire test (§8.1) then passes for all of them and the
+    /// variant type set (§8.3) is empty for all, so the same action applies.
+    pub(crate) fn ldh_hyphens_as_letters(&self) -> bool {
+        if self.actions.iter().any(|a| a.match_rule.is_some() || a.not_match_rule.is_some()) {
+            return false;
+        }
+        let element = |cp: u8| -> Option<&super::Char> {
+            match self.chars_from(u32::from(cp)) {
+                [ci] => {
+                    self.chars.get(*ci as usize).filter(|c| c.cps.len() == 1 && c.vars.is_empty())
+                }
+                _ => None,
+            }
+        };
+        let plain = (b'a'..=b'z')
+            .chain(b'0'..=b'9')
+            .all(|b| element(b).is_some_and(|c| c.ctx == Ctx::None));
+        let hyphen = element(b'-').is_some_and(|c| match c.ctx {
+            Ctx::NotWhen(r) => self
+                .rules
+                .get(r as usize)
+                .and_then(|r| r.context())
+                .is_some_and(|c| c.is_rfc5891_hyphen()),
+            _ => false,
+        });
+        plain && hyphen
+    }
+
     /// The repertoire test of RFC 7940 §8.1 as the reference implementation
     /// runs it: at each position the longest element that matches and whose
     /// context rule holds is taken; a failing code point is reported and the
@@ -925,6 +959,79 @@ mod tests {
             }
         }
         assert!(checked > 10_000);
+    }
+
+    /// [`Lgr::ldh_hyphens_as_letters`]: the built-in ascii LGR, and an
+    /// LGR of the same shape, have it; it is lost with another hyphen rule,
+    /// an action with a rule, a variant, or a context rule on a letter. Where
+    /// it holds, LDH labels whose hyphens RFC 5891 allows are eligible as
+    /// the letters-only label of their length is, on every label of up to
+    /// six octets of a, 0 and the hyphen.
+    #[test]
+    fn hyphens_as_letters_needs_the_rfc_5891_rule_alone() {
+        let ascii = crate::builtin::load("ascii").expect("built-in");
+        assert!(ascii.ldh_hyphens_as_letters());
+        let rule = |alts: &str| {
+            format!(
+                r#"<rule name="h"><choice>
+                <rule><look-behind><start/></look-behind><anchor/></rule>
+                <rule><anchor/><look-ahead><end/></look-ahead></rule>
+                {alts}</choice></rule>"#
+            )
+        };
+        let rfc = rule(
+            r#"<rule><look-behind><start/><any/><any/><char cp="002D"/></look-behind><anchor/></rule>"#,
+        );
+        let lgr = |hyphen: &str, letter: &str, rules: &str| {
+            let xml = format!(
+                r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+                  <char cp="002D" {hyphen}/><range first-cp="0030" last-cp="0039"/>
+                  <char cp="0061" {letter}/><range first-cp="0062" last-cp="007A"/>
+                </data><rules>{rules}</rules></lgr>"#
+            );
+            Lgr::from_xml("t", &xml).expect("compiles")
+        };
+        let same = lgr(r#"not-when="h""#, "", &rfc);
+        assert!(same.ldh_hyphens_as_letters());
+        let third = rule(
+            r#"<rule><look-behind><start/><any/><any/></look-behind><anchor/></rule>"#,
+        );
+        let cases = [
+            lgr(r#"not-when="h""#, "", &third),
+            lgr(r#"when="h""#, "", &rfc),
+            lgr("", "", &rfc),
+            lgr(r#"not-when="h""#, r#"not-when="h""#, &rfc),
+            lgr(r#"not-when="h""#, "", &format!(r#"{rfc}<action disp="invalid" match="h"/>"#)),
+        ];
+        for (k, l) in cases.iter().enumerate() {
+            assert!(!l.ldh_hyphens_as_letters(), "case {k}");
+        }
+        let with_variant = Lgr::from_xml(
+            "t",
+            &format!(
+                r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+                  <char cp="002D" not-when="h"/><range first-cp="0030" last-cp="0039"/>
+                  <char cp="0061"><var cp="0062"/></char><char cp="0062"><var cp="0061"/></char>
+                  <range first-cp="0063" last-cp="007A"/>
+                </data><rules>{rfc}</rules></lgr>"#
+            ),
+        )
+        .expect("compiles");
+        assert!(!with_variant.ldh_hyphens_as_letters());
+        for l in [&ascii, &same] {
+            for n in 1..=6u32 {
+                let letters = l.judge(&vec![0x61; n as usize]);
+                for code in 0..3usize.pow(n) {
+                    let text: Vec<u8> =
+                        (0..n).map(|k| [b'a', b'0', b'-'][code / 3usize.pow(k) % 3]).collect();
+                    if !crate::idna2008::hyphens_allowed(&text) {
+                        continue;
+                    }
+                    let cps: Vec<u32> = text.iter().map(|&b| u32::from(b)).collect();
+                    assert_eq!(l.judge(&cps), letters, "{}", String::from_utf8_lossy(&text));
+                }
+            }
+        }
     }
 
     #[test]

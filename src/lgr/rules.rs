@@ -239,6 +239,33 @@ pub(crate) struct Context {
 }
 
 impl Context {
+    /// Whether the rule is RFC 5891 §4.2.3.1's hyphen rule, as a context
+    /// rule at the hyphen (the `hyphen-minus-disallowed` rule of ICANN's
+    /// LGRs): it holds exactly at the first or last code point, and at the
+    /// fourth after `<start/><any/><any/>` and a hyphen; nothing else.
+    pub(crate) fn is_rfc5891_hyphen(&self) -> bool {
+        fn one(a: &Around) -> Option<&[Atom]> {
+            match &a.seqs[..] {
+                [s] => Some(s),
+                _ => None,
+            }
+        }
+        let mut found = 0;
+        for (behind, ahead) in &self.alts {
+            let bit = match (&behind[..], ahead.as_ref().map(one)) {
+                ([b], None) => match one(b) {
+                    Some([Atom::Start]) => 1,
+                    Some([Atom::Start, Atom::Any, Atom::Any, Atom::Cp(0x2D)]) => 4,
+                    _ => return false,
+                },
+                ([], Some(Some([Atom::End]))) => 2,
+                _ => return false,
+            };
+            found |= bit;
+        }
+        found == 7
+    }
+
     /// Whether the rule holds for the element at code points `i..i + len`
     /// of `cps` ([`CompiledRule::matches_at`]).
     pub(crate) fn holds(&self, cps: &[u32], i: usize, len: usize) -> bool {

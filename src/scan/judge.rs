@@ -1288,6 +1288,18 @@ impl SettleWorker for ScanSettleWorker {
     /// assumed none of the keys told ahead when none of them has a letter
     /// ([`KeyFilter::surely_none`]), as [`ScanSettleWorker::verdict`]
     /// finds.
+    /// When the first judging LGR judges a label with hyphens as the
+    /// label of as many letters ([`Shape::hyphens_as_letters`]) and the
+    /// hyphen is not a [`PACK_TARGET`] byte: a label with a hyphen then
+    /// settles as the same label without its hyphens would
+    /// ([`ScanSettleWorker::verdict`]: the flags do not change).
+    fn hyphens_as_letters(&self) -> bool {
+        self.letters.is_some()
+            && self
+                .shape
+                .is_some_and(|s| s.hyphens_as_letters && !s.hyphen_target && !s.letter_target)
+    }
+
     fn letters_and_digits(&self) -> Option<bool> {
         let shape = self.shape?;
         self.letters?;

@@ -188,6 +188,10 @@ pub(crate) struct Shape {
     /// the same class string mostly share a key.
     first_keep: (u32, u32),
     hyphen_keep: u32,
+    /// Whether the first judging LGR judges a label whose hyphens RFC
+    /// 5891 allows as the label of as many letters
+    /// ([`crate::lgr::Lgr::ldh_hyphens_as_letters`]).
+    pub(crate) hyphens_as_letters: bool,
 }
 
 impl Shape {
@@ -211,6 +215,7 @@ impl Shape {
             hyphen_target: targets[usize::from(b'-')],
             first_keep: (all(d != l), all(h != l && h == d)),
             hyphen_keep: all(h != l && h != d),
+            hyphens_as_letters: false,
         })
     }
 
@@ -360,7 +365,8 @@ impl LgrSet {
                 s
             })
             .collect();
-        let shape = Shape::of(&first.ascii_classes()[..], &targets);
+        let shape = Shape::of(&first.ascii_classes()[..], &targets)
+            .map(|s| Shape { hyphens_as_letters: first.ldh_hyphens_as_letters(), ..s });
         Ok(LgrSet {
             judges,
             variants,
