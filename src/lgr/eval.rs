@@ -993,9 +993,8 @@ mod tests {
         };
         let same = lgr(r#"not-when="h""#, "", &rfc);
         assert!(same.ldh_hyphens_as_letters());
-        let third = rule(
-            r#"<rule><look-behind><start/><any/><any/></look-behind><anchor/></rule>"#,
-        );
+        let third =
+            rule(r#"<rule><look-behind><start/><any/><any/></look-behind><anchor/></rule>"#);
         let cases = [
             lgr(r#"not-when="h""#, "", &third),
             lgr(r#"when="h""#, "", &rfc),
