@@ -21,7 +21,29 @@ fn ranges<I: Iterator<Item = std::ops::RangeInclusive<u32>>>(it: I) -> CpSet {
 
 /// Resolves `name:value` to its code point set; `None` for an unknown
 /// property or value.
+///
+/// Sets are kept for the process once computed: walking a property's
+/// ranges is most of the time to load an LGR, and the same few
+/// properties (`gc:Mn`, `gc:Mc` of the leading-combining-mark rule) come
+/// back in every LGR and for every form a rule is compiled to.
 pub fn property_set(name: &str, value: &str) -> Option<CpSet> {
+    type Kept = std::collections::HashMap<(String, String), Option<CpSet>>;
+    static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+    let key = (name.to_string(), value.to_string());
+    if let Ok(kept) = KEPT.lock()
+        && let Some(s) = kept.as_ref().and_then(|k| k.get(&key))
+    {
+        return s.clone();
+    }
+    let s = compute_set(name, value);
+    if let Ok(mut kept) = KEPT.lock() {
+        kept.get_or_insert_with(Kept::new).insert(key, s.clone());
+    }
+    s
+}
+
+/// [`property_set`], computed.
+fn compute_set(name: &str, value: &str) -> Option<CpSet> {
     Some(match name {
         "gc" | "General_Category" => {
             if let Some(v) = PropertyParser::<GeneralCategory>::new().get_loose(value) {
