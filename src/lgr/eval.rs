@@ -130,23 +130,7 @@ impl Lgr {
             Ctx::NotWhen(r) => (r, false),
         };
         let Some(rule) = self.rules.get(rule as usize) else { return !want };
-        if let Some(c) = rule.context() {
-            let holds = c.holds(label.cps(), i, len);
-            debug_assert_eq!(
-                holds,
-                rule.matches_at(label.text(), label.off(i), label.off(i + len)),
-                "context form of rule {rule:?} at {i}+{len} of {:04X?}",
-                label.cps()
-            );
-            return holds == want;
-        }
-        if let Some(f) = rule.fixed() {
-            // A rule without an anchor is searched anywhere.
-            let found = f.found_in(label.cps());
-            debug_assert_eq!(found, rule.matches(label.text()), "{rule:?} in {:04X?}", label.cps());
-            return found == want;
-        }
-        rule.matches_at(label.text(), label.off(i), label.off(i + len)) == want
+        rule.holds_at(label, i, len) == want
     }
 
     /// Whether every LDH label (lower-case letters, digits, hyphens) whose
@@ -320,18 +304,7 @@ impl Lgr {
                 return false;
             }
         }
-        let rule = &self.rules[r as usize];
-        if let Some(f) = rule.fixed() {
-            let found = f.found_in(label.cps());
-            debug_assert_eq!(
-                found,
-                rule.matches(label.text()),
-                "fixed form of rule {rule:?} in {:04X?}",
-                label.cps()
-            );
-            return found;
-        }
-        rule.matches(label.text())
+        self.rules[r as usize].found_in(label)
     }
 
     /// The first action that applies (RFC 7940 §8.3 steps 2–4).
@@ -916,6 +889,16 @@ mod tests {
         let with_form = ["behind", "start", "empty", "ahead", "both", "alts"];
         let with_fixed = ["pair", "lead", "tail", "pair-any", "whole"];
         let alphabet = [0x61u32, 0x62, 0x63, 0x2D, 0x915];
+        // Every label of up to five code points of the alphabet.
+        let labels: Vec<Vec<u32>> = (0..=5u32)
+            .flat_map(|n| {
+                (0..alphabet.len().pow(n)).map(move |code| {
+                    (0..n)
+                        .map(|k| alphabet[code / alphabet.len().pow(k) % alphabet.len()])
+                        .collect()
+                })
+            })
+            .collect();
         let mut checked = 0;
         for (r, name) in l.rule_names.iter().enumerate() {
             let rule = &l.rules[r];
@@ -923,37 +906,19 @@ mod tests {
             assert_eq!(form.is_some(), with_form.contains(&name.as_str()), "{name}");
             let fixed = rule.fixed();
             assert_eq!(fixed.is_some(), with_fixed.contains(&name.as_str()), "{name}");
-            if let Some(fixed) = fixed {
-                for n in 0..=5u32 {
-                    for code in 0..alphabet.len().pow(n) {
-                        let cps: Vec<u32> = (0..n)
-                            .map(|k| alphabet[code / alphabet.len().pow(k) % alphabet.len()])
-                            .collect();
-                        let label = Label::from_cps(&cps);
-                        let want = rule.matches(label.text());
-                        assert_eq!(fixed.found_in(&cps), want, "{name} {cps:04X?}");
-                        checked += 1;
-                    }
+            for cps in &labels {
+                let label = Label::from_cps(cps);
+                if let Some(fixed) = fixed {
+                    let want = rule.matches(label.text());
+                    assert_eq!(fixed.found_in(cps), want, "{name} {cps:04X?}");
+                    checked += 1;
                 }
-            }
-            let Some(form) = form else { continue };
-            for n in 1..=5u32 {
-                for code in 0..alphabet.len().pow(n) {
-                    let cps: Vec<u32> = (0..n)
-                        .map(|k| alphabet[code / alphabet.len().pow(k) % alphabet.len()])
-                        .collect();
-                    let label = Label::from_cps(&cps);
-                    for i in 0..cps.len() {
-                        for len in 1..=(cps.len() - i).min(2) {
-                            let want =
-                                rule.matches_at(label.text(), label.off(i), label.off(i + len));
-                            assert_eq!(
-                                form.holds(&cps, i, len),
-                                want,
-                                "{name} {cps:04X?} {i}+{len}"
-                            );
-                            checked += 1;
-                        }
+                let Some(form) = form else { continue };
+                for i in 0..cps.len() {
+                    for len in 1..=(cps.len() - i).min(2) {
+                        let want = rule.matches_at(label.text(), label.off(i), label.off(i + len));
+                        assert_eq!(form.holds(cps, i, len), want, "{name} {cps:04X?} {i}+{len}");
+                        checked += 1;
                     }
                 }
             }

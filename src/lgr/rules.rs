@@ -18,6 +18,7 @@
 //! use.
 
 use super::cpset::CpSet;
+use super::eval::Label;
 use super::model::{Count, Matcher};
 use crate::error::LgrError;
 use regex_automata::dfa::{Automaton, StartKind, dense};
@@ -104,7 +105,7 @@ pub(crate) enum CompiledRule {
 }
 
 /// One code point of a fixed-length look-around.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Atom {
     /// `<start/>`: the start of the label (first in a look-behind).
     Start,
@@ -125,17 +126,6 @@ enum Atom {
 const MAX_BITS_SPAN: u32 = 4096;
 
 impl Atom {
-    fn copy(&self) -> Atom {
-        match self {
-            Atom::Start => Atom::Start,
-            Atom::End => Atom::End,
-            Atom::Any => Atom::Any,
-            Atom::Cp(c) => Atom::Cp(*c),
-            Atom::Bits { base, bits } => Atom::Bits { base: *base, bits: bits.clone() },
-            Atom::Set(s) => Atom::Set(s.clone()),
-        }
-    }
-
     #[inline]
     fn holds(&self, cp: u32) -> bool {
         match self {
@@ -175,6 +165,19 @@ impl Atom {
 #[derive(Debug)]
 pub(crate) struct Around {
     seqs: Vec<Vec<Atom>>,
+}
+
+/// Whether `<start/>` stands only first and `<end/>` only last in each
+/// sequence, and each only where allowed (`start`, `end`): where the
+/// automata read them as the label's edges too.
+fn edges_at_ends(seqs: &[Vec<Atom>], start: bool, end: bool) -> bool {
+    seqs.iter().all(|s| {
+        s.iter().enumerate().all(|(k, x)| match x {
+            Atom::Start => start && k == 0,
+            Atom::End => end && k + 1 == s.len(),
+            _ => true,
+        })
+    })
 }
 
 impl Around {
@@ -294,7 +297,7 @@ impl CompiledRule {
     }
 
     /// A rule searched anywhere, as fixed-length sequences, when it is one.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn fixed(&self) -> Option<&Around> {
         match self {
             CompiledRule::Anywhere(_, f) => f.as_deref(),
@@ -308,6 +311,38 @@ impl CompiledRule {
         match self {
             CompiledRule::Alts { context, .. } => context.as_deref(),
             _ => None,
+        }
+    }
+
+    /// [`CompiledRule::matches_at`] for the element at code points
+    /// `i..i + len` of `label`: on the code points when the rule has a
+    /// [`Context`] or fixed form (debug builds check the automata agree).
+    pub(crate) fn holds_at(&self, label: &Label, i: usize, len: usize) -> bool {
+        let by_cps = match self {
+            CompiledRule::Alts { context: Some(c), .. } => Some(c.holds(label.cps(), i, len)),
+            CompiledRule::Anywhere(_, Some(f)) => Some(f.found_in(label.cps())),
+            _ => None,
+        };
+        let on_text = || self.matches_at(label.text(), label.off(i), label.off(i + len));
+        match by_cps {
+            Some(r) => {
+                debug_assert_eq!(r, on_text(), "{self:?} at {i}+{len} of {:04X?}", label.cps());
+                r
+            }
+            None => on_text(),
+        }
+    }
+
+    /// [`CompiledRule::matches`] on `label`: on the code points when the
+    /// rule has a fixed form (debug builds check the automaton agrees).
+    pub(crate) fn found_in(&self, label: &Label) -> bool {
+        match self {
+            CompiledRule::Anywhere(_, Some(f)) => {
+                let r = f.found_in(label.cps());
+                debug_assert_eq!(r, self.matches(label.text()), "{self:?} in {:04X?}", label.cps());
+                r
+            }
+            _ => self.matches(label.text()),
         }
     }
 
@@ -482,17 +517,7 @@ pub(crate) fn compile<R: Resolver>(
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
         let key = format!("anywhere\u{1}{pat}");
         let dfa = Box::new(LazyDfa::new(&pat, false, StartKind::Unanchored, lazy)?);
-        // The start only first and the end only last, where the automaton
-        // reads them as the label's edges too.
-        let fixed = c.fixed_seq(body).ok().flatten().filter(|seqs| {
-            seqs.iter().all(|s| {
-                s.iter().enumerate().all(|(k, x)| match x {
-                    Atom::Start => k == 0,
-                    Atom::End => k + 1 == s.len(),
-                    _ => true,
-                })
-            })
-        });
+        let fixed = c.fixed_seq(body).ok().flatten().filter(|seqs| edges_at_ends(seqs, true, true));
         return Ok((CompiledRule::Anywhere(dfa, fixed.map(|seqs| Box::new(Around { seqs }))), key));
     }
     // Patterns are made of ASCII escapes and regex syntax: the control
@@ -843,19 +868,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             if items.next().is_some() {
                 return Ok(None);
             }
-            // Edges only where they are the label's edges for the
-            // automata too: the start first in a look-behind, the end last
-            // in a look-ahead.
-            let edge_ok = |a: &Around, behind: bool| {
-                a.seqs.iter().all(|s| {
-                    s.iter().enumerate().all(|(k, x)| match x {
-                        Atom::Start => behind && k == 0,
-                        Atom::End => !behind && k + 1 == s.len(),
-                        _ => true,
-                    })
-                })
-            };
-            if !behind.iter().all(|b| edge_ok(b, true)) || !ahead.iter().all(|a| edge_ok(a, false))
+            // The start only in a look-behind, the end only in a look-ahead.
+            if !behind.iter().all(|b| edges_at_ends(&b.seqs, true, false))
+                || !ahead.iter().all(|a| edges_at_ends(&a.seqs, false, true))
             {
                 return Ok(None);
             }
@@ -867,21 +882,18 @@ impl<'r, R: Resolver> Compiler<'r, R> {
     /// The alternatives of a sequence in [`Context`] form (`None`: not of
     /// that form).
     fn ctx_seq(&mut self, seq: &[Matcher]) -> Result<Option<Vec<Vec<CtxItem>>>, LgrError> {
-        let mut acc: Vec<Vec<CtxItem>> = vec![Vec::new()];
-        for m in seq {
-            let Some(options) = self.ctx_one(m)? else { return Ok(None) };
-            if options.len() != 1 {
-                // Alternatives only from a choice that is the whole rule.
-                if seq.len() != 1 {
-                    return Ok(None);
-                }
-                return Ok(Some(options));
-            }
-            let Some(mut o) = options.into_iter().next() else { return Ok(None) };
-            let Some(a) = acc.first_mut() else { return Ok(None) };
-            a.append(&mut o);
+        if let [m] = seq {
+            return self.ctx_one(m);
         }
-        Ok(Some(acc))
+        // Alternatives only from a choice that is the whole rule.
+        let mut items = Vec::new();
+        for m in seq {
+            match self.ctx_one(m)? {
+                Some(options) if options.len() == 1 => items.extend(options.into_iter().flatten()),
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(vec![items]))
     }
 
     fn ctx_one(&mut self, m: &Matcher) -> Result<Option<Vec<Vec<CtxItem>>>, LgrError> {
@@ -924,8 +936,8 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             let mut next = Vec::with_capacity(acc.len() * options.len());
             for a in &acc {
                 for o in &options {
-                    let mut v: Vec<Atom> = a.iter().map(Atom::copy).collect();
-                    v.extend(o.iter().map(Atom::copy));
+                    let mut v = a.clone();
+                    v.extend_from_slice(o);
                     next.push(v);
                 }
             }

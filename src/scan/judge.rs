@@ -1281,13 +1281,6 @@ impl SettleWorker for ScanSettleWorker {
         }
     }
 
-    /// When the digits are in the letters' class, a label of letters and
-    /// digits has the key of the letters-only label of its length
-    /// ([`Shape::key`]), hence its eligibility; it has a letter, and a
-    /// [`PACK_TARGET`] byte when the digits are such bytes: then it is
-    /// assumed none of the keys told ahead when none of them has a letter
-    /// ([`KeyFilter::surely_none`]), as [`ScanSettleWorker::verdict`]
-    /// finds.
     /// When the first judging LGR judges a label with hyphens as the
     /// label of as many letters ([`Shape::hyphens_as_letters`]) and the
     /// hyphen is not a [`PACK_TARGET`] byte: a label with a hyphen then
@@ -1300,6 +1293,13 @@ impl SettleWorker for ScanSettleWorker {
                 .is_some_and(|s| s.hyphens_as_letters && !s.hyphen_target && !s.letter_target)
     }
 
+    /// When the digits are in the letters' class, a label of letters and
+    /// digits has the key of the letters-only label of its length
+    /// ([`Shape::key`]), hence its eligibility; it has a letter, and a
+    /// [`PACK_TARGET`] byte when the digits are such bytes: then it is
+    /// assumed none of the keys told ahead when none of them has a letter
+    /// ([`KeyFilter::surely_none`]), as [`ScanSettleWorker::verdict`]
+    /// finds.
     fn letters_and_digits(&self) -> Option<bool> {
         let shape = self.shape?;
         self.letters?;
