@@ -267,6 +267,7 @@ impl Collector {
                 source_runs: Vec::new(),
                 arena: Vec::new(),
                 text: String::new(),
+                text_parts: Vec::new(),
                 sources: Vec::new(),
                 ns_index: Vec::new(),
                 ns_targets: Vec::new(),
@@ -531,6 +532,7 @@ impl Collector {
         orig: Orig<'_>,
         ulabel: &str,
         known_new: bool,
+        adopted: Option<u64>,
     ) -> Result<u32, Error> {
         // A-labels are ASCII (`ascii_str` is quicker than UTF-8
         // validation on short text).
@@ -546,7 +548,7 @@ impl Collector {
                 return Ok(i);
             }
         }
-        push_formed(&mut self.set, loc, octets, orig, alabel, Some(ulabel), None)
+        push_formed(&mut self.set, loc, octets, orig, (alabel, Some(ulabel), adopted), None)
     }
 
     /// Adds a new label (after deduplication) and returns its index.
@@ -1033,19 +1035,20 @@ fn register_ahead(
         set.accounting.duplicate_records += 1;
         return Ok(i);
     }
-    push_formed(set, loc, octets, orig, alabel, ulabel, e.finding.as_deref())
+    push_formed(set, loc, octets, orig, (alabel, ulabel, None), e.finding.as_deref())
 }
 
 /// Adds a new label (after deduplication) whose forms are known: a valid
 /// IDN keeps them in the set's shared text ([`FormsEntry::Idn`]), others
-/// get a [`Full`] entry.
+/// get a [`Full`] entry. `adopted`: the forms position where the A-label
+/// and the U-label already are, one after the other, in a part of the
+/// text the set holds (see [`LabelSet::adopt_text`]).
 fn push_formed(
     set: &mut LabelSet,
     loc: Loc,
     octets: &[u8],
     orig: Orig<'_>,
-    alabel: &str,
-    ulabel: Option<&str>,
+    (alabel, ulabel, adopted): (&str, Option<&str>, Option<u64>),
     finding: Option<&Finding>,
 ) -> Result<u32, Error> {
     let index = set.next_index(loc)?;
@@ -1074,6 +1077,12 @@ fn push_formed(
         Some(o) => std::str::from_utf8(o).ok().map(|t| (IdnOriginal::Follows, Some(t))),
     };
     let forms = match entry {
+        Some((original, None)) if adopted.is_some() => FormsEntry::Idn {
+            at: adopted.unwrap_or_default(),
+            alen: alabel.len() as u16,
+            ulen: ulabel_text.len() as u16,
+            original,
+        },
         Some((original, text)) => {
             let at = set.text.len() as u64;
             set.text.push_str(alabel);

@@ -1869,7 +1869,7 @@ pub(crate) fn merge(
     st: &mut ZoneState,
     buf: &[u8],
     base: u64,
-    c: Chunk,
+    mut c: Chunk,
 ) -> Result<Buffers, Error> {
     let col = &mut r.c;
     let acc = &mut col.set.accounting;
@@ -1984,6 +1984,17 @@ pub(crate) fn merge(
     // are judged as others are).
     let listed = c.active && fast;
     let first_index = col.set.records.len() as u32;
+    // The chunk's IDN forms (A-label then U-label, each label after the
+    // last) become a part of the set's text as they are, unless that
+    // would keep much more memory than they fill: the merge copies none
+    // of them (in a sorted zone they come in a block, merged at the end
+    // of the read while the other threads have nothing left to do).
+    // The part is the set's before any label is registered: deduplication
+    // reads the keys of the labels registered before (from the part).
+    let adopt = c.idn_text.len() >= ADOPT_MIN && c.idn_text.len() * 2 >= c.idn_text.capacity();
+    let adopted = adopt.then(|| std::sync::Arc::new(std::mem::take(&mut c.idn_text)));
+    let part_at = adopted.as_ref().map(|t| col.set.adopt_text(std::sync::Arc::clone(t)));
+    let idn_text = adopted.as_deref().unwrap_or(&c.idn_text).as_str();
     let mut k = 0;
     while k < regs.len() {
         // The common case: sorted, and plain labels' text borrowed from the
@@ -2017,8 +2028,11 @@ pub(crate) fn merge(
             _ => None,
         };
         let id = if let Some(d) = idn {
-            let ulabel = &c.idn_text[d.at as usize..(d.at + d.ulen) as usize];
-            col.register_idn(loc(g), label(g), orig(label(g)), ulabel, bulk)?
+            let ulabel = &idn_text[d.at as usize..(d.at + d.ulen) as usize];
+            // `idn_forms` kept the A-label, the label's own text, before it.
+            let at = u64::from(d.at).checked_sub(u64::from(g.len));
+            let adopted = part_at.zip(at).map(|(p, at)| p + at);
+            col.register_idn(loc(g), label(g), orig(label(g)), ulabel, bulk, adopted)?
         } else if bulk {
             col.register_new(loc(g), label(g), orig(label(g)))?
         } else {
@@ -2066,6 +2080,11 @@ pub(crate) fn merge(
     }
     Ok(c.into_buffers())
 }
+
+/// Fewest octets of IDN forms a chunk hands to the set whole (see
+/// [`merge`]); fewer are copied. Unit tests take any, so that their small
+/// inputs go both ways.
+const ADOPT_MIN: usize = if cfg!(test) { 1 } else { 4096 };
 
 /// Bytes per chunk of the parallel fast path: at most this…
 const CHUNK_MAX: usize = 4 << 20;
@@ -2257,7 +2276,17 @@ pub(crate) fn run(
             }
         };
         let (a, b) = (bounds[c], bounds[c + 1]);
-        let buffers = take_spare().unwrap_or_default();
+        let mut buffers = take_spare().unwrap_or_default();
+        if first.contains(&c) {
+            // A block chunk's labels are IDN labels: room for their forms
+            // (about half the octets of their lines) and records at once,
+            // rather than new memory at each doubling, copied into
+            // (the block's buffers are not merged, nor used again, until
+            // the end of the read).
+            buffers.idn_text.reserve((b - a) / 2);
+            buffers.regs.reserve((b - a) / 64);
+            buffers.idns.reserve((b - a) / 64);
+        }
         // A panic (in the extraction, or in the caller's settler) is kept
         // in the chunk's slot, like a chunk, for the merge to raise: a
         // thread that unwound past its claim would leave the merge waiting
@@ -2588,6 +2617,64 @@ mod tests {
             let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
             run(&mut r, &mut st, buf, 0, 0, true, &opts, pages, ahead, merged)
         })
+    }
+
+    /// The IDN forms of a chunk go into the set as a part of its text
+    /// (adopted) or copied, each way giving every label the forms, original
+    /// and key that its text gives.
+    #[test]
+    fn idn_forms_adopted_or_copied_read_the_same() {
+        let mut text = String::from("tld.\t86400\tin\tsoa\ta.tld. h.tld. 1 2 3 4 5\n");
+        let mut want = Vec::new();
+        for i in 0..6000u32 {
+            let label = if i % 3 == 0 {
+                format!("a{i:06}")
+            } else {
+                let u: String = [0x915 + i % 20, 0x93e + i / 20 % 5, 0x966 + i / 100 % 10]
+                    .iter()
+                    .chain(&[0x915 + i / 1000 % 20])
+                    .filter_map(|&c| char::from_u32(c))
+                    .collect();
+                crate::idna2008::to_alabel(&u).unwrap()
+            };
+            text.push_str(&format!("{label}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+            text.push_str(&format!("{label}.tld.\t86400\tin\tns\tns2.example.net.\n"));
+            want.push(label);
+            // A label of a few lines up again: deduplicated by its key, read
+            // from the forms of its chunk.
+            if i % 7 == 6 {
+                let again = &want[want.len() - 5];
+                text.push_str(&format!("{again}.tld.\t86400\tin\tns\tns3.example.net.\n"));
+            }
+        }
+        let buf = text.as_bytes();
+        let config = super::super::Config::new().origin(Some("tld."));
+        let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        let set = pool.install(|| {
+            let mut r = Reader::new(&config).unwrap();
+            let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
+            let pages = |_: usize, _: usize| {};
+            let first = buf.iter().position(|&b| b == b'\n').unwrap() + 1;
+            let (next, stop) =
+                run(&mut r, &mut st, buf, 0, first, true, &opts, &pages, None, |_, _, _| {})
+                    .unwrap();
+            assert_eq!((next, stop), (buf.len(), Stop::End));
+            r.finish()
+        });
+        assert!(!set.text_parts.is_empty(), "no part adopted");
+        assert_eq!(set.len(), want.len());
+        for (l, w) in set.iter().zip(&want) {
+            assert_eq!(l.original(), w.as_bytes());
+            assert_eq!(l.alabel(), w);
+            assert_eq!(set.key_of(l.index() as u32), w.as_bytes());
+            let u = match crate::idna2008::forms_bytes(w.as_bytes()) {
+                crate::idna2008::Forms::Owned { ulabel: Some(u), .. } => u,
+                _ => w.clone(),
+            };
+            assert_eq!(l.ulabel(), u, "{w}");
+            assert_eq!(l.is_idn(), w.starts_with("xn--"));
+        }
     }
 
     /// The map around every probe for a chunk's bounds is forgotten right

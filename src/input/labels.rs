@@ -128,6 +128,10 @@ pub(crate) struct Full {
 /// text is in the mapped source.
 pub(crate) const IN_SOURCE: u64 = u64::MAX;
 
+/// Forms positions from `k * TEXT_PART` are in part `k - 1` of
+/// [`LabelSet::text_parts`] (`LabelSet::text` for `k = 0`).
+pub(crate) const TEXT_PART: u64 = 1 << 40;
+
 #[derive(Debug)]
 pub(crate) enum FormsEntry {
     /// A valid LDH label whose lower-case text (A-label = U-label) is
@@ -212,8 +216,12 @@ pub struct LabelSet {
     /// in increasing order of label.
     pub(crate) source_runs: Vec<(u32, u32)>,
     pub(crate) arena: Vec<u8>,
-    /// The forms of [`FormsEntry::Idn`] entries.
+    /// The forms of [`FormsEntry::Idn`] entries, at positions below
+    /// [`TEXT_PART`]…
     pub(crate) text: String,
+    /// …and, at `(k + 1) * TEXT_PART + offset`, in the `k`-th of these
+    /// texts, taken whole from the reader (see [`LabelSet::adopt_text`]).
+    pub(crate) text_parts: Vec<Arc<String>>,
     pub(crate) sources: Vec<SourceInfo>,
     /// CSR offsets into `ns_targets`, `records.len() + 1` long, or empty.
     pub(crate) ns_index: Vec<u32>,
@@ -425,15 +433,37 @@ impl LabelSet {
         if !text {
             prefetch(std::ptr::from_ref(f).cast());
         } else if let &FormsEntry::Idn { at, alen, .. } = f
-            && let Some(t) = self.text.as_bytes().get(at as usize + usize::from(alen))
+            && let (text, s) = self.text_at(at)
+            && let Some(t) = text.as_bytes().get(s + usize::from(alen))
         {
             prefetch(std::ptr::from_ref(t));
         }
     }
 
     fn text_slice(&self, start: u64, len: u16) -> &str {
-        let s = start as usize;
-        self.text.get(s..s + usize::from(len)).unwrap_or("")
+        let (text, s) = self.text_at(start);
+        text.get(s..s + usize::from(len)).unwrap_or("")
+    }
+
+    /// The text that forms position `start` is in, and the offset there.
+    #[inline]
+    fn text_at(&self, start: u64) -> (&str, usize) {
+        let part = start / TEXT_PART;
+        let s = (start % TEXT_PART) as usize;
+        if part == 0 {
+            (&self.text, s)
+        } else {
+            (self.text_parts.get(part as usize - 1).map_or("", |t| t.as_str()), s)
+        }
+    }
+
+    /// Keeps `text` as a part of the forms text, whole, and returns the
+    /// forms position of its start: the reader's own buffer of IDN forms
+    /// becomes the set's, with no copy into memory of its own (the reader
+    /// reads the forms from it while it registers their labels).
+    pub(crate) fn adopt_text(&mut self, text: Arc<String>) -> u64 {
+        self.text_parts.push(text);
+        self.text_parts.len() as u64 * TEXT_PART
     }
 
     fn arena_slice(&self, start: u64, len: u16) -> &[u8] {
