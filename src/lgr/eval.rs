@@ -283,28 +283,47 @@ impl Lgr {
     }
 
     /// Does rule `r` match anywhere in the label (action `match` /
-    /// `not-match`, RFC 7940 §7.2)? The rule's required code points are
-    /// checked first, which is much cheaper than the automaton search:
-    /// with `mask`, the label's [`super::ReqMasks`] mask, computed on first
-    /// use.
+    /// `not-match`, RFC 7940 §7.2)? What every match contains is checked
+    /// first ([`Lgr::may_match`]), which is much cheaper than the
+    /// automaton search.
     fn rule_matches(&self, r: u32, label: &Label, mask: &mut Option<u64>) -> bool {
-        if let Some(Some(req)) = self.rule_required.get(r as usize) {
-            let absent = if self.req_masks.usable {
-                let m = *mask.get_or_insert_with(|| {
-                    label
-                        .cps()
-                        .iter()
-                        .fold(0, |m, &c| m | self.req_masks.get(&self.rule_required, c))
-                });
-                m & self.req_masks.bit(r) == 0
-            } else {
-                !label.cps().iter().any(|&c| req.contains(c))
-            };
-            if absent {
-                return false;
-            }
+        if !self.may_match(r, label, mask) {
+            debug_assert!(
+                !self.rules[r as usize].found_in(label),
+                "rule {r} matches a label without what its matches contain"
+            );
+            return false;
         }
         self.rules[r as usize].found_in(label)
+    }
+
+    /// False when rule `r` cannot match in the label: when the rules have
+    /// term masks, no alternative of its terms (`rules::required_terms`)
+    /// has all its sets in the label; else the label has none of its
+    /// required set's code points (`rules::required_set`). `mask`: the
+    /// label's mask of the sets (terms' or rules') it has code points of,
+    /// computed on first use.
+    pub(crate) fn may_match(&self, r: u32, label: &Label, mask: &mut Option<u64>) -> bool {
+        let mut of = |masks: &super::ReqMasks, sets: &[Option<super::CpSet>]| {
+            *mask.get_or_insert_with(|| label.cps().iter().fold(0, |m, &c| m | masks.get(sets, c)))
+        };
+        if self.term_masks.usable {
+            match self.rule_alts.get(r as usize) {
+                Some(Some(alts)) => {
+                    let m = of(&self.term_masks, &self.term_sets);
+                    alts.iter().any(|&a| a & !m == 0)
+                }
+                _ => true,
+            }
+        } else if let Some(Some(req)) = self.rule_required.get(r as usize) {
+            if self.req_masks.usable {
+                of(&self.req_masks, &self.rule_required) & self.req_masks.bit(r) != 0
+            } else {
+                label.cps().iter().any(|&c| req.contains(c))
+            }
+        } else {
+            true
+        }
     }
 
     /// The first action that applies (RFC 7940 §8.3 steps 2–4).
@@ -842,6 +861,66 @@ mod tests {
             </rules></lgr>"#
         );
         Lgr::from_xml("t", &xml).expect("compiles")
+    }
+
+    /// A rule is searched for only where what its matches contain
+    /// (`rules::required_terms`) is in the label: never skipped where it
+    /// matches, on every label of up to four code points of a small
+    /// alphabet, for rules of many shapes (sequences, choices, code point
+    /// sequences, optional and repeated parts, rule references, `<any/>`,
+    /// look-arounds); and skipped where a sequence's second part is
+    /// missing, which its smallest set alone would not tell.
+    #[test]
+    fn rules_are_skipped_only_where_they_cannot_match() {
+        let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+              <char cp="0061"/><char cp="0062"/><char cp="0063"/>
+              <char cp="0031"/><char cp="0032"/><char cp="0966"/>
+            </data><rules>
+              <class name="eu">0031 0032</class>
+              <class name="dv">0966</class>
+              <rule name="mix"><choice>
+                <rule><class by-ref="eu"/><any count="0+"/><class by-ref="dv"/></rule>
+                <rule><class by-ref="dv"/><any count="0+"/><class by-ref="eu"/></rule>
+              </choice></rule>
+              <rule name="seq"><char cp="0061 0062"/></rule>
+              <rule name="opt"><char cp="0061" count="0+"/><char cp="0063"/></rule>
+              <rule name="ref"><rule by-ref="seq"/><choice><char cp="0063"/><class by-ref="dv"/></choice></rule>
+              <rule name="rep"><class by-ref="eu" count="2"/></rule>
+              <rule name="any"><any/></rule>
+              <rule name="look"><look-behind><char cp="0062"/></look-behind><char cp="0061"/><look-ahead><class by-ref="dv"/></look-ahead></rule>
+              <rule name="nested"><choice><rule by-ref="mix"/><rule by-ref="ref"/><char cp="0062" count="1+"/></choice><char cp="0031"/></rule>
+            </rules></lgr>"#;
+        let lgr = Lgr::from_xml("t", xml).expect("compiles");
+        assert!(lgr.term_masks.usable);
+        let alphabet = [0x61u32, 0x62, 0x63, 0x31, 0x32, 0x966];
+        let mut labels: Vec<Vec<u32>> = vec![Vec::new()];
+        let mut last = labels.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|l| alphabet.iter().map(move |&c| [&l[..], &[c]].concat()))
+                .collect();
+            labels.extend(last.iter().cloned());
+        }
+        let mut skipped = 0;
+        for cps in &labels {
+            let label = Label::from_cps(cps);
+            let mut mask = None;
+            for r in 0..lgr.rules.len() as u32 {
+                let may = lgr.may_match(r, &label, &mut mask);
+                assert!(may || !lgr.rules[r as usize].found_in(&label), "rule {r} on {cps:X?}");
+                skipped += usize::from(!may);
+            }
+        }
+        assert!(skipped > 1000, "{skipped}");
+        // `mix` needs a digit of each kind: its smallest set alone (the
+        // European digits) would not skip `1 2`.
+        let mix = lgr.rule_names.iter().position(|n| n == "mix").expect("mix") as u32;
+        for (cps, may) in
+            [(&[0x31, 0x32][..], false), (&[0x966, 0x61], false), (&[0x31, 0x966], true)]
+        {
+            assert_eq!(lgr.may_match(mix, &Label::from_cps(cps), &mut None), may, "{cps:X?}");
+        }
     }
 
     /// Rules in the context form (`rules::Context`) hold exactly where

@@ -159,6 +159,12 @@ pub struct Lgr {
     pub(crate) rule_required: Vec<Option<CpSet>>,
     /// `rule_required` by code point.
     pub(crate) req_masks: ReqMasks,
+    /// The distinct sets of the rules' [`rules::Terms`], by code point
+    /// (when `usable`: at most 64 sets; `rule_required` is used otherwise)…
+    pub(crate) term_masks: ReqMasks,
+    pub(crate) term_sets: Vec<Option<CpSet>>,
+    /// …and per rule with terms, the mask of the sets of each alternative.
+    pub(crate) rule_alts: AltMasks,
     /// Whether some element has a reflexive variant (else no label has a
     /// reflexive variant type, RFC 7940 §5.3.4).
     pub(crate) has_reflexive: bool,
@@ -437,7 +443,13 @@ impl Lgr {
         let mut compiled = Vec::with_capacity(doc.rules.len());
         let mut rule_keys = Vec::with_capacity(doc.rules.len());
         let mut rule_required = Vec::with_capacity(doc.rules.len());
+        let mut rule_terms = Vec::with_capacity(doc.rules.len());
         for r in &doc.rules {
+            rule_terms.push(rules::required_terms(&resolver, &r.name).map_err(|e| {
+                LgrError::new(format!("rule '{}': {}", r.name, e.message))
+                    .at(r.line, 0)
+                    .element("rule")
+            })?);
             rule_required.push(rules::required_set(&resolver, &r.name).map_err(|e| {
                 LgrError::new(format!("rule '{}': {}", r.name, e.message))
                     .at(r.line, 0)
@@ -529,6 +541,7 @@ impl Lgr {
         drop(resolver);
         let (first_pages, first_tab, first_flat) = first_table(&by_first);
         let req_masks = ReqMasks::new(&rule_required, &chars);
+        let (term_sets, term_masks, rule_alts) = term_table(&rule_terms, &chars);
         let has_reflexive = chars.iter().any(|c| !c.reflexive.is_empty());
         let meta = chars
             .iter()
@@ -550,6 +563,9 @@ impl Lgr {
             rule_keys,
             rule_required,
             req_masks,
+            term_masks,
+            term_sets,
+            rule_alts,
             has_reflexive,
             rule_names,
             types,
@@ -792,6 +808,45 @@ impl ReqMasks {
             _ => ReqMasks::compute(req, &self.bits, cp),
         }
     }
+}
+
+/// Per rule, the masks of the sets of each alternative of its terms.
+type AltMasks = Vec<Option<Box<[u64]>>>;
+
+/// The distinct sets of the rules' terms, their masks by code point, and
+/// per rule the masks of its alternatives; no masks (not `usable`) when
+/// there are more than 64 sets.
+fn term_table(
+    rule_terms: &[Option<rules::Terms>],
+    chars: &[Char],
+) -> (Vec<Option<CpSet>>, ReqMasks, AltMasks) {
+    let none = || (Vec::new(), ReqMasks::default(), vec![None; rule_terms.len()]);
+    let mut sets: Vec<Option<CpSet>> = Vec::new();
+    for s in rule_terms.iter().flatten().flatten().flatten() {
+        if !sets.iter().any(|t| t.as_ref() == Some(s)) {
+            sets.push(Some(s.clone()));
+        }
+    }
+    if sets.len() > 64 {
+        return none();
+    }
+    let masks = ReqMasks::new(&sets, chars);
+    if !masks.usable {
+        return none();
+    }
+    let bit = |s: &CpSet| {
+        let i = sets.iter().position(|t| t.as_ref() == Some(s)).unwrap_or(usize::MAX);
+        masks.bit(i as u32)
+    };
+    let alts = rule_terms
+        .iter()
+        .map(|t| {
+            t.as_ref().map(|alts| {
+                alts.iter().map(|alt| alt.iter().fold(0, |m, s| m | bit(s))).collect::<Box<[u64]>>()
+            })
+        })
+        .collect();
+    (sets, masks, alts)
 }
 
 /// The two-level form of `by_first` (see [`Lgr::chars_from`]).

@@ -596,6 +596,77 @@ pub(crate) fn required_set<R: Resolver>(res: &R, name: &str) -> Result<Option<Cp
     c.required_seq(body)
 }
 
+/// What every match of a rule contains, in disjunctive form: the match
+/// satisfies some alternative, each of whose sets holds a code point of the
+/// match. An alternative without sets holds for any label.
+pub(crate) type Terms = Vec<Vec<CpSet>>;
+
+/// Most alternatives [`required_terms`] keeps: past it, the parts of a
+/// sequence are weakened to one set each (see [`weaken`]).
+const TERM_ALTS: usize = 16;
+
+/// Most sets an alternative of [`Terms`] keeps (its smallest).
+const TERM_SETS: usize = 8;
+
+/// The [`Terms`] of rule `name` (`None` when a match may hold none of its
+/// code points: `<any/>`, an optional part, a look-around, an empty
+/// class). Finer than [`required_set`]: a sequence needs a code point of
+/// each of its parts, not only of its smallest, so a rule that matches
+/// European and Devanagari digits in one label (`digit-mixing`) needs
+/// both kinds of digit, and a label of Devanagari digits alone skips its
+/// automaton search. Weakening a condition (fewer sets, or a union for
+/// several alternatives) keeps it true of every match.
+pub(crate) fn required_terms<R: Resolver>(res: &R, name: &str) -> Result<Option<Terms>, LgrError> {
+    let body = res
+        .rule_body(name)
+        .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
+    let mut c = Compiler { res, stack: vec![name.to_string()] };
+    c.terms_seq(body)
+}
+
+/// At most [`TERM_SETS`] sets, the smallest (fewer sets: a weaker
+/// condition).
+fn trim(mut sets: Vec<CpSet>) -> Vec<CpSet> {
+    if sets.len() > TERM_SETS {
+        sets.sort_by_key(CpSet::len);
+        sets.truncate(TERM_SETS);
+    }
+    sets
+}
+
+/// One alternative of one set that every match of `t` has a code point
+/// of: the union of the smallest set of each alternative (none when an
+/// alternative has no set).
+fn weaken(t: &Terms) -> Terms {
+    let mut u = CpSet::new();
+    for alt in t {
+        match alt.iter().min_by_key(|s| s.len()) {
+            Some(s) => u = u.union(s),
+            None => return vec![Vec::new()],
+        }
+    }
+    vec![vec![u]]
+}
+
+/// Both `a` and `b`: every pair of their alternatives, joined (each
+/// weakened to one alternative first when the pairs would be too many).
+fn terms_and(a: Terms, b: Terms) -> Terms {
+    let (a, b) = if a.len() * b.len() > TERM_ALTS { (weaken(&a), weaken(&b)) } else { (a, b) };
+    let mut out = Vec::with_capacity(a.len() * b.len());
+    for x in &a {
+        for y in &b {
+            let mut sets = x.clone();
+            for s in y {
+                if !sets.contains(s) {
+                    sets.push(s.clone());
+                }
+            }
+            out.push(trim(sets));
+        }
+    }
+    out
+}
+
 fn frag_text(i: &Item) -> &str {
     match i {
         Item::Frag(s) => s,
@@ -691,6 +762,60 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             }
         }
         Ok(best)
+    }
+
+    /// The [`Terms`] of a sequence: those of each part, joined.
+    fn terms_seq(&mut self, seq: &[Matcher]) -> Result<Option<Terms>, LgrError> {
+        let mut all: Option<Terms> = None;
+        for m in seq {
+            if let Some(t) = self.terms_one(m)? {
+                all = Some(match all {
+                    None => t,
+                    Some(a) => terms_and(a, t),
+                });
+            }
+        }
+        Ok(all)
+    }
+
+    /// The [`Terms`] of one part (`None`: it may match no code point).
+    fn terms_one(&mut self, m: &Matcher) -> Result<Option<Terms>, LgrError> {
+        let at_least_once = |c: &Option<Count>| c.is_none_or(|c| c.min >= 1);
+        Ok(match m {
+            Matcher::Char(cps, c) if at_least_once(c) && !cps.is_empty() => {
+                let mut sets: Vec<CpSet> = Vec::new();
+                for &cp in cps {
+                    let s = CpSet::from_ranges(vec![(cp, cp)]);
+                    if !sets.contains(&s) {
+                        sets.push(s);
+                    }
+                }
+                Some(vec![trim(sets)])
+            }
+            Matcher::Class(e, c) if at_least_once(c) => {
+                // An empty class compiles to the empty pattern (see
+                // `required_one`).
+                Some(self.res.class_set(e)?).filter(|s| !s.is_empty()).map(|s| vec![vec![s]])
+            }
+            Matcher::Seq(s, c) if at_least_once(c) => self.terms_seq(s)?,
+            Matcher::RuleRef(n, c) if at_least_once(c) => {
+                let body = self.enter(n)?;
+                let r = self.terms_seq(body);
+                self.stack.pop();
+                r?
+            }
+            Matcher::Choice(alts, c) if at_least_once(c) && !alts.is_empty() => {
+                let mut out: Terms = Vec::new();
+                for a in alts {
+                    match self.terms_one(a)? {
+                        Some(t) => out.extend(t),
+                        None => return Ok(None),
+                    }
+                }
+                Some(if out.len() > TERM_ALTS { weaken(&out) } else { out })
+            }
+            _ => None,
+        })
     }
 
     fn required_one(&mut self, m: &Matcher) -> Result<Option<CpSet>, LgrError> {
