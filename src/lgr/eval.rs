@@ -34,6 +34,9 @@ impl Label {
         self.offs.clear();
         self.text.clear();
         self.text.push_str(s);
+        // At most one code point per octet: no growth in the loop.
+        self.cps.reserve(s.len());
+        self.offs.reserve(s.len() + 1);
         for (i, c) in s.char_indices() {
             self.cps.push(u32::from(c));
             self.offs.push(i);

@@ -264,11 +264,11 @@ pub(crate) fn family(lgr: &Lgr, j: &Judgement<'_>) -> String {
 
 /// The script of a label: the one Unicode script of its code points other
 /// than Common and Inherited, `Zyyy` when none, `Mixed` when several.
-pub(crate) fn script_of(cps: &[u32]) -> &'static str {
-    let map = CodePointMapData::<Script>::new();
+/// The script of each code point comes from `script`.
+fn script_of_with(cps: &[u32], mut script: impl FnMut(u32) -> Script) -> &'static str {
     let mut found: Option<Script> = None;
     for &c in cps {
-        let s = map.get32(c);
+        let s = script(c);
         if s == Script::Common || s == Script::Inherited {
             continue;
         }
@@ -281,6 +281,36 @@ pub(crate) fn script_of(cps: &[u32]) -> &'static str {
     match found {
         None => "Zyyy",
         Some(s) => PropertyNamesShort::<Script>::new().get(s).unwrap_or("Zzzz"),
+    }
+}
+
+/// Log2 of the entries of a [`ScriptCache`].
+const SCRIPT_BITS: u32 = 10;
+
+/// A worker's cache of the Unicode script of code points, one entry per
+/// value of their low bits: the labels of a zone use few code points, and
+/// a probe here is a fraction of a look-up in the property's trie.
+struct ScriptCache {
+    slots: Box<[(u32, Script)]>,
+}
+
+impl ScriptCache {
+    fn new() -> ScriptCache {
+        // `u32::MAX` is no code point: every entry starts empty.
+        ScriptCache { slots: vec![(u32::MAX, Script::Common); 1 << SCRIPT_BITS].into_boxed_slice() }
+    }
+
+    /// The script of the label of code points `cps` (see
+    /// [`script_of_with`]).
+    fn script_of(&mut self, cps: &[u32]) -> &'static str {
+        let map = CodePointMapData::<Script>::new();
+        script_of_with(cps, |c| {
+            let slot = &mut self.slots[(c & ((1 << SCRIPT_BITS) - 1)) as usize];
+            if slot.0 != c {
+                *slot = (c, map.get32(c));
+            }
+            slot.1
+        })
     }
 }
 
@@ -531,6 +561,7 @@ struct Worker {
     /// Memo of other all-ASCII labels by class string.
     memo_long: FastMap<Box<[u8]>, Memo>,
     key: Vec<u8>,
+    scripts: ScriptCache,
 }
 
 impl Worker {
@@ -544,6 +575,7 @@ impl Worker {
             memo: FastMap::default(),
             memo_long: FastMap::default(),
             key: Vec::new(),
+            scripts: ScriptCache::new(),
         }
     }
 
@@ -721,7 +753,7 @@ impl Worker {
         let j = judge_one_in(set, &label, &self.prepared, &mut self.scratch);
         let eligible = j.eligible();
         self.acc.per_lgr[if eligible { j.lgr.unwrap_or(nl) } else { nl }] += 1;
-        *self.acc.per_script.entry(script_of(self.prepared.cps())).or_default() += 1;
+        *self.acc.per_script.entry(self.scripts.script_of(self.prepared.cps())).or_default() += 1;
         let keep = !(self.prepared.is_empty() || ascii && set.ascii_identity);
         let has = (keep || (!eligible && ascii && set.ascii_identity))
             && index_judged(set, &j, &self.prepared, &mut self.scratch, &mut self.index);
