@@ -1870,6 +1870,7 @@ pub(crate) fn merge(
     buf: &[u8],
     base: u64,
     mut c: Chunk,
+    in_block: bool,
 ) -> Result<Buffers, Error> {
     let col = &mut r.c;
     let acc = &mut col.set.accounting;
@@ -1984,14 +1985,19 @@ pub(crate) fn merge(
     // are judged as others are).
     let listed = c.active && fast;
     let first_index = col.set.records.len() as u32;
-    // The chunk's IDN forms (A-label then U-label, each label after the
-    // last) become a part of the set's text as they are, unless that
-    // would keep much more memory than they fill: the merge copies none
-    // of them (in a sorted zone they come in a block, merged at the end
-    // of the read while the other threads have nothing left to do).
+    // The IDN forms of a chunk of the block of IDN labels (`in_block`: see
+    // `run`) (A-label then U-label, each label after the last) become a
+    // part of the set's text as they are, unless that would keep much more
+    // memory than they fill: the merge copies none of them (the block is
+    // merged at the end of the read, while the other threads have little
+    // left to do). Other chunks' forms are copied: their buffers go to the
+    // next chunks, which would otherwise grow new ones. (Unit tests adopt
+    // any chunk's, so that their small inputs go both ways.)
     // The part is the set's before any label is registered: deduplication
     // reads the keys of the labels registered before (from the part).
-    let adopt = c.idn_text.len() >= ADOPT_MIN && c.idn_text.len() * 2 >= c.idn_text.capacity();
+    let adopt = (in_block || cfg!(test))
+        && c.idn_text.len() >= ADOPT_MIN
+        && c.idn_text.len() * 2 >= c.idn_text.capacity();
     let adopted = adopt.then(|| std::sync::Arc::new(std::mem::take(&mut c.idn_text)));
     let part_at = adopted.as_ref().map(|t| col.set.adopt_text(std::sync::Arc::clone(t)));
     let idn_text = adopted.as_deref().unwrap_or(&c.idn_text).as_str();
@@ -2081,9 +2087,9 @@ pub(crate) fn merge(
     Ok(c.into_buffers())
 }
 
-/// Fewest octets of IDN forms a chunk hands to the set whole (see
-/// [`merge`]); fewer are copied. Unit tests take any, so that their small
-/// inputs go both ways.
+/// Fewest octets of IDN forms a chunk of the block hands to the set whole
+/// (see [`merge`]); fewer are copied. Unit tests take any, so that their
+/// small inputs go both ways.
 const ADOPT_MIN: usize = if cfg!(test) { 1 } else { 4096 };
 
 /// Bytes per chunk of the parallel fast path: at most this…
@@ -2373,7 +2379,7 @@ pub(crate) fn run(
                 chunk.settle = worker;
             }
             let (next, stop) = (chunk.next, chunk.stop);
-            match merge(r, st, buf, base, chunk) {
+            match merge(r, st, buf, base, chunk, first.contains(&k)) {
                 Ok(b) => spare.lock().unwrap_or_else(PoisonError::into_inner).push(b),
                 Err(e) => {
                     outcome = Err(e);
