@@ -1864,6 +1864,8 @@ impl Iterator for Fields<'_> {
 /// of the source) into the collector, after the chunks before it: counts,
 /// labels (deduplicated), NS targets, and the zone state (line number,
 /// previous owner). Returns the chunk's buffers for the next one.
+/// `in_block`: the chunk is one of the block of IDN labels read ahead
+/// (see [`run`]), whose IDN forms the set takes whole.
 pub(crate) fn merge(
     r: &mut Reader<'_>,
     st: &mut ZoneState,
@@ -2286,9 +2288,9 @@ pub(crate) fn run(
         if first.contains(&c) {
             // A block chunk's labels are IDN labels: room for their forms
             // (about half the octets of their lines) and records at once,
-            // rather than new memory at each doubling, copied into
-            // (the block's buffers are not merged, nor used again, until
-            // the end of the read).
+            // rather than a copy into new memory at each doubling (the
+            // block's buffers are neither merged nor used again until the
+            // end of the read).
             buffers.idn_text.reserve((b - a) / 2);
             buffers.regs.reserve((b - a) / 64);
             buffers.idns.reserve((b - a) / 64);
