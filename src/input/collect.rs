@@ -1076,14 +1076,14 @@ fn push_formed(
         Some(o) if o == alabel.as_bytes() => Some((IdnOriginal::IsALabel, None)),
         Some(o) => std::str::from_utf8(o).ok().map(|t| (IdnOriginal::Follows, Some(t))),
     };
-    let forms = match entry {
-        Some((original, None)) if adopted.is_some() => FormsEntry::Idn {
-            at: adopted.unwrap_or_default(),
+    let forms = match (entry, adopted) {
+        (Some((original, None)), Some(at)) => FormsEntry::Idn {
+            at,
             alen: alabel.len() as u16,
             ulen: ulabel_text.len() as u16,
             original,
         },
-        Some((original, text)) => {
+        (Some((original, text)), _) => {
             let at = set.text.len() as u64;
             set.text.push_str(alabel);
             set.text.push_str(ulabel_text);
@@ -1097,7 +1097,7 @@ fn push_formed(
                 original,
             }
         }
-        None => FormsEntry::Full(Box::new(Full {
+        (None, _) => FormsEntry::Full(Box::new(Full {
             alabel: alabel.into(),
             ulabel: ulabel.map(Into::into),
             finding: finding.cloned(),

@@ -264,14 +264,7 @@ impl Dedup {
             return;
         }
         let slot = &self.table[h as usize & (self.table.len() - 1)];
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            // SAFETY: a prefetch is only a hint; it never faults.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(slot).cast::<i8>()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
+        super::labels::prefetch(std::ptr::from_ref(slot).cast());
     }
 
     /// Whether the table holds `n` keys within its load factor (3/4).

@@ -602,7 +602,7 @@ impl<'a> Label<'a> {
 /// A cache prefetch hint for the line at `p` (none where the target has
 /// no such instruction).
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults, whatever the address.
     unsafe {

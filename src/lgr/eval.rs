@@ -303,7 +303,7 @@ impl Lgr {
     /// False when rule `r` cannot match in the label: when the rules have
     /// term masks, no alternative of its terms (`rules::required_terms`)
     /// has all its sets in the label; else the label has none of its
-    /// required set's code points (`rules::required_set`). `mask`: the
+    /// required set's code points (`rules::one_set`). `mask`: the
     /// label's mask of the sets (terms' or rules') it has code points of,
     /// computed on first use.
     pub(crate) fn may_match(&self, r: u32, label: &Label, mask: &mut Option<u64>) -> bool {
@@ -866,6 +866,21 @@ mod tests {
         Lgr::from_xml("t", &xml).expect("compiles")
     }
 
+    /// Every label of up to `max` code points of `alphabet`, the empty one
+    /// first.
+    fn labels_of(alphabet: &[u32], max: usize) -> Vec<Vec<u32>> {
+        let mut all: Vec<Vec<u32>> = vec![Vec::new()];
+        let mut last = all.clone();
+        for _ in 0..max {
+            last = last
+                .iter()
+                .flat_map(|l| alphabet.iter().map(move |&c| [&l[..], &[c]].concat()))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
     /// A rule is searched for only where what its matches contain
     /// (`rules::required_terms`) is in the label: never skipped where it
     /// matches, on every label of up to four code points of a small
@@ -895,18 +910,8 @@ mod tests {
             </rules></lgr>"#;
         let lgr = Lgr::from_xml("t", xml).expect("compiles");
         assert!(lgr.term_masks.usable);
-        let alphabet = [0x61u32, 0x62, 0x63, 0x31, 0x32, 0x966];
-        let mut labels: Vec<Vec<u32>> = vec![Vec::new()];
-        let mut last = labels.clone();
-        for _ in 0..4 {
-            last = last
-                .iter()
-                .flat_map(|l| alphabet.iter().map(move |&c| [&l[..], &[c]].concat()))
-                .collect();
-            labels.extend(last.iter().cloned());
-        }
         let mut skipped = 0;
-        for cps in &labels {
+        for cps in &labels_of(&[0x61, 0x62, 0x63, 0x31, 0x32, 0x966], 4) {
             let label = Label::from_cps(cps);
             let mut mask = None;
             for r in 0..lgr.rules.len() as u32 {
@@ -970,17 +975,7 @@ mod tests {
         let l = Lgr::from_xml("t", xml).expect("compiles");
         let with_form = ["behind", "start", "empty", "ahead", "both", "alts"];
         let with_fixed = ["pair", "lead", "tail", "pair-any", "whole"];
-        let alphabet = [0x61u32, 0x62, 0x63, 0x2D, 0x915];
-        // Every label of up to five code points of the alphabet.
-        let labels: Vec<Vec<u32>> = (0..=5u32)
-            .flat_map(|n| {
-                (0..alphabet.len().pow(n)).map(move |code| {
-                    (0..n)
-                        .map(|k| alphabet[code / alphabet.len().pow(k) % alphabet.len()])
-                        .collect()
-                })
-            })
-            .collect();
+        let labels = labels_of(&[0x61, 0x62, 0x63, 0x2D, 0x915], 5);
         let mut checked = 0;
         for (r, name) in l.rule_names.iter().enumerate() {
             let rule = &l.rules[r];
@@ -1064,18 +1059,15 @@ mod tests {
         )
         .expect("compiles");
         assert!(!with_variant.ldh_hyphens_as_letters());
+        let labels = labels_of(&[0x61, 0x30, 0x2D], 6);
         for l in [&ascii, &same] {
-            for n in 1..=6u32 {
-                let letters = l.judge(&vec![0x61; n as usize]);
-                for code in 0..3usize.pow(n) {
-                    let text: Vec<u8> =
-                        (0..n).map(|k| [b'a', b'0', b'-'][code / 3usize.pow(k) % 3]).collect();
-                    if !crate::idna2008::hyphens_allowed(&text) {
-                        continue;
-                    }
-                    let cps: Vec<u32> = text.iter().map(|&b| u32::from(b)).collect();
-                    assert_eq!(l.judge(&cps), letters, "{}", String::from_utf8_lossy(&text));
+            for cps in labels.iter().filter(|c| !c.is_empty()) {
+                let text: Vec<u8> = cps.iter().map(|&c| c as u8).collect();
+                if !crate::idna2008::hyphens_allowed(&text) {
+                    continue;
                 }
+                let letters = l.judge(&vec![0x61; cps.len()]);
+                assert_eq!(l.judge(cps), letters, "{}", String::from_utf8_lossy(&text));
             }
         }
     }

@@ -155,7 +155,8 @@ pub struct Lgr {
     pub(crate) rules: Vec<CompiledRule>,
     /// Per rule, its key (see `rules::compile`).
     pub(crate) rule_keys: Vec<String>,
-    /// Per rule, code points a match needs one of (see `rules::required_set`).
+    /// Per rule, code points a match needs one of (`rules::one_set` of its
+    /// terms).
     pub(crate) rule_required: Vec<Option<CpSet>>,
     /// `rule_required` by code point.
     pub(crate) req_masks: ReqMasks,
@@ -445,16 +446,13 @@ impl Lgr {
         let mut rule_required = Vec::with_capacity(doc.rules.len());
         let mut rule_terms = Vec::with_capacity(doc.rules.len());
         for r in &doc.rules {
-            rule_terms.push(rules::required_terms(&resolver, &r.name).map_err(|e| {
+            let terms = rules::required_terms(&resolver, &r.name).map_err(|e| {
                 LgrError::new(format!("rule '{}': {}", r.name, e.message))
                     .at(r.line, 0)
                     .element("rule")
-            })?);
-            rule_required.push(rules::required_set(&resolver, &r.name).map_err(|e| {
-                LgrError::new(format!("rule '{}': {}", r.name, e.message))
-                    .at(r.line, 0)
-                    .element("rule")
-            })?);
+            })?;
+            rule_required.push(terms.as_ref().and_then(rules::one_set));
+            rule_terms.push(terms);
             let (rule, key) = rules::compile(&resolver, &r.name, lazy).map_err(|e| {
                 LgrError::new(format!("rule '{}': {}", r.name, e.message))
                     .at(r.line, 0)

@@ -583,19 +583,6 @@ enum CtxItem {
     Anchor,
 }
 
-/// A set of code points of which every match of rule `name` contains at
-/// least one, when the rule has such a set (`None` when it can match
-/// without, e.g. `<any/>` or an empty pattern). Testing the label against it
-/// spares the automaton search for labels that cannot match: for most
-/// action rules (digit mixing, script mixing) that is most labels.
-pub(crate) fn required_set<R: Resolver>(res: &R, name: &str) -> Result<Option<CpSet>, LgrError> {
-    let body = res
-        .rule_body(name)
-        .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
-    let mut c = Compiler { res, stack: vec![name.to_string()] };
-    c.required_seq(body)
-}
-
 /// What every match of a rule contains, in disjunctive form: the match
 /// satisfies some alternative, each of whose sets holds a code point of the
 /// match. An alternative without sets holds for any label.
@@ -610,8 +597,8 @@ const TERM_SETS: usize = 8;
 
 /// The [`Terms`] of rule `name` (`None` when a match may hold none of its
 /// code points: `<any/>`, an optional part, a look-around, an empty
-/// class). Finer than [`required_set`]: a sequence needs a code point of
-/// each of its parts, not only of its smallest, so a rule that matches
+/// class). A sequence needs a code point of each of its parts, not only of
+/// its smallest (see [`one_set`]), so a rule that matches
 /// European and Devanagari digits in one label (`digit-mixing`) needs
 /// both kinds of digit, and a label of Devanagari digits alone skips its
 /// automaton search. Weakening a condition (fewer sets, or a union for
@@ -632,6 +619,13 @@ fn trim(mut sets: Vec<CpSet>) -> Vec<CpSet> {
         sets.truncate(TERM_SETS);
     }
     sets
+}
+
+/// One set of which every match of a rule with terms `t` holds a code
+/// point (see [`weaken`]), when there is one: the coarser test, for an LGR
+/// whose rules have too many distinct sets to test the terms by masks.
+pub(crate) fn one_set(t: &Terms) -> Option<CpSet> {
+    weaken(t).pop()?.pop()
 }
 
 /// One alternative of one set that every match of `t` has a code point
@@ -665,6 +659,19 @@ fn terms_and(a: Terms, b: Terms) -> Terms {
         }
     }
     out
+}
+
+/// Each of the sequences `acc` followed by each of `options`.
+fn followed_by<T: Clone>(acc: &[Vec<T>], options: &[Vec<T>]) -> Vec<Vec<T>> {
+    let mut next = Vec::with_capacity(acc.len() * options.len());
+    for a in acc {
+        for o in options {
+            let mut v = a.clone();
+            v.extend_from_slice(o);
+            next.push(v);
+        }
+    }
+    next
 }
 
 fn frag_text(i: &Item) -> &str {
@@ -750,18 +757,32 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         Ok(body)
     }
 
-    /// See [`required_set`]: in a sequence every element that needs a code
-    /// point is necessary, so the smallest of their sets is taken.
-    fn required_seq(&mut self, seq: &[Matcher]) -> Result<Option<CpSet>, LgrError> {
-        let mut best: Option<CpSet> = None;
-        for m in seq {
-            if let Some(s) = self.required_one(m)?
-                && best.as_ref().is_none_or(|b| s.len() < b.len())
-            {
-                best = Some(s);
-            }
+    /// `f` on the body of rule `name`, entered (see [`Compiler::enter`])
+    /// for the time of the call.
+    fn in_rule<T>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&mut Self, &'r [Matcher]) -> Result<T, LgrError>,
+    ) -> Result<T, LgrError> {
+        let body = self.enter(name)?;
+        let r = f(self, body);
+        self.stack.pop();
+        r
+    }
+
+    /// The alternatives `one` gives for each of the items of a choice,
+    /// together; `None` when it gives none for one of them.
+    fn choice_of<T>(
+        &mut self,
+        items: &[Matcher],
+        mut one: impl FnMut(&mut Self, &Matcher) -> Result<Option<Vec<T>>, LgrError>,
+    ) -> Result<Option<Vec<T>>, LgrError> {
+        let mut out = Vec::new();
+        for m in items {
+            let Some(alts) = one(self, m)? else { return Ok(None) };
+            out.extend(alts);
         }
-        Ok(best)
+        Ok(Some(out))
     }
 
     /// The [`Terms`] of a sequence: those of each part, joined.
@@ -783,69 +804,24 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         let at_least_once = |c: &Option<Count>| c.is_none_or(|c| c.min >= 1);
         Ok(match m {
             Matcher::Char(cps, c) if at_least_once(c) && !cps.is_empty() => {
-                let mut sets: Vec<CpSet> = Vec::new();
-                for &cp in cps {
-                    let s = CpSet::from_ranges(vec![(cp, cp)]);
-                    if !sets.contains(&s) {
-                        sets.push(s);
-                    }
-                }
-                Some(vec![trim(sets)])
-            }
-            Matcher::Class(e, c) if at_least_once(c) => {
-                // An empty class compiles to the empty pattern (see
-                // `required_one`).
-                Some(self.res.class_set(e)?).filter(|s| !s.is_empty()).map(|s| vec![vec![s]])
-            }
-            Matcher::Seq(s, c) if at_least_once(c) => self.terms_seq(s)?,
-            Matcher::RuleRef(n, c) if at_least_once(c) => {
-                let body = self.enter(n)?;
-                let r = self.terms_seq(body);
-                self.stack.pop();
-                r?
-            }
-            Matcher::Choice(alts, c) if at_least_once(c) && !alts.is_empty() => {
-                let mut out: Terms = Vec::new();
-                for a in alts {
-                    match self.terms_one(a)? {
-                        Some(t) => out.extend(t),
-                        None => return Ok(None),
-                    }
-                }
-                Some(if out.len() > TERM_ALTS { weaken(&out) } else { out })
-            }
-            _ => None,
-        })
-    }
-
-    fn required_one(&mut self, m: &Matcher) -> Result<Option<CpSet>, LgrError> {
-        let at_least_once = |c: &Option<Count>| c.is_none_or(|c| c.min >= 1);
-        Ok(match m {
-            Matcher::Char(cps, c) if at_least_once(c) => {
-                cps.first().map(|&cp| CpSet::from_ranges(vec![(cp, cp)]))
+                let mut cps = cps.clone();
+                cps.sort_unstable();
+                cps.dedup();
+                Some(vec![trim(cps.iter().map(|&cp| CpSet::from_ranges(vec![(cp, cp)])).collect())])
             }
             Matcher::Class(e, c) if at_least_once(c) => {
                 // An empty class compiles to the empty pattern, which
                 // matches the empty string (as in the reference).
-                Some(self.res.class_set(e)?).filter(|s| !s.is_empty())
+                Some(self.res.class_set(e)?).filter(|s| !s.is_empty()).map(|s| vec![vec![s]])
             }
-            Matcher::Seq(s, c) if at_least_once(c) => self.required_seq(s)?,
+            Matcher::Seq(s, c) if at_least_once(c) => self.terms_seq(s)?,
             Matcher::RuleRef(n, c) if at_least_once(c) => {
-                let body = self.enter(n)?;
-                let r = self.required_seq(body);
-                self.stack.pop();
-                r?
+                self.in_rule(n, |me, body| me.terms_seq(body))?
             }
-            Matcher::Choice(alts, c) if at_least_once(c) => {
-                let mut u = CpSet::new();
-                for a in alts {
-                    match self.required_one(a)? {
-                        Some(s) => u = u.union(&s),
-                        None => return Ok(None),
-                    }
-                }
-                Some(u)
-            }
+            // An empty choice is left to the automaton.
+            Matcher::Choice(alts, c) if at_least_once(c) && !alts.is_empty() => self
+                .choice_of(alts, Self::terms_one)?
+                .map(|out| if out.len() > TERM_ALTS { weaken(&out) } else { out }),
             _ => None,
         })
     }
@@ -857,12 +833,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             let empty = match m {
                 Matcher::Class(e, None) => self.res.class_set(e)?.is_empty(),
                 Matcher::Seq(s, None) => self.pattern_is_empty(s)?,
-                Matcher::RuleRef(n, None) => {
-                    let body = self.enter(n)?;
-                    let r = self.pattern_is_empty(body);
-                    self.stack.pop();
-                    r?
-                }
+                Matcher::RuleRef(n, None) => self.in_rule(n, Self::pattern_is_empty)?,
                 _ => false,
             };
             if !empty {
@@ -882,15 +853,13 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 }
                 any
             }
-            Matcher::RuleRef(n, _) => {
-                let body = self.enter(n)?;
+            Matcher::RuleRef(n, _) => self.in_rule(n, |me, body| {
                 let mut any = false;
                 for x in body {
-                    any |= self.special(x)?;
+                    any |= me.special(x)?;
                 }
-                self.stack.pop();
-                any
-            }
+                Ok(any)
+            })?,
             _ => false,
         })
     }
@@ -903,15 +872,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             if acc.len() * options.len() > MAX_ALTS {
                 return Err(LgrError::new(format!("expands to more than {MAX_ALTS} alternatives")));
             }
-            let mut next = Vec::with_capacity(acc.len() * options.len());
-            for a in &acc {
-                for o in &options {
-                    let mut v = a.clone();
-                    v.extend(o.iter().cloned());
-                    next.push(v);
-                }
-            }
-            acc = next;
+            acc = followed_by(&acc, &options);
         }
         // Merge adjacent fragments.
         for alt in &mut acc {
@@ -936,12 +897,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             Matcher::LookAhead(s) => Ok(vec![vec![Item::LookAhead(self.plain_seq(s, false)?)]]),
             Matcher::LookBehind(s) => Ok(vec![vec![Item::LookBehind(self.plain_seq(s, true)?)]]),
             Matcher::Seq(s, None) => self.expand(s),
-            Matcher::RuleRef(n, None) => {
-                let body = self.enter(n)?;
-                let r = self.expand(body);
-                self.stack.pop();
-                r
-            }
+            Matcher::RuleRef(n, None) => self.in_rule(n, Self::expand),
             Matcher::Choice(s, None) => {
                 let mut out = Vec::new();
                 for x in s {
@@ -1031,20 +987,8 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 self.fixed_seq(s)?.map(|seqs| vec![vec![CtxItem::Ahead(Around { seqs })]])
             }
             Matcher::Seq(s, None) => self.ctx_seq(s)?,
-            Matcher::RuleRef(n, None) => {
-                let body = self.enter(n)?;
-                let r = self.ctx_seq(body);
-                self.stack.pop();
-                r?
-            }
-            Matcher::Choice(s, None) => {
-                let mut out = Vec::new();
-                for x in s {
-                    let Some(alts) = self.ctx_one(x)? else { return Ok(None) };
-                    out.extend(alts);
-                }
-                Some(out)
-            }
+            Matcher::RuleRef(n, None) => self.in_rule(n, Self::ctx_seq)?,
+            Matcher::Choice(s, None) => self.choice_of(s, Self::ctx_one)?,
             _ => None,
         })
     }
@@ -1058,15 +1002,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             if acc.len() * options.len() > MAX_CONTEXT_SEQS {
                 return Ok(None);
             }
-            let mut next = Vec::with_capacity(acc.len() * options.len());
-            for a in &acc {
-                for o in &options {
-                    let mut v = a.clone();
-                    v.extend_from_slice(o);
-                    next.push(v);
-                }
-            }
-            acc = next;
+            acc = followed_by(&acc, &options);
         }
         Ok(Some(acc))
     }
@@ -1083,19 +1019,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 Some(vec![if set.is_empty() { Vec::new() } else { vec![Atom::of_set(set)] }])
             }
             Matcher::Seq(s, None) => self.fixed_seq(s)?,
-            Matcher::RuleRef(n, None) => {
-                let body = self.enter(n)?;
-                let r = self.fixed_seq(body);
-                self.stack.pop();
-                r?
-            }
+            Matcher::RuleRef(n, None) => self.in_rule(n, Self::fixed_seq)?,
             Matcher::Choice(s, None) => {
-                let mut out = Vec::new();
-                for x in s {
-                    let Some(alts) = self.fixed_one(x)? else { return Ok(None) };
-                    out.extend(alts);
-                }
-                (out.len() <= MAX_CONTEXT_SEQS).then_some(out)
+                self.choice_of(s, Self::fixed_one)?.filter(|out| out.len() <= MAX_CONTEXT_SEQS)
             }
             _ => None,
         })
@@ -1123,10 +1049,8 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                 format!("(?:{inner}){}", count_suffix(*c, lb))
             }
             Matcher::RuleRef(n, c) => {
-                let body = self.enter(n)?;
-                let inner = self.plain_seq(body, lb);
-                self.stack.pop();
-                format!("(?:{}){}", inner?, count_suffix(*c, lb))
+                let inner = self.in_rule(n, |me, body| me.plain_seq(body, lb))?;
+                format!("(?:{inner}){}", count_suffix(*c, lb))
             }
             Matcher::Choice(s, c) => {
                 let mut parts = Vec::new();
