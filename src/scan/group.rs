@@ -57,16 +57,20 @@ const BUCKET_PIECE: usize = 1 << 16;
 /// the input are spread into buckets in parallel (a counting sort each),
 /// then each bucket is gathered from the pieces and sorted in parallel.
 /// The order of equal keys does not matter (groups are sorted by members
-/// later). `keyed` is dropped once spread (the pieces hold it all).
-fn buckets(keyed: Vec<Keyed>, each: impl Fn(&mut [Keyed]) -> Vec<Group> + Sync) -> Vec<Group> {
-    let n = keyed.len();
+/// later). `keyed` (lists of keys, one per judging worker) is dropped once
+/// spread (the pieces hold it all).
+fn buckets(keyed: Vec<Vec<Keyed>>, each: impl Fn(&mut [Keyed]) -> Vec<Group> + Sync) -> Vec<Group> {
+    let n = keyed.iter().map(Vec::len).sum::<usize>();
     let bits = (usize::BITS - n.max(1).leading_zeros()).saturating_sub(10).min(12);
     // The bucket of a key; bits = 0: one bucket.
     let bucket = |k: &Keyed| if bits == 0 { 0 } else { (k.hash >> (64 - bits)) as usize };
     let nb = 1usize << bits;
     // Per piece: its keys by bucket, and where each bucket starts.
-    let pieces: Vec<(Vec<Keyed>, Vec<u32>)> =
-        keyed.par_chunks(BUCKET_PIECE).map(|piece| counting_sort(piece, nb, bucket)).collect();
+    let pieces: Vec<(Vec<Keyed>, Vec<u32>)> = keyed
+        .par_iter()
+        .flat_map(|list| list.par_chunks(BUCKET_PIECE))
+        .map(|piece| counting_sort(piece, nb, bucket))
+        .collect();
     drop(keyed);
     let per_bucket: Vec<Vec<Group>> = (0..nb)
         .into_par_iter()
@@ -136,9 +140,9 @@ fn groups(
     judged: &mut Judged,
     progress: &dyn Progress,
 ) -> Vec<Group> {
-    let arena = &judged.arena;
-    let key = |k: &Keyed| &arena[k.start..k.start + k.len as usize];
-    let keyed = std::mem::take(&mut judged.keyed);
+    let keyed = std::mem::take(&mut judged.keys.keyed);
+    let keys = &judged.keys;
+    let key = |k: &Keyed| keys.key(k);
     // Candidate groups: several labels, or one whose index label is all
     // ASCII (an ASCII label may have it as its text). `keyed`: sorted by
     // `(hash, len)`.
@@ -162,8 +166,11 @@ fn groups(
                 while b < run.len() && key(&run[b]) == key(&run[a]) {
                     b += 1;
                 }
-                let k = key(&run[a]);
-                if b - a > 1 || (set.ascii_identity && k.iter().all(|&c| c < 0x80)) {
+                // Most index labels are one label's, not ASCII: their code
+                // points are not read.
+                if b - a > 1 || (set.ascii_identity && run[a].ascii()) {
+                    let k = key(&run[a]);
+                    debug_assert_eq!(run[a].ascii(), k.iter().all(|&c| c < 0x80));
                     out.push(Group {
                         members: run[a..b].iter().map(|x| x.label).collect(),
                         key: k.to_vec(),
@@ -376,7 +383,9 @@ mod tests {
                 .collect();
             // Each bucket as one group of its labels in order; its key:
             // the bucket's first hash and length.
-            let got = buckets(keyed.clone(), |run| {
+            // In two lists, as two judging workers leave them.
+            let lists = vec![keyed[..n / 3].to_vec(), keyed[n / 3..].to_vec()];
+            let got = buckets(lists, |run| {
                 assert!(run.windows(2).all(|w| (w[0].hash, w[0].len) <= (w[1].hash, w[1].len)));
                 if run.is_empty() {
                     return Vec::new();

@@ -37,23 +37,75 @@ pub(crate) struct Judged {
     pub per_lgr: Vec<(String, u64)>,
     pub per_script: Vec<(String, u64)>,
     pub families: Vec<(String, u64)>,
-    /// Index labels kept (their code points are in `arena`).
-    pub keyed: Vec<Keyed>,
-    pub arena: Vec<u32>,
+    /// Index labels kept, one list per judging worker (see [`KeyParts`]).
+    pub keys: KeyParts,
     /// ASCII labels whose text may be an IDN label's index label (they
     /// have a byte flagged [`PACK_TARGET`], and plain ones passed the
     /// filter of [`KeyFilter`]), with [`text_hash`] of it.
     pub ascii_cands: Vec<(u32, u32)>,
 }
 
-/// An index label kept: `arena[start..start + len]`.
+/// An index label kept: `len` code points at `start` of its arena (see
+/// [`KeyParts`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Keyed {
-    /// [`key_hash`] of the index label.
+    /// [`key_hash`] of the index label, its lowest bit replaced by whether
+    /// the index label is all ASCII ([`Keyed::ascii`]; a function of the
+    /// index label too, so equal index labels have equal hashes).
     pub hash: u64,
     pub label: u32,
     pub len: u32,
     pub start: usize,
+}
+
+impl Keyed {
+    /// A kept index label's hash ([`Keyed::hash`]).
+    pub fn hash_of(key: &[u32]) -> u64 {
+        key_hash(key) & !1 | u64::from(key.iter().all(|&c| c < 0x80))
+    }
+
+    /// Whether the index label is all ASCII (known without reading it: the
+    /// grouping reads the index labels in hash order, a cache miss each).
+    #[inline]
+    pub fn ascii(&self) -> bool {
+        self.hash & 1 != 0
+    }
+}
+
+/// Where the part of a [`Keyed`] is in its `start`: above this bit, the
+/// offset in the part's arena below.
+const PART_SHIFT: u32 = 40;
+
+/// The index labels kept by the judging workers: each worker's list and
+/// arena as it built them (copying them into one would fault in as much
+/// new memory again, on one thread, at the end of the judging). A key's
+/// part is in the high bits of its `start` ([`PART_SHIFT`]).
+#[derive(Default)]
+pub(crate) struct KeyParts {
+    pub keyed: Vec<Vec<Keyed>>,
+    arenas: Vec<Vec<u32>>,
+}
+
+impl KeyParts {
+    /// Takes the workers' lists and arenas (offsets within their arena),
+    /// marking each key with its part.
+    fn new(parts: Vec<(Vec<Keyed>, Vec<u32>)>) -> KeyParts {
+        let (mut keyed, arenas): (Vec<Vec<Keyed>>, Vec<Vec<u32>>) = parts.into_iter().unzip();
+        for (p, list) in keyed.iter_mut().enumerate() {
+            for k in list {
+                debug_assert!(k.start < 1 << PART_SHIFT);
+                k.start |= p << PART_SHIFT;
+            }
+        }
+        KeyParts { keyed, arenas }
+    }
+
+    /// The code points of a kept index label.
+    #[inline]
+    pub fn key(&self, k: &Keyed) -> &[u32] {
+        let at = k.start & ((1 << PART_SHIFT) - 1);
+        &self.arenas[k.start >> PART_SHIFT][at..at + k.len as usize]
+    }
 }
 
 /// Hash of an index label, for grouping.
@@ -472,8 +524,11 @@ struct Acc {
     zyyy: u64,
     per_script: BTreeMap<&'static str, u64>,
     families: BTreeMap<String, u64>,
+    /// Index labels kept by this worker: `arena[start..start + len]`.
     keyed: Vec<Keyed>,
     arena: Vec<u32>,
+    /// Those of the workers merged into this one (see [`KeyParts`]).
+    more: Vec<(Vec<Keyed>, Vec<u32>)>,
     ascii_cands: Vec<(u32, u32)>,
 }
 
@@ -529,11 +584,21 @@ impl Acc {
         for (k, n) in o.families {
             *self.families.entry(k).or_default() += n;
         }
-        let shift = self.arena.len();
-        self.arena.append(&mut o.arena);
-        self.keyed.extend(o.keyed.into_iter().map(|k| Keyed { start: k.start + shift, ..k }));
+        if !o.keyed.is_empty() {
+            self.more.push((o.keyed, o.arena));
+        }
+        self.more.append(&mut o.more);
         self.ascii_cands.append(&mut o.ascii_cands);
         self
+    }
+
+    /// Each kept index label, of every worker merged in.
+    fn keys(&self) -> impl Iterator<Item = &[u32]> {
+        std::iter::once((&self.keyed, &self.arena))
+            .chain(self.more.iter().map(|(k, a)| (k, a)))
+            .flat_map(|(keyed, arena)| {
+                keyed.iter().map(|e| &arena[e.start..e.start + e.len as usize])
+            })
     }
 }
 
@@ -765,7 +830,7 @@ impl Worker {
             let start = self.acc.arena.len();
             self.acc.arena.extend_from_slice(&self.index);
             self.acc.keyed.push(Keyed {
-                hash: key_hash(&self.index),
+                hash: Keyed::hash_of(&self.index),
                 label: i as u32,
                 len: self.index.len() as u32,
                 start,
@@ -835,8 +900,8 @@ impl KeyFilter {
     /// The keys of the index labels the first pass of [`judge_all`] kept.
     fn of(acc: &Acc) -> KeyFilter {
         let mut k = KeyFilter::new(16);
-        for e in &acc.keyed {
-            k.add_cps(&acc.arena[e.start..e.start + e.len as usize]);
+        for key in acc.keys() {
+            k.add_cps(key);
         }
         k
     }
@@ -1612,8 +1677,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
         per_lgr,
         per_script: per_script.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         families: acc.families.into_iter().collect(),
-        keyed: acc.keyed,
-        arena: acc.arena,
+        keys: KeyParts::new(std::iter::once((acc.keyed, acc.arena)).chain(acc.more).collect()),
         ascii_cands: acc.ascii_cands,
     }
 }
