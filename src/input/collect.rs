@@ -449,7 +449,10 @@ impl Collector {
         let told = |source: usize, at: u64| {
             source == b.source as usize && (at < b.before || (b.range.0..b.range.1).contains(&at))
         };
-        let missed = set.forms_owner.iter().any(|&i| {
+        // On all threads: a zone's IDN labels are hundreds of thousands,
+        // and this runs between the read and the judging.
+        use rayon::prelude::*;
+        let missed = set.forms_owner.par_iter().with_min_len(4096).any(|&i| {
             set.get(i as usize)
                 .is_some_and(|l| !l.ulabel().is_ascii() && !told(l.source(), l.offset()))
         });
