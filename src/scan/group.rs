@@ -1,9 +1,10 @@
 //! Phases 2 and 3 of a scan: group labels by index label, pick each group's
 //! holder, and judge the other members as its variants (RFC 7940 §8.3).
 
-use super::judge::{Judged, Keyed, index_text, judge_one, text_hash_cps, verdict_fields};
+use super::judge::{Judged, Keyed, index_text, judge_one_in, text_hash_cps, verdict_fields};
 use super::{Finding, FindingKind, HolderPolicy, LgrSet, Progress, ScanConfig, Summary};
 use crate::input::LabelSet;
+use crate::lgr::IndexScratch;
 use crate::lgr::Label as EvalLabel;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -72,39 +73,51 @@ fn buckets(keyed: Vec<Vec<Keyed>>, each: impl Fn(&mut [Keyed]) -> Vec<Group> + S
         .map(|piece| counting_sort(piece, nb, bucket))
         .collect();
     drop(keyed);
+    // A bucket is gathered and sorted in buffers each task reuses: they
+    // stay in the cache, where new ones for every bucket would be memory
+    // the system must find and zero (three times the keys in all).
     let per_bucket: Vec<Vec<Group>> = (0..nb)
         .into_par_iter()
-        .map(|b| {
-            let mut run: Vec<Keyed> = Vec::new();
+        .map_init(Scratch::default, |sc, b| {
+            sc.run.clear();
             for (keys, at) in &pieces {
-                run.extend_from_slice(&keys[at[b] as usize..at[b + 1] as usize]);
+                sc.run.extend_from_slice(&keys[at[b] as usize..at[b + 1] as usize]);
             }
-            sort_bucket(&mut run, bits);
-            each(&mut run)
+            sort_bucket(sc, bits);
+            each(&mut sc.run)
         })
         .collect();
     per_bucket.into_iter().flatten().collect()
 }
 
-/// Sorts a bucket of [`buckets`] by `(hash, len)`: its keys share the top
-/// `skip` bits of their hash; one counting-sort pass on the next bits
-/// (about one key a slot), then each slot, mostly of one or two keys,
-/// sorted.
-fn sort_bucket(keyed: &mut Vec<Keyed>, skip: u32) {
-    let n = keyed.len();
+/// The buffers a task of [`buckets`] reuses from bucket to bucket: the
+/// bucket's keys, and the counting sort's output and slot positions.
+#[derive(Default)]
+struct Scratch {
+    run: Vec<Keyed>,
+    sorted: Vec<Keyed>,
+    at: Vec<u32>,
+}
+
+/// Sorts the bucket of [`buckets`] in `sc.run` by `(hash, len)`: its keys
+/// share the top `skip` bits of their hash; one counting-sort pass on the
+/// next bits (about one key a slot), then each slot, mostly of one or two
+/// keys, sorted.
+fn sort_bucket(sc: &mut Scratch, skip: u32) {
+    let n = sc.run.len();
     if n < 64 {
-        keyed.sort_unstable_by_key(|k| (k.hash, k.len));
+        sc.run.sort_unstable_by_key(|k| (k.hash, k.len));
         return;
     }
     let bits = (usize::BITS - 1 - n.leading_zeros()).min(64 - skip).min(20);
     let slot = |k: &Keyed| ((k.hash << skip) >> (64 - bits)) as usize;
-    let (mut out, _) = counting_sort(keyed, 1 << bits, slot);
-    for run in out.chunk_by_mut(|a, b| slot(a) == slot(b)) {
+    counting_sort_into(&sc.run, 1 << bits, slot, &mut sc.sorted, &mut sc.at);
+    std::mem::swap(&mut sc.run, &mut sc.sorted);
+    for run in sc.run.chunk_by_mut(|a, b| slot(a) == slot(b)) {
         if run.len() > 1 {
             run.sort_unstable_by_key(|k| (k.hash, k.len));
         }
     }
-    *keyed = out;
 }
 
 /// `keys` ordered by `slot` (below `slots`), stable, with where each slot
@@ -114,21 +127,38 @@ fn counting_sort(
     slots: usize,
     slot: impl Fn(&Keyed) -> usize,
 ) -> (Vec<Keyed>, Vec<u32>) {
-    let mut at = vec![0u32; slots + 1];
+    let (mut out, mut at) = (Vec::new(), Vec::new());
+    counting_sort_into(keys, slots, slot, &mut out, &mut at);
+    (out, at)
+}
+
+/// [`counting_sort`] into `out` and `at` (their contents replaced).
+fn counting_sort_into(
+    keys: &[Keyed],
+    slots: usize,
+    slot: impl Fn(&Keyed) -> usize,
+    out: &mut Vec<Keyed>,
+    at: &mut Vec<u32>,
+) {
+    at.clear();
+    at.resize(slots + 1, 0);
     for k in keys {
         at[slot(k) + 1] += 1;
     }
     for b in 1..at.len() {
         at[b] += at[b - 1];
     }
-    let starts = at.clone();
-    let mut out = keys.to_vec();
+    // Every position is written again below.
+    out.clear();
+    out.extend_from_slice(keys);
     for k in keys {
         let b = slot(k);
         out[at[b] as usize] = *k;
         at[b] += 1;
     }
-    (out, starts)
+    // Each slot's position moved to the next slot's start: back by one.
+    at.copy_within(..slots, 1);
+    at[0] = 0;
 }
 
 /// Groups the kept index labels; with the ASCII shortcut, adds the ASCII
@@ -235,6 +265,14 @@ fn groups(
     out
 }
 
+/// The buffers [`resolve`] reuses from group to group.
+#[derive(Default)]
+struct ResolveScratch {
+    holder: EvalLabel,
+    index: IndexScratch,
+    member: Vec<u32>,
+}
+
 /// Resolves a group: holder, then each member's disposition as a variant of
 /// the holder. Returns the rows (holder first) and whether any conflicts.
 fn resolve(
@@ -243,6 +281,7 @@ fn resolve(
     config: &ScanConfig,
     group: &Group,
     invalid: &[Finding],
+    sc: &mut ResolveScratch,
 ) -> (Vec<Finding>, u64, u64) {
     let members = &group.members[..];
     let view = |i: u32| labels.get(i as usize).expect("group members are label indices");
@@ -257,13 +296,14 @@ fn resolve(
             .expect("groups are not empty"),
     };
     let h = view(holder);
-    let hlabel = EvalLabel::from_text(h.ulabel());
+    sc.holder.set_text(h.ulabel());
+    let hlabel = &sc.holder;
     let hcps = hlabel.cps();
     // Every member's index label is the group's (an ASCII member's was
     // confirmed to be its own text).
     let index = index_text(&group.key);
     let hreg = h.csv().and_then(|c| c.registrant.as_deref());
-    let hj = judge_one(set, &h, &hlabel);
+    let hj = judge_one_in(set, &h, hlabel, &mut sc.index);
     let [hlgr, hdisp, hreason, _] = verdict_fields(set, &hj);
     let mut rows = vec![Finding {
         kind: FindingKind::Collision,
@@ -282,14 +322,16 @@ fn resolve(
             continue;
         }
         let l = view(m);
-        let mcps: Vec<u32> = l.ulabel().chars().map(u32::from).collect();
+        let mcps = &mut sc.member;
+        mcps.clear();
+        mcps.extend(l.ulabel().chars().map(u32::from));
         // A member that is invalid on its own (an IDNA2008 finding, or not
         // eligible under its LGR) cannot be allocated, whatever its variant
         // disposition: e.g. ALEF + MADDAH ABOVE is an allocatable variant
         // of ALEF WITH MADDA ABOVE but not NFC. The judging phase listed
         // exactly those labels (sorted).
         let own_invalid = invalid.binary_search_by_key(&(m as usize), |f| f.label).is_ok();
-        let (disposition, reason, role) = match set.variants.variant_disposition(hcps, &mcps) {
+        let (disposition, reason, role) = match set.variants.variant_disposition(hcps, mcps) {
             Some(v) => {
                 let role = match v.disposition {
                     _ if own_invalid => Role::Invalid,
@@ -342,8 +384,10 @@ pub(crate) fn collide(
     let groups = groups(labels, set, judged, progress);
     progress.phase("resolving variant sets", groups.len() as u64);
     let invalid = &judged.invalid[..];
-    let mut resolved: Vec<(Vec<Finding>, u64, u64)> =
-        groups.par_iter().map(|g| resolve(labels, set, config, g, invalid)).collect();
+    let mut resolved: Vec<(Vec<Finding>, u64, u64)> = groups
+        .par_iter()
+        .map_init(ResolveScratch::default, |sc, g| resolve(labels, set, config, g, invalid, sc))
+        .collect();
     progress.advance(groups.len() as u64);
     let mut summary = Summary { groups: groups.len() as u64, ..Summary::default() };
     resolved.retain(|r| {

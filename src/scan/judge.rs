@@ -194,17 +194,8 @@ impl Judgement<'_> {
 
 /// Judges one label (issue rules: the CSV `lgr` pin, else the first LGR of
 /// the set under which it is eligible, else the one covering most of its
-/// code points, ties to the first).
-pub(crate) fn judge_one<'a>(
-    set: &'a LgrSet,
-    label: &InputLabel<'_>,
-    prepared: &EvalLabel,
-) -> Judgement<'a> {
-    judge_one_in(set, label, prepared, &mut IndexScratch::default())
-}
-
-/// [`judge_one`] with buffers reused across labels: the judging LGR's
-/// table of matching elements is left in `sc` (see
+/// code points, ties to the first), with buffers reused across labels: the
+/// judging LGR's table of matching elements is left in `sc` (see
 /// [`Lgr::judge_label_table`]) when an LGR judged the label.
 pub(crate) fn judge_one_in<'a>(
     set: &'a LgrSet,
