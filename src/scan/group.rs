@@ -422,7 +422,7 @@ mod tests {
                     let x = next();
                     // Some equal hashes, with equal and different lengths.
                     let hash = if i % 7 == 0 { x & 0xff00_0000_0000_00ff } else { x };
-                    Keyed { hash, label: i as u32, len: (x % 3) as u32, start: i }
+                    Keyed { hash, label: i as u32, len: (x % 3) as u32, start: i as u64 }
                 })
                 .collect();
             // Each bucket as one group of its labels in order; its key:

@@ -55,7 +55,9 @@ pub(crate) struct Keyed {
     pub hash: u64,
     pub label: u32,
     pub len: u32,
-    pub start: usize,
+    /// The offset in its arena; above [`PART_SHIFT`], once the workers'
+    /// keys are together ([`KeyParts`]), the part.
+    pub start: u64,
 }
 
 impl Keyed {
@@ -94,7 +96,7 @@ impl KeyParts {
         for (p, list) in keyed.iter_mut().enumerate() {
             for k in list {
                 debug_assert!(k.start < 1 << PART_SHIFT);
-                k.start |= p << PART_SHIFT;
+                k.start |= (p as u64) << PART_SHIFT;
             }
         }
         KeyParts { keyed, arenas }
@@ -103,8 +105,8 @@ impl KeyParts {
     /// The code points of a kept index label.
     #[inline]
     pub fn key(&self, k: &Keyed) -> &[u32] {
-        let at = k.start & ((1 << PART_SHIFT) - 1);
-        &self.arenas[k.start >> PART_SHIFT][at..at + k.len as usize]
+        let at = (k.start & ((1 << PART_SHIFT) - 1)) as usize;
+        &self.arenas[(k.start >> PART_SHIFT) as usize][at..at + k.len as usize]
     }
 }
 
@@ -588,7 +590,7 @@ impl Acc {
         std::iter::once((&self.keyed, &self.arena))
             .chain(self.more.iter().map(|(k, a)| (k, a)))
             .flat_map(|(keyed, arena)| {
-                keyed.iter().map(|e| &arena[e.start..e.start + e.len as usize])
+                keyed.iter().map(|e| &arena[e.start as usize..][..e.len as usize])
             })
     }
 }
@@ -818,7 +820,7 @@ impl Worker {
         }
         if keep && has {
             self.acc.indexed += 1;
-            let start = self.acc.arena.len();
+            let start = self.acc.arena.len() as u64;
             self.acc.arena.extend_from_slice(&self.index);
             self.acc.keyed.push(Keyed {
                 hash: Keyed::hash_of(&self.index),
