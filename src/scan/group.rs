@@ -239,19 +239,28 @@ fn groups(
             .collect();
         progress.advance(cands.len() as u64);
         // Confirm: the index label of an ASCII label is itself or none.
+        // Once per group found, on all threads (a zone of digit labels has
+        // thousands of such groups).
         found.sort_unstable();
-        let mut confirmed: Option<(u32, bool)> = None;
+        let mut distinct: Vec<u32> = found.iter().map(|&(g, _)| g).collect();
+        distinct.dedup();
+        let confirmed: Vec<bool> = distinct
+            .par_iter()
+            .map_init(
+                || (EvalLabel::default(), IndexScratch::default(), Vec::new()),
+                |(label, sc, index), &g| {
+                    let k = &out_ref[g as usize].key;
+                    label.set_cps(k);
+                    set.variants.index_into(label, sc, index) && index[..] == k[..]
+                },
+            )
+            .collect();
+        let mut at = 0;
         for (g, i) in found {
-            let ok = match confirmed {
-                Some((cg, ok)) if cg == g => ok,
-                _ => {
-                    let k = &out[g as usize].key;
-                    let ok = set.variants.index_label(k).as_deref() == Some(&k[..]);
-                    confirmed = Some((g, ok));
-                    ok
-                }
-            };
-            if ok {
+            while distinct[at] != g {
+                at += 1;
+            }
+            if confirmed[at] {
                 out[g as usize].members.push(i);
             }
         }
