@@ -265,11 +265,11 @@ fn groups(
             }
         }
     }
-    out.retain_mut(|g| {
+    out.par_iter_mut().with_min_len(1024).for_each(|g| {
         g.members.sort_unstable();
         g.members.dedup();
-        g.members.len() > 1
     });
+    out.retain(|g| g.members.len() > 1);
     out.sort_unstable_by(|a, b| a.members.cmp(&b.members));
     out
 }
@@ -395,7 +395,12 @@ pub(crate) fn collide(
     let invalid = &judged.invalid[..];
     let mut resolved: Vec<(Vec<Finding>, u64, u64)> = groups
         .par_iter()
-        .map_init(ResolveScratch::default, |sc, g| resolve(labels, set, config, g, invalid, sc))
+        .map_init(ResolveScratch::default, |sc, g| {
+            let mut r = resolve(labels, set, config, g, invalid, sc);
+            // Rows by input position within the group.
+            r.0.sort_by_key(|f| f.label);
+            r
+        })
         .collect();
     progress.advance(groups.len() as u64);
     let mut summary = Summary { groups: groups.len() as u64, ..Summary::default() };
@@ -404,16 +409,14 @@ pub(crate) fn collide(
         summary.allocated += r.2;
         r.1 > 0
     });
-    resolved.sort_by_key(|r| r.0[0].label);
+    // Groups by their holder's input position.
+    resolved.sort_by_key(|r| r.0[0].holder);
     summary.conflict_groups = resolved.len() as u64;
-    let mut rows = Vec::new();
-    for (n, (mut g, _, _)) in resolved.into_iter().enumerate() {
-        // Rows by input position within the group.
-        g.sort_by_key(|f| f.label);
-        for f in &mut g {
-            f.group = Some(n as u32 + 1);
-        }
-        rows.extend(g);
+    // Room for the invalid rows too, which the caller appends.
+    let total = resolved.iter().map(|r| r.0.len()).sum::<usize>() + judged.invalid.len();
+    let mut rows = Vec::with_capacity(total);
+    for (n, (g, _, _)) in resolved.into_iter().enumerate() {
+        rows.extend(g.into_iter().map(|f| Finding { group: Some(n as u32 + 1), ..f }));
     }
     (rows, summary)
 }
