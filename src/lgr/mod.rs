@@ -819,31 +819,39 @@ fn term_table(
     chars: &[Char],
 ) -> (Vec<Option<CpSet>>, ReqMasks, AltMasks) {
     let none = || (Vec::new(), ReqMasks::default(), vec![None; rule_terms.len()]);
+    // Each alternative as the mask of its sets' positions among the
+    // distinct sets (at most 64: past that, no masks).
     let mut sets: Vec<Option<CpSet>> = Vec::new();
-    for s in rule_terms.iter().flatten().flatten().flatten() {
-        if !sets.iter().any(|t| t.as_ref() == Some(s)) {
-            sets.push(Some(s.clone()));
+    let mut alts: AltMasks = Vec::with_capacity(rule_terms.len());
+    for t in rule_terms {
+        let Some(t) = t else {
+            alts.push(None);
+            continue;
+        };
+        let mut rule = Vec::with_capacity(t.len());
+        for alt in t {
+            let mut m = 0u64;
+            for s in alt {
+                let i = match sets.iter().position(|x| x.as_ref() == Some(s)) {
+                    Some(i) => i,
+                    None if sets.len() < 64 => {
+                        sets.push(Some(s.clone()));
+                        sets.len() - 1
+                    }
+                    None => return none(),
+                };
+                m |= 1 << i;
+            }
+            rule.push(m);
         }
-    }
-    if sets.len() > 64 {
-        return none();
+        alts.push(Some(rule.into_boxed_slice()));
     }
     let masks = ReqMasks::new(&sets, chars);
     if !masks.usable {
         return none();
     }
-    let bit = |s: &CpSet| {
-        let i = sets.iter().position(|t| t.as_ref() == Some(s)).unwrap_or(usize::MAX);
-        masks.bit(i as u32)
-    };
-    let alts = rule_terms
-        .iter()
-        .map(|t| {
-            t.as_ref().map(|alts| {
-                alts.iter().map(|alt| alt.iter().fold(0, |m, s| m | bit(s))).collect::<Box<[u64]>>()
-            })
-        })
-        .collect();
+    // Every set is `Some`, so set `i` has bit `i` in the masks.
+    debug_assert!((0..sets.len() as u32).all(|i| masks.bit(i) == 1 << i));
     (sets, masks, alts)
 }
 

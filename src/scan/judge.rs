@@ -554,10 +554,9 @@ impl Acc {
         // empty accumulator, and copying a worker's whole arrays into it
         // would fault in as much new memory again. Only the order of the
         // arrays changes, which no reader of them depends on (invalid rows
-        // are sorted by label, candidates and keys are grouped by hash).
-        if self.keyed.len() + self.invalid.len() + self.ascii_cands.len()
-            < o.keyed.len() + o.invalid.len() + o.ascii_cands.len()
-        {
+        // are sorted by label, candidates are grouped by hash). The kept
+        // keys are not copied at all (see [`KeyParts`]).
+        if self.invalid.len() + self.ascii_cands.len() < o.invalid.len() + o.ascii_cands.len() {
             std::mem::swap(&mut self, &mut o);
         }
         self.invalid.append(&mut o.invalid);
