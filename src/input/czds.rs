@@ -141,7 +141,7 @@ pub(crate) struct Chunk {
     /// was settled.
     pub(crate) last_reg: Option<(usize, usize)>,
     pub(crate) last_settled: bool,
-    /// The settling worker, handed on with the buffers.
+    /// The settling worker, until [`run`] takes it back for the next chunk.
     pub(crate) settle: Option<Box<dyn SettleWorker>>,
 }
 
@@ -2223,6 +2223,13 @@ pub(crate) fn run(
     // Buffers of merged chunks, for the next ones.
     let spare: Mutex<Vec<Buffers>> = Mutex::new(Vec::new());
     let take_spare = || spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
+    // Settling workers between chunks: a chunk takes one for its
+    // extraction (and the labels it tells ahead) and gives it back, rather
+    // than keeping it with its buffers until it is merged. The block's
+    // chunks are all read first and held until merged: each would
+    // otherwise make a worker of its own, whose memos are new memory.
+    let workers: Mutex<Vec<Box<dyn SettleWorker>>> = Mutex::new(Vec::new());
+    let lock_workers = || workers.lock().unwrap_or_else(PoisonError::into_inner);
     // Claims and extracts the next chunk; false when there is none to
     // claim now. `wait`: wait for the merge to catch up rather than return
     // false when the next chunk is past the window.
@@ -2286,6 +2293,7 @@ pub(crate) fn run(
         };
         let (a, b) = (bounds[c], bounds[c + 1]);
         let mut buffers = take_spare().unwrap_or_default();
+        buffers.settle = lock_workers().pop();
         if first.contains(&c) {
             // A block chunk's labels are IDN labels: room for their forms
             // (about half the octets of their lines) and records at once,
@@ -2325,6 +2333,9 @@ pub(crate) fn run(
                     Err(p) => chunk = Err(p),
                 }
             }
+        }
+        if let Some(w) = chunk.as_mut().ok().and_then(|k| k.settle.take()) {
+            lock_workers().push(w);
         }
         lock()[c] = Some(chunk);
         filled.notify_all();
@@ -2375,11 +2386,9 @@ pub(crate) fn run(
             // settler, its labels to be registered one by one.
             if settled_out_of_order(r, buf, &chunk) {
                 let (a, b) = (bounds[k], bounds[k + 1]);
-                let mut buffers = chunk.into_buffers();
-                let worker = buffers.settle.take();
+                let buffers = chunk.into_buffers();
                 let unsettled = FastOpts { settle: None, ..*opts };
                 chunk = extract_in(buf, (a, b), eof && b == len, &unsettled, buffers);
-                chunk.settle = worker;
             }
             let (next, stop) = (chunk.next, chunk.stop);
             match merge(r, st, buf, base, chunk, first.contains(&k)) {
