@@ -230,6 +230,16 @@ fn output_is_atomic() {
     assert_exit(&out, 2, "bad LGR with an existing output");
     assert_eq!(std::fs::read(&target).unwrap(), before);
     assert_eq!(dir_entries(&dir), ["findings.csv"]);
+
+    // --sync (flushed to disk before the rename) writes the same file, and
+    // needs --output.
+    let _ = std::fs::remove_file(&target);
+    let out = lgrscan(&["scan", "--output", t, "--sync", "--format", "csv", "samples/zone.txt"]);
+    assert_exit(&out, 1, "scan to a file with --sync");
+    assert_eq!(dir_entries(&dir), ["findings.csv"]);
+    assert_eq!(std::fs::read(&target).expect("output file"), piped.stdout);
+    let out = lgrscan(&["scan", "--sync", "samples/zone.txt"]);
+    assert_exit(&out, 2, "--sync without --output");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -67,6 +67,11 @@ pub struct Args {
     /// Write the findings here (atomically: a failed run leaves no file).
     #[arg(long, short)]
     output: Option<PathBuf>,
+    /// With --output: flush the report to disk (fsync) before it replaces
+    /// the file, so that it also survives a crash of the machine (a failed
+    /// run leaves no partial report either way).
+    #[arg(long, requires = "output")]
+    sync: bool,
     /// Output format (default: text on a terminal, csv otherwise).
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -165,9 +170,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
 
     let summary = summary_text(&labels, &set, &report, read_time);
     match &args.output {
-        Some(path) => {
-            write_atomic(path, |w| write_report(w, format, &labels, &report, &summary, &pool))?
-        }
+        Some(path) => write_atomic(path, args.sync, |w| {
+            write_report(w, format, &labels, &report, &summary, &pool)
+        })?,
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             write_report(&mut out, format, &labels, &report, &summary, &pool)?;
@@ -190,8 +195,12 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     Ok(code)
 }
 
+/// Writes `path` through a temporary file in its directory, renamed over
+/// it once complete (and flushed to disk first with `sync`): a failed run
+/// leaves no partial report and keeps the file that was there.
 fn write_atomic(
     path: &Path,
+    sync: bool,
     f: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -203,7 +212,9 @@ fn write_atomic(
         let mut w = std::io::BufWriter::new(file);
         f(&mut w)?;
         w.flush()?;
-        w.get_ref().sync_all()?;
+        if sync {
+            w.get_ref().sync_all()?;
+        }
         Ok::<(), anyhow::Error>(())
     })();
     match result {
