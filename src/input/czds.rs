@@ -2239,7 +2239,9 @@ pub(crate) fn run(
         a.settle.ahead_parts(first.len() + 1);
         let before: Vec<AheadLabel<'_>> =
             a.before.iter().map(|(l, u)| AheadLabel { alabel: l, ulabel: u.as_deref() }).collect();
-        a.settle.worker().ahead(&before, true);
+        let mut w = a.settle.worker();
+        w.ahead(&before, true);
+        lock_workers().push(w);
     }
     let order = |p: usize| -> usize {
         if p < first.len() {
