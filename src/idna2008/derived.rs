@@ -197,11 +197,6 @@ fn compute_info(c: char) -> CpInfo {
     CpInfo(v)
 }
 
-/// The highest code point with a canonical decomposition is below this
-/// (U+2FA1D; a test checks the whole range).
-#[cfg(test)]
-const DECOMPOSITIONS_END: u32 = 0x3_0000;
-
 /// The code points that are the second of a primary composite (they can
 /// combine with the code point before them in NFC: NFC_Quick_Check Maybe),
 /// as sorted ranges. Computing them from the normalizer's data (as the
@@ -264,28 +259,6 @@ fn backward_combining(c: char) -> bool {
     let c = c as u32;
     let i = BACKWARD_COMBINING.partition_point(|&(_, hi)| hi < c);
     BACKWARD_COMBINING.get(i).is_some_and(|&(lo, _)| lo <= c)
-}
-
-#[cfg(test)]
-/// The seconds of the primary composites below `end`: a primary composite
-/// has a two-code-point canonical decomposition and is not excluded from
-/// composition, so composing its decomposition gives it back.
-fn backward_combining_below(end: u32) -> Vec<char> {
-    use icu_normalizer::properties::{
-        CanonicalCompositionBorrowed, CanonicalDecompositionBorrowed, Decomposed,
-    };
-    let decomp = CanonicalDecompositionBorrowed::new();
-    let comp = CanonicalCompositionBorrowed::new();
-    let mut set: Vec<char> = (0..end)
-        .filter_map(char::from_u32)
-        .filter_map(|x| match decomp.decompose(x) {
-            Decomposed::Expansion(a, b) if comp.compose(a, b) == Some(x) => Some(b),
-            _ => None,
-        })
-        .collect();
-    set.sort_unstable();
-    set.dedup();
-    set
 }
 
 /// [`derived_property`] without the cache.
@@ -450,8 +423,34 @@ mod tests {
         );
     }
 
-    /// No canonical decomposition at or above DECOMPOSITIONS_END, so the
-    /// set of backward-combining code points is complete.
+    /// The highest code point with a canonical decomposition is below this
+    /// (U+2FA1D).
+    const DECOMPOSITIONS_END: u32 = 0x3_0000;
+
+    /// The seconds of the primary composites, from the normalizer's data: a
+    /// primary composite has a two-code-point canonical decomposition and is
+    /// not excluded from composition, so composing its decomposition gives
+    /// it back.
+    fn backward_combining_from_data() -> Vec<char> {
+        use icu_normalizer::properties::{
+            CanonicalCompositionBorrowed, CanonicalDecompositionBorrowed, Decomposed,
+        };
+        let decomp = CanonicalDecompositionBorrowed::new();
+        let comp = CanonicalCompositionBorrowed::new();
+        let mut set: Vec<char> = (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter_map(|x| match decomp.decompose(x) {
+                Decomposed::Expansion(a, b) if comp.compose(a, b) == Some(x) => Some(b),
+                _ => None,
+            })
+            .collect();
+        set.sort_unstable();
+        set.dedup();
+        set
+    }
+
+    /// No canonical decomposition at or above DECOMPOSITIONS_END, and
+    /// [`BACKWARD_COMBINING`] is the set the normalizer's data gives.
     #[test]
     fn backward_combining_set_is_complete() {
         use icu_normalizer::properties::{CanonicalDecompositionBorrowed, Decomposed};
@@ -465,7 +464,7 @@ mod tests {
             .flat_map(|&(lo, hi)| (lo..=hi).filter_map(char::from_u32))
             .collect();
         assert!(BACKWARD_COMBINING.windows(2).all(|w| w[0].1 + 1 < w[1].0), "sorted, apart");
-        assert_eq!(table, backward_combining_below(0x11_0000));
+        assert_eq!(table, backward_combining_from_data());
         for cp in 0..=0x10FFFF {
             let Some(c) = char::from_u32(cp) else { continue };
             assert_eq!(backward_combining(c), table.binary_search(&c).is_ok(), "U+{cp:04X}");
