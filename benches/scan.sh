@@ -29,6 +29,7 @@ TARGET=${CARGO_TARGET_DIR:-target}
 REF=${LGRSCAN_REFERENCE_DIR:-../shared}
 DIR=$TARGET/bench
 mkdir -p "$DIR"
+. benches/lib.sh
 cargo build --release --quiet --bin lgrscan --example gen_zone
 BIN=$TARGET/release/lgrscan
 W1=$DIR/w1-$N1.zone
@@ -44,8 +45,6 @@ W2=$DIR/w2-$N2.list
 for f in "$W1" "$W2"; do dd if="$f" iflag=nocache count=0 status=none 2>/dev/null || true; done
 cat "$W1" "$W2" > /dev/null
 
-now() { date +%s.%N; }
-calc() { awk "BEGIN{printf \"%.3f\", $1}"; }
 run() { # prints "seconds peak_kb" of the fastest of three runs of "$@"
   local best="" best_rss=""
   for _ in 1 2 3; do
@@ -67,15 +66,6 @@ size=$(stat -c %s "$W1")
 # start would carry the drift into the ratio. Each figure is the fastest
 # of its runs (with that run's peak RSS); the ratio of each round's
 # `wc -l` and 2-thread scan is printed too, with their median.
-once() { # prints "seconds peak_kb cpu_seconds sys_seconds" of one run of "$@"
-  local t0 t1
-  t0=$(now)
-  /usr/bin/time -o "$DIR/time.out" -f '%M %U %S' "$@" > /dev/null 2>&1 || true
-  t1=$(now)
-  read -r kb user sys < <(tail -1 "$DIR/time.out")
-  echo "$(calc "$t1 - $t0") $kb $(calc "$user + $sys") $sys"
-}
-fastest() { printf '%s\n' "$@" | sort -g | head -1; }
 wc_r=() s1_r=() s2_r=() pair_r=() cpu_r=() sys_r=()
 for _ in $(seq "$ROUNDS"); do
   read -r w _ < <(once wc -l "$W1")
@@ -96,7 +86,7 @@ for t in 1 2; do
 done
 printf '  scan at 2 threads / wc -l, round by round: %s (median %s)\n' \
   "$(printf '%s\n' "${pair_r[@]}" | awk '{printf "%s%.1f", (NR > 1 ? " " : ""), $1}')" \
-  "$(printf '%s\n' "${pair_r[@]}" | sort -g | awk '{v[NR] = $1} END {printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}')"
+  "$(median "${pair_r[@]}")"
 # CPU time (user + system) of the scans, round by round: the same work at
 # 1 and 2 threads, so a larger figure at 2 threads is what running two
 # threads at once costs on this machine.

@@ -9,6 +9,14 @@
 //!
 //! `gen_zone idn N OUT [CORPUS]`: a label list of N IDN labels (Devanagari,
 //! Hindi and Khmer words with digit and word suffixes).
+//!
+//! `gen_zone shapes N IDN_PERCENT DIR [CORPUS]`: the names of `czds` (same
+//! seed, same names) in the six input shapes of `benches/formats.sh`:
+//! `czds-sorted.zone`, `czds-random.zone` (owners shuffled),
+//! `master-sorted.zone`, `master-random.zone` (RFC 1035 master files with
+//! `$ORIGIN`, `$TTL`, relative owners, blank owners continuing the previous
+//! one, upper-case `IN`/`NS`), `labels.list` (one A-label a line) and
+//! `labels.csv` (`label,registered,registrant`), both in sorted order.
 
 use std::io::{BufWriter, Write};
 
@@ -104,9 +112,108 @@ fn alabel(u: &str) -> String {
     }
 }
 
+/// N distinct A-labels, IDN_PERCENT of them IDN labels, in generation order.
+fn gen_names(r: &mut Rng, n: usize, pct: usize, deva: &[String], khmr: &[String]) -> Vec<String> {
+    let mut label = String::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut names = Vec::with_capacity(n);
+    while names.len() < n {
+        label.clear();
+        if r.below(100) < pct {
+            idn_label(r, deva, khmr, &mut label);
+        } else if r.below(50) == 0 {
+            digits(r, 0, &mut label);
+        } else {
+            ascii_label(r, &mut label);
+        }
+        let a = alabel(&label);
+        if a.len() > 63 || !seen.insert(a.clone()) {
+            continue;
+        }
+        names.push(a);
+    }
+    names
+}
+
+/// Fisher-Yates with the generator: the owners of an unsorted zone.
+fn shuffle<T>(r: &mut Rng, v: &mut [T]) {
+    for i in (1..v.len()).rev() {
+        v.swap(i, r.below(i + 1));
+    }
+}
+
+/// One name's records: two NS and, for one name in 20, glue below it.
+struct Records {
+    ns: [usize; 2],
+    glue: Option<usize>,
+}
+
+fn write_shapes(r: &mut Rng, mut names: Vec<String>, dir: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    names.sort_unstable();
+    let recs: Vec<Records> = names
+        .iter()
+        .map(|_| Records {
+            ns: [r.below(500), r.below(500)],
+            glue: (r.below(20) == 0).then(|| r.below(250)),
+        })
+        .collect();
+    let sorted: Vec<usize> = (0..names.len()).collect();
+    let mut random = sorted.clone();
+    shuffle(r, &mut random);
+    let file = |name: &str| -> std::io::Result<BufWriter<std::fs::File>> {
+        Ok(BufWriter::with_capacity(1 << 20, std::fs::File::create(format!("{dir}/{name}"))?))
+    };
+    for (name, order) in [("czds-sorted.zone", &sorted), ("czds-random.zone", &random)] {
+        let mut w = file(name)?;
+        writeln!(
+            w,
+            "tld.\t86400\tin\tsoa\ta.nic.tld. hostmaster.nic.tld. 1 1800 900 604800 86400"
+        )?;
+        writeln!(w, "tld.\t172800\tin\tns\ta.nic.tld.")?;
+        for &i in order {
+            let (a, rec) = (&names[i], &recs[i]);
+            for (k, ns) in rec.ns.iter().enumerate() {
+                writeln!(w, "{a}.tld.\t86400\tin\tns\tns{}.dns{ns}.example.net.", k + 1)?;
+            }
+            if let Some(g) = rec.glue {
+                writeln!(w, "ns1.{a}.tld.\t86400\tin\ta\t192.0.2.{g}")?;
+            }
+        }
+        w.flush()?;
+    }
+    for (name, order) in [("master-sorted.zone", &sorted), ("master-random.zone", &random)] {
+        let mut w = file(name)?;
+        writeln!(w, "$ORIGIN tld.\n$TTL 86400")?;
+        writeln!(w, "@\tIN\tSOA\ta.nic hostmaster.nic 1 1800 900 604800 86400")?;
+        writeln!(w, "\t172800\tIN\tNS\ta.nic")?;
+        for &i in order {
+            let (a, rec) = (&names[i], &recs[i]);
+            writeln!(w, "{a}\tIN\tNS\tns1.dns{}.example.net.", rec.ns[0])?;
+            writeln!(w, "\tIN\tNS\tns2.dns{}.example.net.", rec.ns[1])?;
+            if let Some(g) = rec.glue {
+                writeln!(w, "ns1.{a}\tIN\tA\t192.0.2.{g}")?;
+            }
+        }
+        w.flush()?;
+    }
+    let (mut list, mut csv) = (file("labels.list")?, file("labels.csv")?);
+    writeln!(csv, "label,registered,registrant")?;
+    // Sorted like the sorted zones, so that the holders (first in input
+    // order) and the reports agree.
+    for &i in &sorted {
+        writeln!(list, "{}", names[i])?;
+        let (y, m, d) = (2000 + r.below(26), 1 + r.below(12), 1 + r.below(28));
+        writeln!(csv, "{},{y}-{m:02}-{d:02},reg-{}", names[i], r.below(100_000))?;
+    }
+    list.flush()?;
+    csv.flush()
+}
+
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: gen_zone czds N IDN_PERCENT OUT [CORPUS] | gen_zone idn N OUT [CORPUS]";
+    let usage = "usage: gen_zone czds N IDN_PERCENT OUT [CORPUS] | gen_zone idn N OUT [CORPUS] \
+                 | gen_zone shapes N IDN_PERCENT DIR [CORPUS]";
     let mode = args.get(1).expect(usage).as_str();
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
     let mut r = Rng(0x9E37_79B9_7F4A_7C15);
@@ -123,24 +230,7 @@ fn main() -> std::io::Result<()> {
                 "tld.\t86400\tin\tsoa\ta.nic.tld. hostmaster.nic.tld. 1 1800 900 604800 86400"
             )?;
             writeln!(w, "tld.\t172800\tin\tns\ta.nic.tld.")?;
-            let mut seen = std::collections::HashSet::new();
-            let mut names = Vec::with_capacity(n);
-            while names.len() < n {
-                label.clear();
-                if r.below(100) < pct {
-                    idn_label(&mut r, &deva, &khmr, &mut label);
-                } else if r.below(50) == 0 {
-                    digits(&mut r, 0, &mut label);
-                } else {
-                    ascii_label(&mut r, &mut label);
-                }
-                let a = alabel(&label);
-                if a.len() > 63 || !seen.insert(a.clone()) {
-                    continue;
-                }
-                names.push(a);
-            }
-            drop(seen);
+            let mut names = gen_names(&mut r, n, pct, &deva, &khmr);
             // CZDS dumps are sorted by owner name.
             names.sort_unstable();
             for a in names {
@@ -151,6 +241,14 @@ fn main() -> std::io::Result<()> {
                 }
             }
             w.flush()
+        }
+        "shapes" => {
+            let pct: usize = args.get(3).and_then(|s| s.parse().ok()).expect(usage);
+            let dir = args.get(4).expect(usage);
+            let corpus = args.get(5).map_or("../shared/golden/corpus.tsv", String::as_str);
+            let (deva, khmr) = words(corpus);
+            let names = gen_names(&mut r, n, pct, &deva, &khmr);
+            write_shapes(&mut r, names, dir)
         }
         "idn" => {
             let out = args.get(3).expect(usage);
