@@ -167,17 +167,18 @@ impl OutputFile {
     }
 }
 
+/// Errors name the path the user gave.
 impl Write for OutputFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.write(buf)
+        self.out.write(buf).map_err(|e| named_error(&self.path, "cannot write", e))
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.out.write_all(buf)
+        self.out.write_all(buf).map_err(|e| named_error(&self.path, "cannot write", e))
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
+        self.out.flush().map_err(|e| named_error(&self.path, "cannot write", e))
     }
 }
 
