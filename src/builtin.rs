@@ -79,6 +79,7 @@ pub fn load(name: &str) -> Result<Lgr, LgrError> {
     let b = get(name).ok_or_else(|| {
         let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
         LgrError::new(format!("no built-in LGR '{name}' (there are: {})", names.join(", ")))
+            .with_path(format!("builtin:{name}"))
     })?;
     Lgr::from_builtin_xml(&format!("builtin:{}", b.name), b.xml)
 }
@@ -91,8 +92,32 @@ pub fn load(name: &str) -> Result<Lgr, LgrError> {
 pub fn load_spec(spec: &str) -> Result<Lgr, LgrError> {
     match spec.strip_prefix("builtin:") {
         Some(name) => load(name),
-        None => Lgr::from_path(std::path::Path::new(spec)),
+        None => Lgr::from_path(std::path::Path::new(spec)).map_err(|mut e| {
+            if let Some(hint) = suggestion(spec) {
+                e.message = format!("{}; {hint}", e.message);
+            }
+            e
+        }),
     }
+}
+
+/// For a spec naming no file that is a built-in LGR's name without the
+/// prefix (`devanagari`, any case): the spec meant, as a hint.
+///
+/// # Example
+/// ```
+/// assert_eq!(
+///     lgrscan::builtin::suggestion("Devanagari").as_deref(),
+///     Some("did you mean builtin:devanagari?")
+/// );
+/// assert_eq!(lgrscan::builtin::suggestion("my.xml"), None);
+/// ```
+pub fn suggestion(spec: &str) -> Option<String> {
+    let b = get(&spec.to_ascii_lowercase())?;
+    if std::path::Path::new(spec).exists() {
+        return None;
+    }
+    Some(format!("did you mean builtin:{}?", b.name))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub use error::LgrError;
 pub mod builtin;
 pub mod idna2008;
 pub mod input;
+pub mod report;
 pub mod scan;
 #[cfg(test)]
 mod testutil;

@@ -13,13 +13,16 @@ static GLOBAL: cli::alloc::Alloc = cli::alloc::Alloc;
 fn main() -> ExitCode {
     match cli::run() {
         Ok(code) => code,
+        // A reader that stopped reading (`| head`) ends the command quietly;
+        // `scan` handles it itself to keep its verdict (README, "Exit status").
+        Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            if let Some(io) = err.downcast_ref::<std::io::Error>()
-                && io.kind() == std::io::ErrorKind::BrokenPipe
-            {
-                return ExitCode::SUCCESS;
+            // Messages quote file names and input text: escaped, so that
+            // they cannot drive the terminal.
+            let message = format!("{err:#}");
+            for line in message.lines() {
+                eprintln!("lgrscan: error: {}", lgrscan::report::escape_for_terminal(line));
             }
-            eprintln!("lgrscan: error: {err:#}");
             ExitCode::from(2)
         }
     }

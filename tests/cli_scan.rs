@@ -272,3 +272,59 @@ fn long_reports_keep_every_row_in_order() {
         assert_eq!(v["input"], format!("bad_{i}"));
     }
 }
+
+/// Error messages say each thing once, name the user's file (not a
+/// temporary one) and suggest `builtin:NAME` for a bare built-in name
+/// (issue #28 §3).
+#[test]
+fn error_messages_say_each_thing_once() {
+    let out = lgrscan(&["scan", "samples/missing.txt"]);
+    assert_exit(&out, 2, "missing input");
+    let err = stderr(&out);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    assert_eq!(err.matches("samples/missing.txt").count(), 1, "{err}");
+
+    for (args, name) in [
+        (&["scan", "--lgr", "devanagari", "samples/zone.txt"][..], "devanagari"),
+        (&["scan", "--variants", "common", "samples/zone.txt"][..], "common"),
+        (&["annotate", "--lgr", "devanagari", "samples/zone.txt"][..], "devanagari"),
+        (&["explain", "--lgr", "Khmer", "x"][..], "khmer"),
+        (&["lgr", "info", "kashmiri"][..], "kashmiri"),
+    ] {
+        let out = lgrscan(args);
+        assert_exit(&out, 2, &format!("{args:?}"));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert_eq!(err.matches("No such file or directory").count(), 1, "{args:?}: {err}");
+        assert!(err.contains(&format!("did you mean builtin:{name}?")), "{args:?}: {err}");
+    }
+    let out = lgrscan(&["lgr", "info", "tests/data/lgr/missing.xml"]);
+    assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
+
+    let dir = cli_util::temp_dir("messages");
+    let target = dir.join("no/such/dir/findings.csv");
+    let out = lgrscan(&["scan", "-o", target.to_str().unwrap(), "samples/zone.txt"]);
+    assert_exit(&out, 2, "missing output directory");
+    let err = stderr(&out);
+    assert!(err.contains(&target.display().to_string()), "{err}");
+    assert!(!err.contains(".tmp"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--threads` above 1024 is refused when the flags are parsed, before
+/// any thread is made (issue #28 §3).
+#[test]
+fn threads_above_the_maximum_are_refused() {
+    for args in [
+        &["scan", "--threads", "1025", "samples/zone.txt"][..],
+        &["scan", "--threads", "100000000", "samples/zone.txt"][..],
+        &["annotate", "--lgr", "builtin:ascii", "--threads", "5000", "samples/zone.txt"][..],
+    ] {
+        let out = lgrscan(args);
+        assert_exit(&out, 2, &format!("{args:?}"));
+        assert!(out.stdout.is_empty());
+        assert!(stderr(&out).contains("at most 1024"), "{}", stderr(&out));
+    }
+    scan_rows(&["--threads", "1024", "samples/zone.txt"], 1);
+    scan_rows(&["--threads", "0", "samples/zone.txt"], 1);
+}

@@ -1,10 +1,10 @@
 //! `lgrscan annotate`: one record per input label, judged by one LGR.
 
-use super::{RecordFormat, RecordWriter};
+use super::RecordFormat;
 use anyhow::Context;
-use lgrscan::builtin;
 use lgrscan::input::{self, Input};
 use lgrscan::lgr::{Label, Lgr};
+use lgrscan::report::{Durability, RecordWriter};
 use rayon::prelude::*;
 use std::io::Read;
 
@@ -24,11 +24,11 @@ pub struct Args {
     /// results do). Reads plain text lines.
     #[arg(long)]
     literal: bool,
-    /// Write here instead of stdout.
+    /// Write here instead of stdout (atomically, as `scan --output`).
     #[arg(long, short)]
     output: Option<std::path::PathBuf>,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads, at most 1024 (default or 0: one per core).
+    #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
     /// How index labels test variant context rules: `reference` (as ICANN's
     /// lgr-core, the default) or `rfc7940`.
@@ -113,9 +113,10 @@ fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 8]>> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let lgr = builtin::load_spec(&args.lgr)
-        .with_context(|| format!("loading LGR {}", args.lgr))?
-        .with_index_mode(args.index_mode.into());
+    let lgr = super::load_lgr(&args.lgr)?.with_index_mode(args.index_mode.into());
+    // Opened before the input is read: a path that cannot be written is an
+    // error at once.
+    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let records = if args.literal {
         pool.install(|| literal(&args, &lgr))?
@@ -138,11 +139,20 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                 .collect()
         })
     };
-    let mut w = RecordWriter::new(super::output(args.output.as_deref())?, args.format, FIELDS)?;
-    for r in &records {
-        let v: Vec<&str> = r.iter().map(String::as_str).collect();
-        w.write(&v)?;
+    let write = |out: &mut dyn std::io::Write| {
+        let mut w = RecordWriter::new(out, args.format.into(), FIELDS)?;
+        for r in &records {
+            let v: Vec<&str> = r.iter().map(String::as_str).collect();
+            w.write(&v)?;
+        }
+        w.finish()
+    };
+    match output.take() {
+        Some(mut file) => {
+            write(file.writer())?;
+            file.commit(Durability::Rename)?;
+        }
+        None => super::output_done(write(&mut super::stdout()).map_err(Into::into))?,
     }
-    w.finish()?;
     Ok(std::process::ExitCode::SUCCESS)
 }

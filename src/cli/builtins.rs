@@ -9,7 +9,7 @@ use std::io::Write;
 pub struct Args {}
 
 pub fn run(_args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let mut out = super::output(None)?;
+    let mut out = super::stdout();
     writeln!(out, "name\trepertoire\tsequences\tvariants\tseed")?;
     for b in builtin::BUILTINS {
         let lgr = builtin::load(b.name).with_context(|| format!("loading builtin:{}", b.name))?;

@@ -3,9 +3,11 @@
 //! of the set and why, which LGR judges it, its index label and its
 //! variant labels with their dispositions.
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use lgrscan::builtin;
 use lgrscan::lgr::{Lgr, VariantLabel, fmt_cps, hex_cps};
+use lgrscan::report::escape_for_terminal as esc;
+use lgrscan::report::terminal::is_unsafe_for_terminal;
 use std::io::Write;
 
 /// Generation steps tried before a variant listing falls back to the
@@ -53,8 +55,10 @@ fn decode(input: &str) -> anyhow::Result<(String, String)> {
     Ok((folded, alabel))
 }
 
+/// The code points as text, escaped for the terminal.
 fn text(cps: &[u32]) -> String {
-    cps.iter().map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}')).collect()
+    let t: String = cps.iter().map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}')).collect();
+    esc(&t).into_owned()
 }
 
 fn name(cp: u32) -> String {
@@ -85,10 +89,10 @@ fn write_variant(out: &mut dyn Write, lgr: &Lgr, v: &VariantLabel<'_>) -> std::i
     writeln!(
         out,
         "  {:<11} {}  [{}]  {}",
-        v.disposition,
+        esc(v.disposition),
         text(&v.cps),
         hex_cps(&v.cps),
-        lgr.variant_reason_text(v)
+        esc(&lgr.variant_reason_text(v))
     )
 }
 
@@ -101,10 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     } else {
         args.lgr.clone()
     };
-    let lgrs = specs
-        .iter()
-        .map(|s| builtin::load_spec(s).with_context(|| format!("loading LGR {s}")))
-        .collect::<anyhow::Result<Vec<Lgr>>>()?;
+    let lgrs = specs.iter().map(|s| super::load_lgr(s)).collect::<anyhow::Result<Vec<Lgr>>>()?;
     let (judge, why) = judging(&lgrs, &cps);
     let variant_spec = match (&args.variants, default_set) {
         (Some(v), _) => Some(v.clone()),
@@ -114,49 +115,51 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let loaded;
     let vlgr: &Lgr = match &variant_spec {
         Some(s) => {
-            loaded = builtin::load_spec(s).with_context(|| format!("loading LGR {s}"))?;
+            loaded = super::load_lgr(s)?;
             &loaded
         }
         None => &lgrs[judge],
     };
 
-    let mut out = super::output(None)?;
-    writeln!(out, "label: {ulabel}  (A-label: {alabel})")?;
+    let mut out = super::stdout();
+    writeln!(out, "label: {}  (A-label: {})", esc(&ulabel), esc(&alabel))?;
     writeln!(out)?;
-    writeln!(out, "code points (tags from {}):", lgrs[judge].name())?;
+    writeln!(out, "code points (tags from {}):", esc(lgrs[judge].name()))?;
     let chars = &lgrs[judge].doc().chars;
     for &cp in &cps {
         let tags = match chars.iter().find(|c| c.cps == [cp]) {
             Some(c) if c.tags.is_empty() => String::new(),
-            Some(c) => format!("  tags: {}", c.tags.join(" ")),
+            Some(c) => format!("  tags: {}", esc(&c.tags.join(" "))),
             None if lgrs[judge].starts_element(cp) => "  (only in sequences)".into(),
             None => "  (not in repertoire)".into(),
         };
         let shown = char::from_u32(cp)
-            .filter(|c| !c.is_control() && !matches!(u32::from(*c), 0x200C | 0x200D))
+            .filter(|c| !is_unsafe_for_terminal(*c) && !matches!(u32::from(*c), 0x200C | 0x200D))
             .map(String::from)
             .unwrap_or_else(|| " ".into());
         writeln!(out, "  {}  {shown}  {}{tags}", fmt_cps(&[cp]), name(cp))?;
     }
     writeln!(out)?;
     writeln!(out, "verdicts:")?;
-    let width = lgrs.iter().map(|l| l.name().len()).max().unwrap_or(0);
+    let width = lgrs.iter().map(|l| esc(l.name()).len()).max().unwrap_or(0);
     for l in &lgrs {
         let v = l.judge(&cps);
         writeln!(
             out,
             "  {:<width$}  {:<13} {:<11} {}",
-            l.name(),
+            esc(l.name()),
             if v.eligible { "eligible" } else { "not eligible" },
-            v.disposition,
-            l.reason_text(&v.reason)
+            esc(v.disposition),
+            esc(&l.reason_text(&v.reason))
         )?;
     }
-    writeln!(out, "judged by: {} ({why})", lgrs[judge].name())?;
+    writeln!(out, "judged by: {} ({why})", esc(lgrs[judge].name()))?;
     writeln!(out)?;
     match vlgr.index_label(&cps) {
-        Some(i) => writeln!(out, "index label ({}): {}  [{}]", vlgr.name(), text(&i), hex_cps(&i))?,
-        None => writeln!(out, "index label ({}): none, not in its repertoire", vlgr.name())?,
+        Some(i) => {
+            writeln!(out, "index label ({}): {}  [{}]", esc(vlgr.name()), text(&i), hex_cps(&i))?
+        }
+        None => writeln!(out, "index label ({}): none, not in its repertoire", esc(vlgr.name()))?,
     }
     match vlgr.variants(&cps, FULL_ENUMERATION_STEPS) {
         Ok(mut all) => {
@@ -171,11 +174,12 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                     None => by_disp.push((v.disposition, 1)),
                 }
             }
-            let counts: Vec<String> = by_disp.iter().map(|(d, n)| format!("{n} {d}")).collect();
+            let counts: Vec<String> =
+                by_disp.iter().map(|(d, n)| format!("{n} {}", esc(d))).collect();
             writeln!(
                 out,
                 "variant labels ({}): {}{}",
-                vlgr.name(),
+                esc(vlgr.name()),
                 all.len(),
                 if counts.is_empty() { String::new() } else { format!(" ({})", counts.join(", ")) }
             )?;
@@ -197,7 +201,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             writeln!(
                 out,
                 "variant labels ({}): about {} (estimated variant space); the first {} shown",
-                vlgr.name(),
+                esc(vlgr.name()),
                 e.estimate,
                 first.len()
             )?;

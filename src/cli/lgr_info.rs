@@ -1,8 +1,6 @@
 //! `lgrscan lgr info FILE|builtin:NAME`: what an LGR holds, and the
 //! RFC 8228 checks of its variant relation.
 
-use anyhow::Context;
-use lgrscan::builtin;
 use lgrscan::lgr::check;
 use std::io::Write;
 
@@ -25,10 +23,10 @@ pub struct Args {
 
 pub fn run(cmd: LgrCommand) -> anyhow::Result<std::process::ExitCode> {
     let LgrCommand::Info(args) = cmd;
-    let lgr = builtin::load_spec(&args.lgr).with_context(|| format!("loading LGR {}", args.lgr))?;
+    let lgr = super::load_lgr(&args.lgr)?;
     let i = check::info(&lgr);
     let warnings = check::check(lgr.doc());
-    let mut out = super::output(None)?;
+    let mut out = super::stdout();
     let m = &i.meta;
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     writeln!(out, "LGR: {}", i.name)?;

@@ -9,6 +9,7 @@ mod explain;
 mod lgr_info;
 mod progress;
 mod scan;
+mod signals;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -158,106 +159,87 @@ pub enum RecordFormat {
     Jsonl,
 }
 
-/// Opens the output: a file, or stdout.
-pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io::Write>> {
-    use anyhow::Context;
-    Ok(match path {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+impl From<RecordFormat> for lgrscan::report::RecordFormat {
+    fn from(f: RecordFormat) -> Self {
+        match f {
+            RecordFormat::Tsv => lgrscan::report::RecordFormat::Tsv,
+            RecordFormat::Csv => lgrscan::report::RecordFormat::Csv,
+            RecordFormat::Jsonl => lgrscan::report::RecordFormat::Jsonl,
+        }
+    }
+}
+
+/// The most worker threads `--threads` accepts: more than any machine
+/// lgrscan runs on has cores, and few enough that a typo cannot ask for
+/// millions of threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses `--threads`: 0 (one per core, as no flag) up to [`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if n > MAX_THREADS {
+        return Err(format!("at most {MAX_THREADS} (0 or no --threads: one per core)"));
+    }
+    Ok(n)
+}
+
+/// Loads `--lgr`/`--variants` SPEC (`builtin:NAME` or a file); the error
+/// names it once.
+pub fn load_lgr(spec: &str) -> anyhow::Result<lgrscan::lgr::Lgr> {
+    lgrscan::builtin::load_spec(spec).map_err(|e| anyhow::anyhow!("LGR {e}"))
+}
+
+/// Standard output, buffered.
+pub fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::new(std::io::stdout().lock())
+}
+
+/// Whether `err` comes from writing to a pipe whose reader has gone
+/// (`lgrscan ... | head`).
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
 
-/// Writes records of named string fields in the chosen format.
-pub struct RecordWriter<W: std::io::Write> {
-    fields: &'static [&'static str],
-    sink: Sink<W>,
+/// The result of writing a command's output, where a reader that stopped
+/// reading (a closed pipe) is not an error: the output ends quietly and
+/// the exit status is the command's verdict (see README, "Exit status").
+pub fn output_done(written: anyhow::Result<()>) -> anyhow::Result<()> {
+    match written {
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        other => other,
+    }
 }
 
-enum Sink<W: std::io::Write> {
-    Csv(Box<csv::Writer<W>>),
-    Tsv(W),
-    Jsonl(W),
+/// `--output FILE` opened for a report (see [`lgrscan::report::output`]),
+/// its temporary file removed if a signal ends the process.
+pub struct ReportFile {
+    // Declared first: dropped first, so the temporary file is gone before
+    // it leaves the signal handler's list.
+    file: lgrscan::report::OutputFile,
+    protected: signals::Protected,
 }
 
-impl<W: std::io::Write> RecordWriter<W> {
-    /// A writer; TSV and CSV write the header row now.
-    pub fn new(
-        out: W,
-        format: RecordFormat,
-        fields: &'static [&'static str],
-    ) -> anyhow::Result<Self> {
-        Self::with_header(out, format, fields, true)
+impl ReportFile {
+    /// Opens `path`; the error names it.
+    pub fn create(path: &std::path::Path) -> anyhow::Result<ReportFile> {
+        let file = lgrscan::report::OutputFile::create(path)?;
+        let protected = signals::protect(&file)?;
+        Ok(ReportFile { file, protected })
     }
 
-    /// A writer of records that follow others written with the same
-    /// format and fields: no header row.
-    pub fn continuing(out: W, format: RecordFormat, fields: &'static [&'static str]) -> Self {
-        Self::with_header(out, format, fields, false)
-            .unwrap_or_else(|_| unreachable!("nothing is written without a header"))
+    /// Where the report is written.
+    pub fn writer(&mut self) -> &mut lgrscan::report::OutputFile {
+        &mut self.file
     }
 
-    fn with_header(
-        out: W,
-        format: RecordFormat,
-        fields: &'static [&'static str],
-        header: bool,
-    ) -> anyhow::Result<Self> {
-        let sink = match format {
-            RecordFormat::Csv => {
-                let mut c = csv::WriterBuilder::new().from_writer(out);
-                if header {
-                    c.write_record(fields)?;
-                }
-                Sink::Csv(Box::new(c))
-            }
-            RecordFormat::Tsv => {
-                let mut o = out;
-                if header {
-                    writeln!(o, "{}", fields.join("\t"))?;
-                }
-                Sink::Tsv(o)
-            }
-            RecordFormat::Jsonl => Sink::Jsonl(out),
-        };
-        Ok(RecordWriter { fields, sink })
-    }
-
-    /// Writes one record; `values` are in the order of the fields.
-    pub fn write(&mut self, values: &[&str]) -> anyhow::Result<()> {
-        match &mut self.sink {
-            Sink::Csv(c) => c.write_record(values)?,
-            Sink::Tsv(o) => {
-                let clean: Vec<String> =
-                    values.iter().map(|v| v.replace(['\t', '\n', '\r'], " ")).collect();
-                writeln!(o, "{}", clean.join("\t"))?;
-            }
-            Sink::Jsonl(o) => {
-                let mut m = serde_json::Map::new();
-                for (k, v) in self.fields.iter().zip(values) {
-                    let val = if *k == "line" {
-                        v.parse::<u64>()
-                            .map(serde_json::Value::from)
-                            .unwrap_or_else(|_| (*v).into())
-                    } else {
-                        serde_json::Value::from(*v)
-                    };
-                    m.insert((*k).to_string(), val);
-                }
-                serde_json::to_writer(&mut *o, &m)?;
-                o.write_all(b"\n")?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Flushes the output.
-    pub fn finish(self) -> anyhow::Result<()> {
-        match self.sink {
-            Sink::Csv(mut c) => c.flush()?,
-            Sink::Tsv(mut o) | Sink::Jsonl(mut o) => o.flush()?,
-        }
+    /// Puts the finished report in place.
+    pub fn commit(self, durability: lgrscan::report::Durability) -> anyhow::Result<()> {
+        let ReportFile { file, protected } = self;
+        file.commit(durability)?;
+        drop(protected);
         Ok(())
     }
 }

@@ -150,11 +150,7 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            ErrorKind::Io(e) | ErrorKind::IncludeMissing(e) | ErrorKind::Gzip(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+/// The message of an underlying I/O error is part of `Display` (so the
+/// error reads whole when printed alone), and so not also a `source`:
+/// printing the chain would say it twice. [`Error::kind`] gives it.
+impl std::error::Error for Error {}

@@ -1,0 +1,21 @@
+//! Reports: formatting findings and records, and writing them to a file.
+//!
+//! - [`record`]: records of named fields as TSV, CSV or JSON Lines
+//!   ([`RecordWriter`]), the rows of `annotate` and of a scan.
+//! - [`scan`]: a scan's summary and findings, as text or rows.
+//! - [`output`]: a report file that is replaced atomically and never
+//!   clobbers a device, a FIFO or a symbolic link ([`OutputFile`]).
+//! - [`terminal`]: text from the data made safe to show on a terminal.
+//!
+//! Writers take any [`std::io::Write`]; nothing here prints to standard
+//! output or standard error, and nothing installs a signal handler.
+
+pub mod output;
+pub mod record;
+pub mod scan;
+pub mod terminal;
+
+pub use output::{Durability, OutputFile};
+pub use record::{RecordFormat, RecordWriter};
+pub use scan::ScanFormat;
+pub use terminal::escape_for_terminal;

@@ -1,0 +1,335 @@
+//! Writing a report to a file the user named, so that it is never left
+//! half-written and nothing else is clobbered.
+//!
+//! What [`OutputFile::create`] does depends on what the path names:
+//!
+//! - **No file, or a regular file with one link**: the report is written
+//!   to a new temporary file in the same directory and renamed over the
+//!   path once complete ([`OutputFile::commit`]). A run that fails or is
+//!   stopped before then leaves the old file as it was (a new one is never
+//!   created). An existing file keeps its permission bits, and its owner
+//!   and group where the process may set them (as root; otherwise the new
+//!   file belongs to the user who ran lgrscan). The temporary file has an
+//!   unpredictable name and is created with `O_CREAT|O_EXCL` (by the
+//!   [`tempfile`] crate), which never follows a symbolic link planted at
+//!   that name.
+//! - **A regular file with several hard links**: the report is written to a
+//!   temporary file as above and copied into the file in place on commit,
+//!   so every link sees it. A failed run leaves the file as it was; only
+//!   the copy itself is not atomic.
+//! - **A symbolic link**: followed (as `>` in a shell does); what it points
+//!   to is treated as above, so the link stays a link and its target is
+//!   replaced. A dangling link creates its target.
+//! - **Anything else that is not a directory** (a character device such as
+//!   `/dev/null` or `/dev/stdout`, a FIFO, a socket): written in place, as
+//!   a stream; there is nothing to replace atomically.
+//! - **A directory**: an error.
+//!
+//! Errors name the path the user gave, never the temporary file. This
+//! module prints nothing and installs no signal handler: a program that
+//! wants the temporary file removed when it is killed registers
+//! [`OutputFile::temp_path`] with its own handler.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Seek, Write};
+use std::path::{Path, PathBuf};
+use tempfile::TempPath;
+
+/// Symbolic links followed before a path is refused as a loop (Linux's
+/// `MAXSYMLINKS`).
+const MAX_SYMLINKS: usize = 40;
+
+/// Whether [`OutputFile::commit`] waits for the report to reach the disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Durability {
+    /// The rename alone: a failed or killed run never leaves a partial
+    /// report, but a crash of the machine right after it may.
+    #[default]
+    Rename,
+    /// `fsync` the report before it replaces the file, so that it also
+    /// survives a crash of the machine.
+    Sync,
+}
+
+/// A report file being written; see the [module documentation](self) for
+/// what happens to each kind of path.
+///
+/// Dropped without [`commit`](OutputFile::commit), it removes its
+/// temporary file and leaves the path as it was.
+pub struct OutputFile {
+    /// The path as the user gave it (for messages).
+    path: PathBuf,
+    out: BufWriter<File>,
+    how: How,
+}
+
+enum How {
+    /// Renamed over `dest` on commit.
+    Replace { temp: TempPath, dest: PathBuf },
+    /// Copied into `dest` (a file with several hard links) on commit.
+    CopyInto { temp: TempPath, dest: PathBuf },
+    /// Written straight to a device, FIFO or socket.
+    InPlace,
+}
+
+impl OutputFile {
+    /// Opens `path` for a report.
+    ///
+    /// # Errors
+    /// A directory, a symbolic link loop, a directory where the temporary
+    /// file cannot be created, a device or FIFO that cannot be opened;
+    /// each message names `path`.
+    pub fn create(path: &Path) -> io::Result<OutputFile> {
+        let named = |what: &str, e: io::Error| named_error(path, what, e);
+        let dest = follow_symlinks(path).map_err(|e| named("cannot resolve", e))?;
+        let (how, out) = match fs::metadata(&dest) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let (temp, file) =
+                    temp_beside(&dest, None).map_err(|e| named("cannot create", e))?;
+                (How::Replace { temp, dest }, file)
+            }
+            Err(e) => return Err(named("cannot write", e)),
+            Ok(m) if m.is_dir() => {
+                return Err(named("cannot write", io::Error::other("is a directory")));
+            }
+            Ok(m) if !m.is_file() => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&dest)
+                    .map_err(|e| named("cannot open", e))?;
+                (How::InPlace, file)
+            }
+            Ok(m) => {
+                let (temp, file) =
+                    temp_beside(&dest, Some(&m)).map_err(|e| named("cannot create", e))?;
+                if link_count(&m) > 1 {
+                    (How::CopyInto { temp, dest }, file)
+                } else {
+                    (How::Replace { temp, dest }, file)
+                }
+            }
+        };
+        Ok(OutputFile { path: path.to_path_buf(), out: BufWriter::new(out), how })
+    }
+
+    /// The temporary file the report is written to before it replaces the
+    /// path; `None` when it is written in place. A program that installs
+    /// signal handlers removes this file when it is killed.
+    pub fn temp_path(&self) -> Option<&Path> {
+        match &self.how {
+            How::Replace { temp, .. } | How::CopyInto { temp, .. } => Some(temp),
+            How::InPlace => None,
+        }
+    }
+
+    /// The path as it was given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Finishes the report: flushes it (and syncs it with
+    /// [`Durability::Sync`]) and puts it in place.
+    ///
+    /// # Errors
+    /// Writing, syncing or renaming; the temporary file is removed and the
+    /// old file, if any, is left as it was (except when the in-place copy
+    /// into a file with several links fails midway).
+    pub fn commit(self, durability: Durability) -> io::Result<()> {
+        let path = self.path;
+        let named = |what: &str, e: io::Error| named_error(&path, what, e);
+        let mut file = self.out.into_inner().map_err(|e| named("cannot write", e.into_error()))?;
+        if durability == Durability::Sync && !matches!(self.how, How::CopyInto { .. }) {
+            file.sync_all().map_err(|e| named("cannot sync", e))?;
+        }
+        match self.how {
+            How::Replace { temp, dest } => {
+                // On failure the error owns the temporary path, which is
+                // removed when the error is dropped here.
+                temp.persist(&dest).map_err(|e| named("cannot replace", e.error))
+            }
+            How::CopyInto { temp, dest } => {
+                file.rewind().map_err(|e| named("cannot write", e))?;
+                let mut target = OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .open(&dest)
+                    .map_err(|e| named("cannot open", e))?;
+                io::copy(&mut file, &mut target).map_err(|e| named("cannot write", e))?;
+                if durability == Durability::Sync {
+                    target.sync_all().map_err(|e| named("cannot sync", e))?;
+                }
+                drop(temp);
+                Ok(())
+            }
+            How::InPlace => Ok(()),
+        }
+    }
+}
+
+/// Errors name the path the user gave.
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out.write(buf).map_err(|e| named_error(&self.path, "cannot write", e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.out.write_all(buf).map_err(|e| named_error(&self.path, "cannot write", e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush().map_err(|e| named_error(&self.path, "cannot write", e))
+    }
+}
+
+/// An error about `path` (the user's), keeping the kind of `e` (a full
+/// disk, a closed pipe) and saying its cause once.
+fn named_error(path: &Path, what: &str, e: io::Error) -> io::Error {
+    let mut cause = e.to_string();
+    // The tempfile crate appends the temporary file's path; the user named
+    // another file.
+    if let Some((head, _)) = cause.split_once(" at path ") {
+        cause.truncate(head.len());
+    }
+    io::Error::new(e.kind(), format!("{what} {}: {cause}", path.display()))
+}
+
+/// `path` with every symbolic link in its last component followed; a
+/// dangling link gives the path it points to.
+fn follow_symlinks(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_SYMLINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            Ok(_) => return Ok(current),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// A new temporary file in `dest`'s directory: permission bits (and owner
+/// and group, where allowed) of `existing`, else those a new file gets
+/// (0666 less the umask).
+fn temp_beside(dest: &Path, existing: Option<&fs::Metadata>) -> io::Result<(TempPath, File)> {
+    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    if existing.is_none() {
+        use std::os::unix::fs::PermissionsExt;
+        // Masked by the umask, as for any new file.
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let (file, temp) = builder.tempfile_in(dir)?.into_parts();
+    if let Some(m) = existing {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            // Only root may give a file away; for others the report
+            // belongs to whoever ran lgrscan. Before the mode: a change
+            // of owner clears set-user-ID bits.
+            let _ = std::os::unix::fs::fchown(&file, Some(m.uid()), Some(m.gid()));
+        }
+        file.set_permissions(m.permissions())?;
+    }
+    Ok((temp, file))
+}
+
+#[cfg(unix)]
+fn link_count(m: &fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.nlink()
+}
+
+#[cfg(not(unix))]
+fn link_count(_: &fs::Metadata) -> u64 {
+    1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("lgrscan-output-{name}")).tempdir().unwrap()
+    }
+
+    fn entries(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn dropped_without_commit_leaves_the_old_file() {
+        let d = dir("drop");
+        let p = d.path().join("r.csv");
+        fs::write(&p, "old").unwrap();
+        let mut o = OutputFile::create(&p).unwrap();
+        o.write_all(b"new").unwrap();
+        assert!(o.temp_path().unwrap().exists());
+        drop(o);
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        assert_eq!(entries(d.path()), ["r.csv"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_mode_and_follows_symlinks() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = dir("mode");
+        let real = d.path().join("real.csv");
+        fs::write(&real, "old").unwrap();
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+        let link = d.path().join("link.csv");
+        std::os::unix::fs::symlink("real.csv", &link).unwrap();
+        let mut o = OutputFile::create(&link).unwrap();
+        o.write_all(b"new").unwrap();
+        o.commit(Durability::Rename).unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+        assert_eq!(fs::metadata(&real).unwrap().permissions().mode() & 0o7777, 0o640);
+        assert_eq!(entries(d.path()), ["link.csv", "real.csv"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn hard_links_see_the_report() {
+        let d = dir("links");
+        let a = d.path().join("a.csv");
+        let b = d.path().join("b.csv");
+        fs::write(&a, "a much longer old report").unwrap();
+        fs::hard_link(&a, &b).unwrap();
+        let mut o = OutputFile::create(&a).unwrap();
+        o.write_all(b"new").unwrap();
+        o.commit(Durability::Sync).unwrap();
+        assert_eq!(fs::read(&b).unwrap(), b"new");
+        assert_eq!(entries(d.path()), ["a.csv", "b.csv"]);
+    }
+
+    #[test]
+    fn errors_name_the_users_file() {
+        let d = dir("errors");
+        let p = d.path().join("missing/r.csv");
+        let e = OutputFile::create(&p).err().unwrap();
+        let msg = e.to_string();
+        assert!(msg.starts_with(&format!("cannot create {}: ", p.display())), "{msg}");
+        assert!(!msg.contains(".tmp"), "{msg}");
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        let e = OutputFile::create(d.path()).err().unwrap();
+        assert!(e.to_string().ends_with("is a directory"), "{e}");
+    }
+}

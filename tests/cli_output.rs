@@ -1,0 +1,341 @@
+//! Where reports go (issue #28 §2): `--output` never clobbers a device, a
+//! FIFO, a symbolic link, a file's mode or its other hard links, never
+//! leaves a partial file (errors, a full disk, SIGTERM), and follows no
+//! link planted at its temporary name; a closed pipe ends every command
+//! quietly with its documented status; text output escapes control
+//! characters from the data.
+//!
+//! `LGRSCAN_TEST_BIN` runs these tests against another build of lgrscan
+//! (to see which of them an older build fails).
+#![cfg(all(feature = "cli", unix))]
+
+mod cli_util;
+
+use cli_util::{root, stderr, temp_dir};
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const ZONE: &str = "samples/zone.txt";
+
+fn bin() -> PathBuf {
+    std::env::var_os("LGRSCAN_TEST_BIN")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_lgrscan")), PathBuf::from)
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args).current_dir(root());
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    command(args).output().expect("run lgrscan")
+}
+
+fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// What `scan --format csv ZONE` prints on standard output.
+fn zone_csv() -> Vec<u8> {
+    let o = run(&["scan", "-q", "--format", "csv", ZONE]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    o.stdout
+}
+
+/// A character device behaving as /dev/MINOR_NAME: a node made in `dir`
+/// when the tests run as root (so that a build that replaces its output
+/// never touches the real /dev), else the real one (which such a build
+/// cannot replace without root either).
+fn char_device(dir: &Path, name: &str, minor: &str) -> PathBuf {
+    let node = dir.join(name);
+    let made = Command::new("mknod")
+        .args([path_str(&node), "c", "1", minor])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    // A file system mounted `nodev` refuses to open it.
+    if made && fs::OpenOptions::new().write(true).open(&node).is_ok() {
+        node
+    } else {
+        let _ = fs::remove_file(&node);
+        PathBuf::from(format!("/dev/{name}"))
+    }
+}
+
+fn is_char_device(p: &Path) -> bool {
+    fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_char_device())
+}
+
+#[test]
+fn devices_are_written_in_place() {
+    let dir = temp_dir("out-devices");
+    let null = char_device(&dir, "null", "3");
+    let o = run(&["scan", "-q", "-o", path_str(&null), ZONE]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    assert!(is_char_device(&null), "{} is still a device", null.display());
+
+    // A full device: exit 2, the device named once, and still a device.
+    let full = char_device(&dir, "full", "7");
+    let o = run(&["scan", "-q", "--format", "csv", "-o", path_str(&full), ZONE]);
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(&full.display().to_string()), "{err}");
+    assert_eq!(err.matches("No space left on device").count(), 1, "{err}");
+    assert!(!err.contains(".tmp"), "{err}");
+    assert!(is_char_device(&full));
+    assert_eq!(entries(&dir).iter().filter(|e| e.ends_with(".tmp")).count(), 0);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_fifo_is_written_in_place() {
+    let dir = temp_dir("out-fifo");
+    let fifo = dir.join("report.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    let got = dir.join("got.csv");
+    let mut reader = Command::new("sh")
+        .args(["-c", "cat \"$0\" > \"$1\"", path_str(&fifo), path_str(&got)])
+        .spawn()
+        .expect("cat");
+    let o = run(&["scan", "-q", "--format", "csv", "-o", path_str(&fifo), ZONE]);
+    // A build that replaced the FIFO never opened it: release the reader.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while reader.try_wait().expect("wait").is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let reader_done = reader.try_wait().expect("wait").is_some();
+    if !reader_done {
+        let _ = reader.kill();
+        let _ = reader.wait();
+    }
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    assert!(reader_done, "the reader of the FIFO got no end of file");
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
+    assert_eq!(fs::read(&got).unwrap(), zone_csv());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_symlink_is_followed_and_modes_kept() {
+    let dir = temp_dir("out-symlink");
+    let real = dir.join("real.csv");
+    fs::write(&real, "old\n").unwrap();
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink("real.csv", &link).unwrap();
+    let o = run(&["scan", "-q", "--format", "csv", "-o", path_str(&link), ZONE]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "still a link");
+    assert_eq!(fs::read(&real).unwrap(), zone_csv());
+    assert_eq!(fs::metadata(&real).unwrap().mode() & 0o7777, 0o600, "mode kept");
+    assert_eq!(entries(&dir), ["link.csv", "real.csv"]);
+
+    // annotate: the same, and a new file gets the usual mode (umask).
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+    let o = run(&["annotate", "--lgr", "builtin:ascii", "-o", path_str(&link), ZONE]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(fs::read_to_string(&real).unwrap().starts_with("line\tinput\t"));
+    assert_eq!(fs::metadata(&real).unwrap().mode() & 0o7777, 0o640);
+    let fresh = dir.join("fresh.csv");
+    let o = run(&["annotate", "--lgr", "builtin:ascii", "-o", path_str(&fresh), ZONE]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let umask_applied = fs::metadata(&fresh).unwrap().mode() & 0o7777;
+    assert_eq!(umask_applied & 0o7000, 0);
+    assert_ne!(umask_applied & 0o600, 0, "readable and writable by the owner");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hard_links_all_see_the_report() {
+    let dir = temp_dir("out-links");
+    let a = dir.join("a.csv");
+    let b = dir.join("b.csv");
+    fs::write(&a, "old\n").unwrap();
+    fs::hard_link(&a, &b).unwrap();
+    let o = run(&["scan", "-q", "--format", "csv", "-o", path_str(&a), ZONE]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    assert_eq!(fs::read(&b).unwrap(), zone_csv());
+    assert_eq!(fs::metadata(&a).unwrap().nlink(), 2);
+    assert_eq!(entries(&dir), ["a.csv", "b.csv"]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A symbolic link planted where an older build put its temporary file
+/// (`.NAME.PID.tmp`) redirected the report to the link's target.
+#[test]
+fn a_planted_symlink_does_not_redirect_the_report() {
+    let dir = temp_dir("out-planted");
+    let target = dir.join("findings.csv");
+    let victim = dir.join("victim.txt");
+    fs::write(&victim, "precious\n").unwrap();
+    let mut child = command(&["scan", "-q", "--format", "csv", "-o", path_str(&target), "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let planted = dir.join(format!(".findings.csv.{}.tmp", child.id()));
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"good\nbad_label\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    let m = fs::symlink_metadata(&target).unwrap();
+    assert!(m.file_type().is_file(), "the report is a regular file");
+    assert!(fs::read_to_string(&target).unwrap().contains("bad_label"));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// SIGTERM while the input is read: the temporary file is removed, the old
+/// report kept, and the process ends by the signal.
+#[test]
+fn a_signal_removes_the_temporary_file() {
+    for cmd in [&["scan", "-q"][..], &["annotate", "--lgr", "builtin:ascii"][..]] {
+        let dir = temp_dir(&format!("out-signal-{}", cmd[0]));
+        let target = dir.join("report.csv");
+        fs::write(&target, "old\n").unwrap();
+        let mut args = cmd.to_vec();
+        args.extend(["-o", path_str(&target), "-"]);
+        let mut child = command(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // The temporary file appears once the output is open.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while entries(&dir).len() < 2 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let appeared = entries(&dir).len() == 2;
+        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+        // Standard input stays open until the process is gone: the run
+        // cannot finish on its own (or, in a build without a handler, is
+        // released after a while).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        drop(child.stdin.take());
+        let status = child.wait().unwrap();
+        assert!(appeared, "{cmd:?}: the output is opened before the input is read");
+        assert_eq!(status.signal(), Some(15), "{cmd:?}: ended by SIGTERM ({status:?})");
+        assert_eq!(entries(&dir), ["report.csv"], "{cmd:?}");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "old\n", "{cmd:?}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
+
+/// A write that fails midway (here: past a file size limit, as a full
+/// disk would) leaves the old report as it was and no temporary file.
+#[test]
+fn a_failed_write_keeps_the_old_report() {
+    let dir = temp_dir("out-fsize");
+    let target = dir.join("report.tsv");
+    let labels = dir.join("labels.txt");
+    // Invalid labels: scan has a report to write, longer than the limit.
+    let list: String = (0..2000).map(|i| format!("bad_{i}\n")).collect();
+    fs::write(&labels, list).unwrap();
+    for cmd in [&["scan", "-q", "--format", "csv"][..], &["annotate", "--lgr", "builtin:ascii"][..]]
+    {
+        fs::write(&target, "old\n").unwrap();
+        let mut args = cmd.to_vec();
+        args.extend(["-o", path_str(&target), "--input-format", "list", path_str(&labels)]);
+        let mut c = command(&args);
+        // SAFETY: between fork and exec only async-signal-safe calls
+        // (signal, setrlimit) are made.
+        unsafe {
+            c.pre_exec(|| {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                let limit = libc::rlimit { rlim_cur: 4096, rlim_max: 4096 };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = c.output().unwrap();
+        assert_eq!(code(&o), Some(2), "{cmd:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(&target.display().to_string()), "{cmd:?}: {err}");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "old\n", "{cmd:?}");
+        assert_eq!(entries(&dir), ["labels.txt", "report.tsv"], "{cmd:?}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Runs lgrscan with its standard output a pipe whose reader has already
+/// gone: every write fails with EPIPE.
+fn closed_pipe(args: &[&str]) -> Output {
+    let mut child =
+        command(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    let dir = temp_dir("out-pipe");
+    let clean = dir.join("clean.txt");
+    fs::write(&clean, "example\n").unwrap();
+    let clean = path_str(&clean);
+    for (args, want) in [
+        (&["scan", "--format", "csv", ZONE][..], 1),
+        (&["scan", "--format", "text", ZONE][..], 1),
+        (&["scan", "--format", "jsonl", "--input-format", "list", clean][..], 0),
+        (&["annotate", "--format", "csv", "--lgr", "builtin:ascii", ZONE][..], 0),
+        (&["annotate", "--lgr", "builtin:ascii", ZONE][..], 0),
+        (&["explain", "भारत"][..], 0),
+        (&["lgr", "info", "builtin:devanagari"][..], 0),
+        (&["builtins"][..], 0),
+    ] {
+        for _ in 0..3 {
+            let o = closed_pipe(args);
+            assert_eq!(code(&o), Some(want), "{args:?}: {}", stderr(&o));
+            assert!(!stderr(&o).contains("error"), "{args:?}: {}", stderr(&o));
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn text_output_escapes_control_characters() {
+    let dir = temp_dir("out-escape");
+    let list = dir.join("evil\u{1b}[2J.txt");
+    fs::write(&list, "a\u{1b}]0;pwned\u{7}b\nx\u{202e}y\nc\u{9b}31md\n").unwrap();
+    let o = run(&["scan", "--format", "text", "--input-format", "list", path_str(&list)]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    for (stream, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!text.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}']), "{stream}: {text:?}");
+    }
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("\\u{1b}]0;pwned\\u{7}b"), "{out}");
+    assert!(out.contains("evil\\u{1b}[2J.txt"), "{out}");
+
+    let o = run(&["explain", "--lgr", "builtin:ascii", "a\u{1b}[31mb\u{202e}"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains(['\u{1b}', '\u{202e}']), "{out:?}");
+    assert!(out.contains("\\u{1b}[31mb\\u{202e}"), "{out}");
+    let _ = fs::remove_dir_all(&dir);
+}
