@@ -28,6 +28,7 @@ const FIELDS: &[&str] = &[
     "group",
     "role",
     "holder",
+    "relation",
 ];
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,11 +87,12 @@ pub struct Args {
     holder: Holder,
     #[command(flatten)]
     input: super::InputArgs,
-    /// How index labels test variant context rules: `reference` (as ICANN's
-    /// lgr-core, the default) or `rfc7940` (at the variant's own position;
-    /// finds collisions the reference misses).
-    #[arg(long, value_enum, default_value = "reference")]
-    index_mode: super::IndexModeArg,
+    /// How labels are grouped into variant sets: `verified` (labels
+    /// sharing either index label, each confirmed as a variant of the
+    /// holder), `reference` (lgr-core's index label, ICANN's groups) or
+    /// `rfc7940` (the index label of the RZ-LGR overview's reading).
+    #[arg(long, value_enum, default_value = "verified")]
+    index_mode: super::ScanIndexModeArg,
 }
 
 fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
@@ -99,7 +101,12 @@ fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
 }
 
 /// Builds the LGR set from the flags.
-pub fn lgr_set(lgrs: &[String], variants: Option<&str>, mode: IndexMode) -> anyhow::Result<LgrSet> {
+pub fn lgr_set(
+    lgrs: &[String],
+    variants: Option<&str>,
+    mode: super::ScanIndexModeArg,
+) -> anyhow::Result<LgrSet> {
+    let (mode, grouping) = mode.modes();
     let default = lgrs.is_empty();
     let specs: Vec<String> = if default {
         builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect()
@@ -118,7 +125,7 @@ pub fn lgr_set(lgrs: &[String], variants: Option<&str>, mode: IndexMode) -> anyh
             ))
         }
     };
-    LgrSet::new(judges, variants).map_err(anyhow::Error::msg)
+    Ok(LgrSet::new(judges, variants).map_err(anyhow::Error::msg)?.with_grouping(grouping))
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
@@ -149,7 +156,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let (set, labels) = pool.install(|| {
         rayon::join(
             || {
-                let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
+                let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode)?;
                 settler.provide(&set);
                 anyhow::Ok(set)
             },
@@ -230,7 +237,7 @@ fn write_atomic(
 
 /// The report fields of a finding, borrowed where the label set or the
 /// finding holds them (a report may have millions of rows).
-fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [Cow<'a, str>; 13] {
+fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [Cow<'a, str>; 14] {
     let l = labels.get(f.label).expect("finding refers to a label");
     let holder = f.holder.and_then(|h| labels.get(h)).map(|h| h.alabel()).unwrap_or_default();
     [
@@ -247,6 +254,7 @@ fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [Cow<'a, str>; 13] {
         f.group.map_or(Cow::Borrowed(""), |g| Cow::Owned(g.to_string())),
         Cow::Borrowed(f.role.map_or("", |r| r.as_str())),
         Cow::Borrowed(holder),
+        Cow::Borrowed(f.relation.map_or("", |r| r.as_str())),
     ]
 }
 
@@ -315,17 +323,24 @@ fn write_text(
         writeln!(w, "\nVariant sets with conflicts ({}), largest first:", groups.len())?;
     }
     for (n, members) in &groups {
-        writeln!(w, "\ngroup {n}: index label {}", members[0].index)?;
+        // A verified group may join several index labels.
+        let mut index: Vec<&str> = members.iter().map(|f| f.index.as_str()).collect();
+        index.sort_unstable();
+        index.dedup();
+        let (s, list) =
+            if index.len() > 1 { ("s", index.join(", ")) } else { ("", index.join("")) };
+        writeln!(w, "\ngroup {n}: index label{s} {list}")?;
         for f in members {
             let l = labels.get(f.label).expect("label");
             writeln!(
                 w,
-                "  {:<11} {}  {}  ({}:{})\n              {}: {}",
+                "  {:<11} {}  {}  ({}:{}){}\n              {}: {}",
                 f.role.map_or("", |r| r.as_str()),
                 l.ulabel(),
                 l.alabel(),
                 l.source_path().display(),
                 l.line(),
+                f.relation.map_or(String::new(), |r| format!("  [{}]", r.as_str())),
                 f.disposition,
                 f.reason
             )?;
@@ -408,9 +423,18 @@ fn summary_text(
     for (fam, n) in &s.invalid_by_family {
         let _ = writeln!(t, "    {n:>8}  {fam}");
     }
+    let (mode, near) = match set.grouping() {
+        lgrscan::scan::Grouping::Verified => {
+            ("verified", format!(", {} near (variants of the holder in neither direction)", s.near))
+        }
+        _ => match set.variants().index_mode() {
+            IndexMode::Rfc7940 => ("rfc7940", String::new()),
+            _ => ("reference", String::new()),
+        },
+    };
     let _ = writeln!(
         t,
-        "  variant LGR: {}; groups sharing an index label: {}; with conflicts: {} ({} conflicting labels, {} allocated to the holder's registrant)",
+        "  variant LGR: {} (index mode {mode}); groups sharing an index label: {}; with conflicts: {} ({} conflicting labels, {} allocated to the holder's registrant{near})",
         set.variants().name(),
         s.groups,
         s.conflict_groups,
