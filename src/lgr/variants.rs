@@ -308,6 +308,38 @@ impl Lgr {
         Ok(out)
     }
 
+    /// The distinct variant labels of `cps` (RFC 7940 §8.2), the original
+    /// included when it is generated, in the reference generator's order,
+    /// without judging them: the enumeration [`Lgr::variants`] runs.
+    ///
+    /// # Errors
+    /// [`VariantLimitError`] when it takes more than `limit` generation
+    /// steps.
+    pub fn variant_labels(
+        &self,
+        cps: &[u32],
+        limit: usize,
+    ) -> Result<Vec<Vec<u32>>, VariantLimitError> {
+        let mut seen: HashSet<Vec<u32>> = HashSet::new();
+        let mut out = Vec::new();
+        let mut count = 0usize;
+        let mut g = Gen::new(cps, None);
+        self.gen_step(&mut g, 0, false, 0, true, &mut |v, _, _| {
+            count += 1;
+            if count > limit {
+                return Flow::Stop;
+            }
+            if seen.insert(v.to_vec()) {
+                out.push(v.to_vec());
+            }
+            Flow::Go
+        });
+        if count > limit {
+            return Err(VariantLimitError { limit, estimate: self.variant_estimate(cps) });
+        }
+        Ok(out)
+    }
+
     /// The first `n` distinct variant labels of `cps` other than `cps`
     /// itself, in the order [`Lgr::variants`] gives them, with their
     /// dispositions. Generation stops once `n` are found, so this is cheap

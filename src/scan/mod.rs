@@ -1,7 +1,19 @@
 //! The audit of a whole zone: judge every registered label against a set of
-//! LGRs, group labels by index label (RFC 7940 §8.5) under the variant LGR,
-//! decide who holds each variant set and what the others are (RFC 7940
-//! §8.3), and produce findings.
+//! LGRs, group labels into variant sets under the variant LGR (by index
+//! label, RFC 7940 §8.5, and with [`Grouping::Verified`] confirmed by the
+//! variant relation, §8.2), decide who holds each variant set (a valid
+//! member) and what the others are (RFC 7940 §8.3), and produce findings.
+//!
+//! Grouping ([`Grouping`]): lgr-core's index label (the variant LGR's
+//! [`IndexMode::Reference`](crate::lgr::IndexMode::Reference)) splits some
+//! variant pairs because it tests a variant's context rule on a shifted
+//! label; the RZ-LGR overview's reading (§5.5.4 step 2.c,
+//! [`IndexMode::Rfc7940`](crate::lgr::IndexMode::Rfc7940)) splits others
+//! and groups some labels that are not variants. The verified grouping
+//! keeps each label under both index labels when they differ (the judging
+//! phase computes the second one only for labels whose partition is not
+//! unique), joins the groups sharing a label, and checks each member
+//! against the holder in both directions when resolving the group.
 //!
 //! [`scan`] takes a [`LabelSet`](crate::input::LabelSet) from
 //! [`crate::input`], an [`LgrSet`] and a [`ScanConfig`], and returns a
