@@ -327,4 +327,32 @@ fn threads_above_the_maximum_are_refused() {
     }
     scan_rows(&["--threads", "1024", "samples/zone.txt"], 1);
     scan_rows(&["--threads", "0", "samples/zone.txt"], 1);
+/// Issue #28: an invalid label never holds a variant set. `1२3` (digit
+/// mixing) comes first, but the first valid member, `१२३`, holds the set
+/// and `123` is its blocked variant; with `--holder registered` the
+/// earliest valid registration holds, however early the invalid one is.
+#[test]
+fn an_invalid_label_never_holds_a_variant_set() {
+    let dir = cli_util::temp_dir("invalid-holder");
+    let list = dir.join("digits.txt");
+    std::fs::write(&list, "1२3\n१२३\n123\n").expect("write list");
+    for mode in ["verified", "reference"] {
+        let csv = scan_rows(&[list.to_str().unwrap(), "--index-mode", mode], 1);
+        assert_eq!(role(&csv, "१२३"), ("holder".into(), "xn--e4bcd".into()), "{mode}");
+        assert_eq!(role(&csv, "123"), ("blocked".into(), "xn--e4bcd".into()), "{mode}");
+        assert_eq!(role(&csv, "1२3"), ("invalid".into(), "xn--e4bcd".into()), "{mode}");
+    }
+    let reg = dir.join("digits.csv");
+    std::fs::write(&reg, "label,registered\n1२3,2001-01-01\n१२३,2020-01-01\n123,2010-01-01\n")
+        .expect("write csv");
+    let csv = scan_rows(&[reg.to_str().unwrap(), "--holder", "registered"], 1);
+    assert_eq!(role(&csv, "123"), ("holder".into(), "123".into()));
+    assert_eq!(role(&csv, "१२३"), ("blocked".into(), "123".into()));
+    assert_eq!(role(&csv, "1२3"), ("invalid".into(), "123".into()));
+    // A set of invalid labels only has no holder: no collision rows.
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "1२3\n१2३\n").expect("write list");
+    let csv = scan_rows(&[bad.to_str().unwrap()], 1);
+    assert!(csv.iter().all(|r| r["kind"] == "invalid"), "{csv:?}");
+    assert_eq!(csv.len(), 2);
 }

@@ -2,8 +2,9 @@
 //!
 //! ICANN's lgr-core tests a variant's context rule, while computing an index
 //! label, on a label whose suffix is shifted by the length of the
-//! partition's first element. RFC 7940 §8.5 and RZ-LGR overview §5.5.4
-//! step 2.c test it "for the input label at that location". Where the two
+//! partition's first element. The RZ-LGR overview, §5.5.4 step 2.c, tests
+//! it "for the input label at that location" (RFC 7940 §8.5 defines the
+//! index label, not this wording). Where the two
 //! differ, the reference can give two labels that are variants of each
 //! other different index labels, so a collision is missed; these tests show
 //! one such case on ICANN's own LGR and count the golden rows concerned.
@@ -27,7 +28,7 @@ fn reference_splits_a_variant_set_rfc_mode_does_not() {
     // They are blocked variants of each other (RFC 7940 §8.2–8.3)...
     assert_eq!(reference.variant_disposition(&a, &b).unwrap().disposition, "blocked");
     assert_eq!(reference.variant_disposition(&b, &a).unwrap().disposition, "blocked");
-    // ... so RFC 7940 §8.5 wants one index label for both; the reference
+    // ... so they should share an index label (RFC 7940 §8.5); the reference
     // mode gives two, the RFC mode one.
     assert_ne!(reference.index_label(&a), reference.index_label(&b));
     assert_eq!(rfc.index_label(&a), rfc.index_label(&b));

@@ -127,15 +127,14 @@ impl InputArgs {
     }
 }
 
-/// How index labels test variant context rules (`--index-mode`).
+/// How index labels test variant context rules (`annotate --index-mode`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IndexModeArg {
     /// As ICANN's lgr-core computes them (agrees with its published results).
     #[default]
     Reference,
-    /// As RFC 7940 §8.5 / RZ-LGR §5.5.4 read: a variant's context rule is
-    /// tested on the input label at the variant's own position. Finds
-    /// collisions the reference misses (e.g. भारत / भा़रत).
+    /// As the RZ-LGR overview §5.5.4 step 2.c reads: a variant's context
+    /// rule is tested on the input label at the variant's own position.
     Rfc7940,
 }
 
@@ -144,6 +143,34 @@ impl From<IndexModeArg> for lgrscan::lgr::IndexMode {
         match m {
             IndexModeArg::Reference => lgrscan::lgr::IndexMode::Reference,
             IndexModeArg::Rfc7940 => lgrscan::lgr::IndexMode::Rfc7940,
+        }
+    }
+}
+
+/// How `scan` groups labels into variant sets (`scan --index-mode`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScanIndexModeArg {
+    /// Labels sharing either index label (reference or rfc7940), each
+    /// member confirmed as a variant of the holder in one direction at
+    /// least; the others are `near`, not collisions.
+    #[default]
+    Verified,
+    /// Labels sharing lgr-core's index label: ICANN's groups.
+    Reference,
+    /// Labels sharing the index label of the RZ-LGR overview §5.5.4 reading.
+    Rfc7940,
+}
+
+impl ScanIndexModeArg {
+    /// The variant LGR's index-label mode (the `index` column) and the
+    /// grouping.
+    pub fn modes(self) -> (lgrscan::lgr::IndexMode, lgrscan::scan::Grouping) {
+        use lgrscan::lgr::IndexMode;
+        use lgrscan::scan::Grouping;
+        match self {
+            ScanIndexModeArg::Verified => (IndexMode::Reference, Grouping::Verified),
+            ScanIndexModeArg::Reference => (IndexMode::Reference, Grouping::IndexLabel),
+            ScanIndexModeArg::Rfc7940 => (IndexMode::Rfc7940, Grouping::IndexLabel),
         }
     }
 }

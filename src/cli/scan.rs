@@ -79,11 +79,12 @@ pub struct Args {
     holder: Holder,
     #[command(flatten)]
     input: super::InputArgs,
-    /// How index labels test variant context rules: `reference` (as ICANN's
-    /// lgr-core, the default) or `rfc7940` (at the variant's own position;
-    /// finds collisions the reference misses).
-    #[arg(long, value_enum, default_value = "reference")]
-    index_mode: super::IndexModeArg,
+    /// How labels are grouped into variant sets: `verified` (labels
+    /// sharing either index label, each confirmed as a variant of the
+    /// holder), `reference` (lgr-core's index label, ICANN's groups) or
+    /// `rfc7940` (the index label of the RZ-LGR overview's reading).
+    #[arg(long, value_enum, default_value = "verified")]
+    index_mode: super::ScanIndexModeArg,
 }
 
 fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
@@ -91,7 +92,12 @@ fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
 }
 
 /// Builds the LGR set from the flags.
-pub fn lgr_set(lgrs: &[String], variants: Option<&str>, mode: IndexMode) -> anyhow::Result<LgrSet> {
+pub fn lgr_set(
+    lgrs: &[String],
+    variants: Option<&str>,
+    mode: super::ScanIndexModeArg,
+) -> anyhow::Result<LgrSet> {
+    let (mode, grouping) = mode.modes();
     let default = lgrs.is_empty();
     let specs: Vec<String> = if default {
         builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect()
@@ -110,7 +116,7 @@ pub fn lgr_set(lgrs: &[String], variants: Option<&str>, mode: IndexMode) -> anyh
             ))
         }
     };
-    LgrSet::new(judges, variants).map_err(anyhow::Error::msg)
+    Ok(LgrSet::new(judges, variants).map_err(anyhow::Error::msg)?.with_grouping(grouping))
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
@@ -147,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let (set, labels) = pool.install(|| {
         rayon::join(
             || {
-                let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
+                let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode)?;
                 settler.provide(&set);
                 anyhow::Ok(set)
             },

@@ -444,6 +444,14 @@ impl Lgr {
         self.index_of(&Label::from_cps(cps))
     }
 
+    /// [`Lgr::index_label`] in `mode`, whatever this LGR's own
+    /// ([`Lgr::index_mode`]).
+    pub fn index_label_in(&self, cps: &[u32], mode: IndexMode) -> Option<Vec<u32>> {
+        let (label, mut sc, mut out) = (Label::from_cps(cps), IndexScratch::default(), Vec::new());
+        self.fill(&label, &mut sc);
+        self.index_from_table_in(&label, &mut sc, mode, &mut out).then_some(out)
+    }
+
     /// [`Lgr::index_label`] on a prepared label.
     pub fn index_of(&self, label: &Label) -> Option<Vec<u32>> {
         let mut out = Vec::new();
@@ -498,11 +506,46 @@ impl Lgr {
     /// label. The index label of the usual kind of label comes from the
     /// table directly (see [`Lgr::simple_index`]).
     fn index_from_table(&self, label: &Label, sc: &mut IndexScratch, out: &mut Vec<u32>) -> bool {
+        self.index_from_table_in(label, sc, self.index_mode, out)
+    }
+
+    /// After [`Lgr::index_into`] or [`Lgr::index_into_shared`] found the
+    /// index label of `label` with `sc`: the index label in the other
+    /// [`IndexMode`] into `out`, when it may differ (true); false when the
+    /// label's partition is unique with elements of one code point, where
+    /// both modes test every context on the same label.
+    pub(crate) fn other_mode_index(
+        &self,
+        label: &Label,
+        sc: &mut IndexScratch,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        if sc.simple {
+            return false;
+        }
+        let other = match self.index_mode {
+            IndexMode::Reference => IndexMode::Rfc7940,
+            IndexMode::Rfc7940 => IndexMode::Reference,
+        };
+        self.index_from_table_in(label, sc, other, out)
+    }
+
+    /// [`Lgr::index_from_table`] in `mode`; notes in `sc.simple` whether
+    /// the label took the path of [`Lgr::simple_index`].
+    fn index_from_table_in(
+        &self,
+        label: &Label,
+        sc: &mut IndexScratch,
+        mode: IndexMode,
+        out: &mut Vec<u32>,
+    ) -> bool {
         out.clear();
+        sc.simple = false;
         if label.is_empty() {
             return false;
         }
         if sc.table && self.simple_index(label, sc, out) {
+            sc.simple = true;
             return true;
         }
         out.clear();
@@ -510,7 +553,7 @@ impl Lgr {
         if !in_repertoire {
             return false;
         }
-        match self.index_mode {
+        match mode {
             IndexMode::Rfc7940 => self.index_dp(label, None, sc, out),
             IndexMode::Reference => {
                 // The reference tests a variant's context on the label with
@@ -816,6 +859,9 @@ pub(crate) struct IndexScratch {
     /// the judging LGR's for this label.
     filled_by: usize,
     filled_cps: Vec<u32>,
+    /// Whether the last index label came from [`Lgr::simple_index`] (the
+    /// same in both [`IndexMode`]s).
+    simple: bool,
     best: Vec<Option<Link>>,
     scratch: Label,
     buf: Vec<u32>,
@@ -833,18 +879,36 @@ struct Link {
 }
 
 /// How variant context rules are tested while computing an index label.
+///
+/// An index label (RFC 7940 §8.5) replaces each element of a partition of
+/// the label by the smallest of itself and its variants, skipping a variant
+/// whose context rule does not hold: "any variant that has a variant
+/// context rule and does not satisfy that rule for the input label at that
+/// location is ignored" (ICANN, RZ-LGR overview, §5.5.4 step 2.c). The two
+/// modes differ in the label that rule is tested on. A scan can also group
+/// by both and confirm each member as a variant (see
+/// `lgrscan::scan::Grouping::Verified`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum IndexMode {
-    /// As ICANN's reference implementation (lgr-core 6.1.3) computes it:
-    /// for every element after the first, the variant's context is tested
-    /// on the label whose suffix is shifted by the difference between the
-    /// first element's length and the element's own. Reference results,
-    /// and ICANN's tools, use this. The default.
+    /// As ICANN's reference implementation (lgr-core 6.1.3,
+    /// `generate_index_label` in `lgr/core.py`) computes it: the variant
+    /// replaces the element at position `i`, but the suffix kept after it
+    /// is cut at `i` plus the length of the partition's *first* element
+    /// instead of the element's own, so a rule on the following code
+    /// points sees a shifted label (e.g. a `not-when="followed-by-nukta"`
+    /// variant judged on a label that still has the nukta). Agrees with
+    /// lgr-core and its published results; the default of
+    /// [`Lgr::index_label`] and of `annotate`.
     #[default]
     Reference,
-    /// As RZ-LGR overview §5.5.4 step 2.c reads: the variant's context is
-    /// tested on the input label with the variant in place of the element.
+    /// As the RZ-LGR overview §5.5.4 step 2.c reads: the variant's context
+    /// rule is tested on the input label with the variant in place of the
+    /// element. Finds pairs the reference splits (`भारत` / `भा़रत` under
+    /// the second-level Devanagari LGR), but loses others it groups (a
+    /// rule that looks at a neighbour which itself has a cross-script
+    /// variant: `मांग` / `मांਗ`), and can group two labels only one of
+    /// which is a variant of the other.
     Rfc7940,
 }
 

@@ -59,6 +59,15 @@ struct Gen<'s> {
     prefix: Vec<u32>,
     scratch: Label,
     buf: Vec<u32>,
+    /// With a target: the states `(position in the original, length of
+    /// the prefix, whether a variant was used)` from which no completion
+    /// reaches the target. The prefix is then the target's, so the outcome
+    /// of a state depends on nothing else, and each is explored once: the
+    /// membership test is polynomial in the two lengths, where the
+    /// partitions of the original alone can be exponentially many.
+    dead: HashSet<(usize, usize, bool)>,
+    /// Steps taken ([`Lgr::gen_step`] calls), for tests of the bound.
+    steps: usize,
 }
 
 impl<'s> Gen<'s> {
@@ -70,6 +79,8 @@ impl<'s> Gen<'s> {
             prefix: Vec::new(),
             scratch: Label::default(),
             buf: Vec::new(),
+            dead: HashSet::new(),
+            steps: 0,
         }
     }
 }
@@ -119,10 +130,34 @@ impl Lgr {
         only: bool,
         sink: &mut dyn FnMut(&[u32], TypeSet, bool) -> Flow,
     ) -> Flow {
-        let orig = g.orig;
-        if pos >= orig.len() {
+        if pos >= g.orig.len() {
             return Flow::Go;
         }
+        g.steps += 1;
+        let state = (pos, g.prefix.len(), has_variant);
+        if g.target.is_some() && g.dead.contains(&state) {
+            return Flow::Go;
+        }
+        let flow = self.gen_permute(g, pos, has_variant, set, only, sink);
+        // With a target the sink stops at the first label found: a state
+        // that comes back with `Go` reaches none.
+        if g.target.is_some() && matches!(flow, Flow::Go) {
+            g.dead.insert(state);
+        }
+        flow
+    }
+
+    /// The body of [`Lgr::gen_step`]: the permutations at `pos`.
+    fn gen_permute(
+        &self,
+        g: &mut Gen<'_>,
+        pos: usize,
+        has_variant: bool,
+        set: TypeSet,
+        only: bool,
+        sink: &mut dyn FnMut(&[u32], TypeSet, bool) -> Flow,
+    ) -> Flow {
+        let orig = g.orig;
         let rest = &orig[pos..];
         let all = self.chars_from(rest[0]);
         if all.is_empty() {
@@ -273,6 +308,38 @@ impl Lgr {
         Ok(out)
     }
 
+    /// The distinct variant labels of `cps` (RFC 7940 §8.2), the original
+    /// included when it is generated, in the reference generator's order,
+    /// without judging them: the enumeration [`Lgr::variants`] runs.
+    ///
+    /// # Errors
+    /// [`VariantLimitError`] when it takes more than `limit` generation
+    /// steps.
+    pub fn variant_labels(
+        &self,
+        cps: &[u32],
+        limit: usize,
+    ) -> Result<Vec<Vec<u32>>, VariantLimitError> {
+        let mut seen: HashSet<Vec<u32>> = HashSet::new();
+        let mut out = Vec::new();
+        let mut count = 0usize;
+        let mut g = Gen::new(cps, None);
+        self.gen_step(&mut g, 0, false, 0, true, &mut |v, _, _| {
+            count += 1;
+            if count > limit {
+                return Flow::Stop;
+            }
+            if seen.insert(v.to_vec()) {
+                out.push(v.to_vec());
+            }
+            Flow::Go
+        });
+        if count > limit {
+            return Err(VariantLimitError { limit, estimate: self.variant_estimate(cps) });
+        }
+        Ok(out)
+    }
+
     /// The first `n` distinct variant labels of `cps` other than `cps`
     /// itself, in the order [`Lgr::variants`] gives them, with their
     /// dispositions. Generation stops once `n` are found, so this is cheap
@@ -298,21 +365,40 @@ impl Lgr {
     }
 
     /// The disposition of `other` as a variant of `label` (RFC 7940 §8.3),
-    /// or `None` when `other` is not generated as one of its variants. Only
-    /// the branches that can produce `other` are explored, so this is cheap
-    /// even when the variant space is huge.
+    /// or `None` when `other` is not generated as one of its variants. A
+    /// membership test, not an enumeration: only the branches that can
+    /// produce `other` are explored, position by position, and a state
+    /// (position in `label`, length of `other` matched) that leads nowhere
+    /// is not explored twice, so the cost is polynomial in the two lengths
+    /// even when the variant space is huge. When `other` can be generated
+    /// in several ways, the first in the reference generator's order gives
+    /// its variant types, as in [`Lgr::variants`].
     pub fn variant_disposition(&self, label: &[u32], other: &[u32]) -> Option<VariantLabel<'_>> {
+        match self.generated_as(label, other).0 {
+            Some((s, o)) => Some(self.judge_variant(label, other, s, o)),
+            None if label == other => Some(self.as_original(label)),
+            None => None,
+        }
+    }
+
+    /// Whether `other` is a variant label of `label` (RFC 7940 §8.2:
+    /// generated from it, each variant's context rule tested on the label
+    /// being generated), or `label` itself: the membership test of
+    /// [`Lgr::variant_disposition`], without judging the variant.
+    pub fn is_variant(&self, label: &[u32], other: &[u32]) -> bool {
+        label == other || self.generated_as(label, other).0.is_some()
+    }
+
+    /// The variant types and only-variants flag with which `other` is first
+    /// generated from `label`, and the generator's steps.
+    fn generated_as(&self, label: &[u32], other: &[u32]) -> (Option<(TypeSet, bool)>, usize) {
         let mut found: Option<(TypeSet, bool)> = None;
         let mut g = Gen::new(label, Some(other));
         self.gen_step(&mut g, 0, false, 0, true, &mut |_, s, o| {
             found = Some((s, o));
             Flow::Stop
         });
-        match found {
-            Some((s, o)) => Some(self.judge_variant(label, other, s, o)),
-            None if label == other => Some(self.as_original(label)),
-            None => None,
-        }
+        (found, g.steps)
     }
 
     /// The reference implementation's estimate of the number of variant
@@ -335,5 +421,49 @@ impl Lgr {
     /// results write it: `action 3: … | variant types {blocked}`.
     pub fn variant_reason_text(&self, v: &VariantLabel<'_>) -> String {
         format!("{} | variant types {{{}}}", self.reason_text(&v.reason), v.types.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An original of `n` code points `a` has Fibonacci(n) partitions into
+    /// the elements `a` and `a a`, each mapping to its variant (`b`,
+    /// `b b`): all produce `b`s, so a target that ends otherwise is
+    /// reached by none, and the generator without the dead-state memo tried
+    /// every partition (832,040 at n = 30). With it, each (position, prefix
+    /// length) state is explored once.
+    #[test]
+    fn membership_test_is_polynomial() {
+        let lgr = Lgr::from_xml(
+            "t",
+            r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+              <char cp="0061"><var cp="0062"/></char>
+              <char cp="0061 0061"><var cp="0062 0062"/></char>
+              <char cp="0062"><var cp="0061"/></char>
+              <char cp="0062 0062"><var cp="0061 0061"/></char>
+              <char cp="0063"/>
+            </data></lgr>"#,
+        )
+        .expect("compiles");
+        let n = 30;
+        let a = vec![0x61; n];
+        let mut miss = vec![0x62; n];
+        miss[n - 1] = 0x63;
+        let (found, steps) = lgr.generated_as(&a, &miss);
+        assert!(found.is_none());
+        assert!(steps < 10 * n * n, "{steps} steps");
+        let hit = vec![0x62; n];
+        assert!(lgr.is_variant(&a, &hit) && lgr.is_variant(&hit, &a));
+        assert!(!lgr.is_variant(&a, &miss));
+        // The same answers and types as the enumeration, on a shorter label.
+        let short = vec![0x61; 6];
+        let all = lgr.variants(&short, 10_000).expect("small");
+        assert!(all.len() > 1);
+        for v in &all {
+            let d = lgr.variant_disposition(&short, &v.cps).expect("generated");
+            assert_eq!((&d.types, d.disposition), (&v.types, v.disposition), "{:X?}", v.cps);
+        }
     }
 }

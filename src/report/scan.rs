@@ -28,6 +28,7 @@ pub const FIELDS: &[&str] = &[
     "group",
     "role",
     "holder",
+    "relation",
 ];
 
 /// How a scan's report is written.
@@ -89,7 +90,7 @@ pub fn write(
 
 /// The report fields of a finding, borrowed where the label set or the
 /// finding holds them (a report may have millions of rows).
-fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [Cow<'a, str>; 13] {
+fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [Cow<'a, str>; 14] {
     let l = labels.get(f.label).expect("finding refers to a label");
     let holder = f.holder.and_then(|h| labels.get(h)).map(|h| h.alabel()).unwrap_or_default();
     [
@@ -106,6 +107,7 @@ fn fields<'a>(labels: &'a LabelSet, f: &'a Finding) -> [Cow<'a, str>; 13] {
         f.group.map_or(Cow::Borrowed(""), |g| Cow::Owned(g.to_string())),
         Cow::Borrowed(f.role.map_or("", |r| r.as_str())),
         Cow::Borrowed(holder),
+        Cow::Borrowed(f.relation.map_or("", |r| r.as_str())),
     ]
 }
 
@@ -129,17 +131,24 @@ fn write_text(
         writeln!(w, "\nVariant sets with conflicts ({}), largest first:", groups.len())?;
     }
     for (n, members) in &groups {
-        writeln!(w, "\ngroup {n}: index label {}", esc(&members[0].index))?;
+        // A verified group may join several index labels.
+        let mut index: Vec<&str> = members.iter().map(|f| f.index.as_str()).collect();
+        index.sort_unstable();
+        index.dedup();
+        let (s, list) =
+            if index.len() > 1 { ("s", index.join(", ")) } else { ("", index.join("")) };
+        writeln!(w, "\ngroup {n}: index label{s} {}", esc(&list))?;
         for f in members {
             let l = labels.get(f.label).expect("label");
             writeln!(
                 w,
-                "  {:<11} {}  {}  ({}:{})\n              {}: {}",
+                "  {:<11} {}  {}  ({}:{}){}\n              {}: {}",
                 f.role.map_or("", |r| r.as_str()),
                 esc(l.ulabel()),
                 esc(l.alabel()),
                 esc(&l.source_path().to_string_lossy()),
                 l.line(),
+                f.relation.map_or(String::new(), |r| format!("  [{}]", r.as_str())),
                 esc(&f.disposition),
                 esc(&f.reason)
             )?;
@@ -229,9 +238,18 @@ pub fn summary(labels: &LabelSet, set: &LgrSet, report: &Report, read: Duration)
     for (fam, n) in &s.invalid_by_family {
         let _ = writeln!(t, "    {n:>8}  {}", esc(fam));
     }
+    let (mode, near) = match set.grouping() {
+        crate::scan::Grouping::Verified => {
+            ("verified", format!(", {} near (variants of the holder in neither direction)", s.near))
+        }
+        _ => match set.variants().index_mode() {
+            crate::lgr::IndexMode::Rfc7940 => ("rfc7940", String::new()),
+            _ => ("reference", String::new()),
+        },
+    };
     let _ = writeln!(
         t,
-        "  variant LGR: {}; groups sharing an index label: {}; with conflicts: {} ({} conflicting labels, {} allocated to the holder's registrant)",
+        "  variant LGR: {} (index mode {mode}); groups sharing an index label: {}; with conflicts: {} ({} conflicting labels, {} allocated to the holder's registrant{near})",
         esc(set.variants().name()),
         s.groups,
         s.conflict_groups,

@@ -2,7 +2,7 @@
 //! holder, and judge the other members as its variants (RFC 7940 §8.3).
 
 use super::judge::{Judged, Keyed, index_text, judge_one_in, text_hash_cps, verdict_fields};
-use super::{Finding, FindingKind, HolderPolicy, LgrSet, Progress, ScanConfig, Summary};
+use super::{Finding, FindingKind, Grouping, HolderPolicy, LgrSet, Progress, ScanConfig, Summary};
 use crate::input::LabelSet;
 use crate::lgr::IndexScratch;
 use crate::lgr::Label as EvalLabel;
@@ -26,6 +26,37 @@ pub enum Role {
     /// Invalid as a variant of the holder, or invalid on its own (an
     /// IDNA2008 finding, or not eligible under its LGR).
     Invalid,
+    /// With [`super::Grouping::Verified`]: shares an index label with the
+    /// group (in one of the two modes) but is a variant of the holder in
+    /// neither direction; not a collision.
+    Near,
+}
+
+/// How a member of a variant set is tied to its holder (RFC 7940 §8.2:
+/// which of the two is generated as a variant label of the other).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Relation {
+    /// Each is a variant label of the other.
+    Mutual,
+    /// The member is a variant label of the holder, not the reverse.
+    OfHolder,
+    /// The holder is a variant label of the member, not the reverse.
+    OfMember,
+    /// Neither: they only share an index label.
+    None,
+}
+
+impl Relation {
+    /// The relation's name in reports: `mutual`, `of-holder`,
+    /// `of-member`, `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Mutual => "mutual",
+            Relation::OfHolder => "of-holder",
+            Relation::OfMember => "of-member",
+            Relation::None => "none",
+        }
+    }
 }
 
 impl Role {
@@ -37,6 +68,7 @@ impl Role {
             Role::Allocatable => "allocatable",
             Role::Allocated => "allocated",
             Role::Invalid => "invalid",
+            Role::Near => "near",
         }
     }
 }
@@ -270,8 +302,51 @@ fn groups(
         g.members.dedup();
     });
     out.retain(|g| g.members.len() > 1);
+    if set.grouping() == Grouping::Verified && !judged.dual.is_empty() {
+        out = join_shared(out, &judged.dual);
+    }
     out.sort_unstable_by(|a, b| a.members.cmp(&b.members));
     out
+}
+
+/// Verified grouping: the groups that share a member (a label kept under
+/// both its index labels, one of `dual`, sorted) joined into one, by
+/// union-find; each joined group keeps the first one's key.
+fn join_shared(groups: Vec<Group>, dual: &[u32]) -> Vec<Group> {
+    fn root(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            // Path halving: each step also shortens the path.
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    let mut parent: Vec<u32> = (0..groups.len() as u32).collect();
+    let mut first: FastMap<u32, u32> = FastMap::default();
+    for (gi, g) in groups.iter().enumerate() {
+        for &m in g.members.iter().filter(|m| dual.binary_search(m).is_ok()) {
+            let other = *first.entry(m).or_insert(gi as u32);
+            let (a, b) = (root(&mut parent, other), root(&mut parent, gi as u32));
+            parent[a.max(b) as usize] = a.min(b);
+        }
+    }
+    let mut joined: Vec<Option<Group>> = (0..groups.len()).map(|_| None).collect();
+    for (gi, g) in groups.into_iter().enumerate() {
+        let r = root(&mut parent, gi as u32) as usize;
+        match &mut joined[r] {
+            Some(into) => into.members.extend(g.members),
+            slot => *slot = Some(g),
+        }
+    }
+    joined
+        .into_iter()
+        .flatten()
+        .map(|mut g| {
+            g.members.sort_unstable();
+            g.members.dedup();
+            g
+        })
+        .collect()
 }
 
 /// The buffers [`resolve`] reuses from group to group.
@@ -279,11 +354,37 @@ fn groups(
 struct ResolveScratch {
     holder: EvalLabel,
     index: IndexScratch,
-    member: Vec<u32>,
+    member: EvalLabel,
+    key: Vec<u32>,
+}
+
+/// The holder of a group under `policy`: its first valid member (not in
+/// `invalid`, the invalid rows sorted by label) in input order, or the
+/// valid member registered first; `None` when no member is valid (an
+/// invalid label never holds a variant set).
+fn pick_holder(
+    labels: &LabelSet,
+    policy: HolderPolicy,
+    members: &[u32],
+    invalid: &[Finding],
+) -> Option<u32> {
+    let valid = members
+        .iter()
+        .copied()
+        .filter(|&m| invalid.binary_search_by_key(&(m as usize), |f| f.label).is_err());
+    match policy {
+        HolderPolicy::Input => valid.min(),
+        HolderPolicy::Registered => valid.min_by_key(|&i| {
+            let ts = labels.get(i as usize).and_then(|l| l.csv().and_then(|c| c.registered));
+            (ts.is_none(), ts, i)
+        }),
+    }
 }
 
 /// Resolves a group: holder, then each member's disposition as a variant of
-/// the holder. Returns the rows (holder first) and whether any conflicts.
+/// the holder. Returns the rows (holder first), the conflicts, the members
+/// allocated to the holder's registrant and the near members; no rows when
+/// no member is valid.
 fn resolve(
     labels: &LabelSet,
     set: &LgrSet,
@@ -291,96 +392,144 @@ fn resolve(
     group: &Group,
     invalid: &[Finding],
     sc: &mut ResolveScratch,
-) -> (Vec<Finding>, u64, u64) {
+) -> Resolved {
     let members = &group.members[..];
     let view = |i: u32| labels.get(i as usize).expect("group members are label indices");
-    let holder = match config.holder {
-        HolderPolicy::Input => members[0],
-        HolderPolicy::Registered => *members
-            .iter()
-            .min_by_key(|&&i| {
-                let ts = view(i).csv().and_then(|c| c.registered);
-                (ts.is_none(), ts, i)
-            })
-            .expect("groups are not empty"),
+    let Some(holder) = pick_holder(labels, config.holder, members, invalid) else {
+        return Resolved::default();
     };
+    let verified = set.grouping() == Grouping::Verified;
     let h = view(holder);
     sc.holder.set_text(h.ulabel());
-    let hlabel = &sc.holder;
-    let hcps = hlabel.cps();
-    // Every member's index label is the group's (an ASCII member's was
-    // confirmed to be its own text).
-    let index = index_text(&group.key);
+    // With index-label grouping every member's index label is the group's
+    // (an ASCII member's was confirmed to be its own text); a verified
+    // group joins several, so each row has its own.
+    let group_index = (!verified).then(|| index_text(&group.key));
+    let mut index_of = |label: &EvalLabel, index: &mut IndexScratch| match &group_index {
+        Some(t) => t.clone(),
+        None if set.variants.index_into(label, index, &mut sc.key) => index_text(&sc.key),
+        None => String::new(),
+    };
     let hreg = h.csv().and_then(|c| c.registrant.as_deref());
-    let hj = judge_one_in(set, &h, hlabel, &mut sc.index);
+    let hj = judge_one_in(set, &h, &sc.holder, &mut sc.index);
     let [hlgr, hdisp, hreason, _] = verdict_fields(set, &hj);
-    let mut rows = vec![Finding {
+    let mut out = Resolved::default();
+    out.rows.push(Finding {
         kind: FindingKind::Collision,
         label: holder as usize,
         lgr: hlgr,
         disposition: hdisp,
         reason: hreason,
-        index: index.clone(),
+        index: index_of(&sc.holder, &mut sc.index),
         group: None,
         role: Some(Role::Holder),
+        relation: None,
         holder: Some(holder as usize),
-    }];
-    let (mut conflicts, mut allocated) = (0, 0);
+    });
+    let hcps = sc.holder.cps();
     for &m in members {
         if m == holder {
             continue;
         }
         let l = view(m);
-        let mcps = &mut sc.member;
-        mcps.clear();
-        mcps.extend(l.ulabel().chars().map(u32::from));
+        sc.member.set_text(l.ulabel());
+        let mcps = sc.member.cps();
         // A member that is invalid on its own (an IDNA2008 finding, or not
         // eligible under its LGR) cannot be allocated, whatever its variant
         // disposition: e.g. ALEF + MADDAH ABOVE is an allocatable variant
         // of ALEF WITH MADDA ABOVE but not NFC. The judging phase listed
         // exactly those labels (sorted).
         let own_invalid = invalid.binary_search_by_key(&(m as usize), |f| f.label).is_ok();
-        let (disposition, reason, role) = match set.variants.variant_disposition(hcps, mcps) {
-            Some(v) => {
-                let role = match v.disposition {
-                    _ if own_invalid => Role::Invalid,
-                    "blocked" => Role::Blocked,
-                    "invalid" => Role::Invalid,
-                    _ => {
-                        let mreg = l.csv().and_then(|c| c.registrant.as_deref());
-                        if hreg.is_some() && hreg == mreg {
-                            Role::Allocated
-                        } else {
-                            Role::Allocatable
-                        }
-                    }
-                };
+        // The member as a variant of the holder (RFC 7940 §8.3), and
+        // whether the holder is one of the member.
+        let forward = set.variants.variant_disposition(hcps, mcps);
+        let backward = forward.is_none().then(|| set.variants.variant_disposition(mcps, hcps));
+        let back = backward.as_ref().is_some_and(Option::is_some)
+            || (forward.is_some() && set.variants.is_variant(mcps, hcps));
+        let relation = match (forward.is_some(), back) {
+            (true, true) => Relation::Mutual,
+            (true, false) => Relation::OfHolder,
+            (false, true) => Relation::OfMember,
+            (false, false) => Relation::None,
+        };
+        let (disposition, reason, role) = match (forward, backward.flatten()) {
+            (Some(v), _) => {
+                let role = role_of(v.disposition, own_invalid, hreg, &l);
                 (v.disposition.to_string(), set.variants.variant_reason_text(&v), role)
             }
-            None => (
+            (None, Some(v)) => {
+                // Only the holder is a variant of the member: the pair
+                // collides as the reverse disposition says.
+                let role = role_of(v.disposition, own_invalid, hreg, &l);
+                let reason = format!(
+                    "not a variant of the holder, whose disposition as a variant of this label is: {}",
+                    set.variants.variant_reason_text(&v)
+                );
+                (v.disposition.to_string(), reason, role)
+            }
+            (None, None) if verified => (
+                String::new(),
+                "shares an index label with the set, but is a variant of the holder in neither direction".to_string(),
+                Role::Near,
+            ),
+            (None, None) => (
                 "blocked".to_string(),
                 "same index label, but not generated as a variant of the holder".to_string(),
                 if own_invalid { Role::Invalid } else { Role::Blocked },
             ),
         };
-        if role == Role::Allocated {
-            allocated += 1;
-        } else {
-            conflicts += 1;
+        match role {
+            Role::Allocated => out.allocated += 1,
+            Role::Near => out.near += 1,
+            _ => out.conflicts += 1,
         }
-        rows.push(Finding {
+        out.rows.push(Finding {
             kind: FindingKind::Collision,
             label: m as usize,
             lgr: set.variants.name().to_string(),
             disposition,
             reason,
-            index: index.clone(),
+            index: index_of(&sc.member, &mut sc.index),
             group: None,
             role: Some(role),
+            relation: Some(relation),
             holder: Some(holder as usize),
         });
     }
-    (rows, conflicts, allocated)
+    out
+}
+
+/// The role of a member whose disposition as a variant of the holder (or,
+/// when only the holder is a variant of it, the holder's as its variant)
+/// is `disposition`.
+fn role_of(
+    disposition: &str,
+    own_invalid: bool,
+    holder_registrant: Option<&str>,
+    member: &crate::input::Label<'_>,
+) -> Role {
+    match disposition {
+        _ if own_invalid => Role::Invalid,
+        "blocked" => Role::Blocked,
+        "invalid" => Role::Invalid,
+        _ => {
+            let mreg = member.csv().and_then(|c| c.registrant.as_deref());
+            if holder_registrant.is_some() && holder_registrant == mreg {
+                Role::Allocated
+            } else {
+                Role::Allocatable
+            }
+        }
+    }
+}
+
+/// A group resolved: its rows (holder first) and counts.
+#[derive(Default)]
+struct Resolved {
+    rows: Vec<Finding>,
+    conflicts: u64,
+    allocated: u64,
+    near: u64,
 }
 
 pub(crate) fn collide(
@@ -393,30 +542,33 @@ pub(crate) fn collide(
     let groups = groups(labels, set, judged, progress);
     progress.phase("resolving variant sets", groups.len() as u64);
     let invalid = &judged.invalid[..];
-    let mut resolved: Vec<(Vec<Finding>, u64, u64)> = groups
+    let mut resolved: Vec<Resolved> = groups
         .par_iter()
         .map_init(ResolveScratch::default, |sc, g| {
             let mut r = resolve(labels, set, config, g, invalid, sc);
             // Rows by input position within the group.
-            r.0.sort_by_key(|f| f.label);
+            r.rows.sort_by_key(|f| f.label);
             r
         })
         .collect();
     progress.advance(groups.len() as u64);
     let mut summary = Summary { groups: groups.len() as u64, ..Summary::default() };
     resolved.retain(|r| {
-        summary.conflicts += r.1;
-        summary.allocated += r.2;
-        r.1 > 0
+        summary.conflicts += r.conflicts;
+        summary.allocated += r.allocated;
+        if r.conflicts > 0 {
+            summary.near += r.near;
+        }
+        r.conflicts > 0
     });
     // Groups by their holder's input position.
-    resolved.sort_by_key(|r| r.0[0].holder);
+    resolved.sort_by_key(|r| r.rows[0].holder);
     summary.conflict_groups = resolved.len() as u64;
     // Room for the invalid rows too, which the caller appends.
-    let total = resolved.iter().map(|r| r.0.len()).sum::<usize>() + judged.invalid.len();
+    let total = resolved.iter().map(|r| r.rows.len()).sum::<usize>() + judged.invalid.len();
     let mut rows = Vec::with_capacity(total);
-    for (n, (g, _, _)) in resolved.into_iter().enumerate() {
-        rows.extend(g.into_iter().map(|f| Finding { group: Some(n as u32 + 1), ..f }));
+    for (n, r) in resolved.into_iter().enumerate() {
+        rows.extend(r.rows.into_iter().map(|f| Finding { group: Some(n as u32 + 1), ..f }));
     }
     (rows, summary)
 }

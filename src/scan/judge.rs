@@ -2,8 +2,8 @@
 //! the index labels that must be kept.
 
 use super::{
-    Finding, FindingKind, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_CODE2, PACK_OTHER,
-    PACK_TARGET, Packing, Progress, Shape, ldh_masks, octet_bits,
+    Finding, FindingKind, Grouping, LgrSet, MEMO_MAX_LEN, PACK_ALPHA, PACK_CODE, PACK_CODE2,
+    PACK_OTHER, PACK_TARGET, Packing, Progress, Shape, ldh_masks, octet_bits,
 };
 use crate::idna2008::Finding as IdnaFinding;
 use crate::input::dedup::{half, word};
@@ -43,6 +43,10 @@ pub(crate) struct Judged {
     /// have a byte flagged [`PACK_TARGET`], and plain ones passed the
     /// filter of [`KeyFilter`]), with [`text_hash`] of it.
     pub ascii_cands: Vec<(u32, u32)>,
+    /// With [`Grouping::Verified`]: the labels kept under two index labels
+    /// (one per [`crate::lgr::IndexMode`]), sorted: the groups they are in
+    /// are one candidate group.
+    pub dual: Vec<u32>,
 }
 
 /// An index label kept: `len` code points at `start` of its arena (see
@@ -523,6 +527,8 @@ struct Acc {
     /// Those of the workers merged into this one (see [`KeyParts`]).
     more: Vec<(Vec<Keyed>, Vec<u32>)>,
     ascii_cands: Vec<(u32, u32)>,
+    /// See [`Judged::dual`].
+    dual: Vec<u32>,
 }
 
 impl Acc {
@@ -545,6 +551,7 @@ impl Acc {
             index: index.map(index_text).unwrap_or_default(),
             group: None,
             role: None,
+            relation: None,
             holder: None,
         });
     }
@@ -581,7 +588,20 @@ impl Acc {
         }
         self.more.append(&mut o.more);
         self.ascii_cands.append(&mut o.ascii_cands);
+        self.dual.append(&mut o.dual);
         self
+    }
+
+    /// Keeps `index` as the index label of label `i`.
+    fn keep(&mut self, i: usize, index: &[u32]) {
+        let start = self.arena.len() as u64;
+        self.arena.extend_from_slice(index);
+        self.keyed.push(Keyed {
+            hash: Keyed::hash_of(index),
+            label: i as u32,
+            len: index.len() as u32,
+            start,
+        });
     }
 
     /// Each kept index label, of every worker merged in.
@@ -610,6 +630,8 @@ struct Worker {
     prepared: EvalLabel,
     scratch: IndexScratch,
     index: Vec<u32>,
+    /// The index label in the other mode, with [`Grouping::Verified`].
+    other: Vec<u32>,
     /// Eligibility of LDH labels under the first judging LGR, by packed
     /// class string under it ([`LgrSet::pack_first`]).
     first: FirstMemo,
@@ -628,6 +650,7 @@ impl Worker {
             prepared: EvalLabel::default(),
             scratch: IndexScratch::default(),
             index: Vec::new(),
+            other: Vec::new(),
             first: FirstMemo::new(),
             memo: FastMap::default(),
             memo_long: FastMap::default(),
@@ -819,14 +842,16 @@ impl Worker {
         }
         if keep && has {
             self.acc.indexed += 1;
-            let start = self.acc.arena.len() as u64;
-            self.acc.arena.extend_from_slice(&self.index);
-            self.acc.keyed.push(Keyed {
-                hash: Keyed::hash_of(&self.index),
-                label: i as u32,
-                len: self.index.len() as u32,
-                start,
-            });
+            self.acc.keep(i, &self.index);
+            // Verified grouping: the label is also kept under its index
+            // label in the other mode, when that differs.
+            if set.grouping == Grouping::Verified
+                && set.variants.other_mode_index(&self.prepared, &mut self.scratch, &mut self.other)
+                && self.other != self.index
+            {
+                self.acc.keep(i, &self.other);
+                self.acc.dual.push(i as u32);
+            }
         }
     }
 }
@@ -1207,6 +1232,7 @@ struct AheadScratch {
     label: EvalLabel,
     scratch: IndexScratch,
     index: Vec<u32>,
+    other: Vec<u32>,
     keys: Vec<Key>,
 }
 
@@ -1235,11 +1261,15 @@ impl AheadScratch {
                 return;
             }
             me.label.set_text(u);
-            if set.variants.index_into(&me.label, &mut me.scratch, &mut me.index)
-                && me.index.iter().all(|&c| c < 0x80)
-            {
-                let key = &me.index[..];
-                me.keys.push((key.len(), text_hash_cps(key), key_has_letter(key)));
+            if !set.variants.index_into(&me.label, &mut me.scratch, &mut me.index) {
+                return;
+            }
+            let other = set.grouping == Grouping::Verified
+                && set.variants.other_mode_index(&me.label, &mut me.scratch, &mut me.other);
+            for key in [&me.index[..], if other { &me.other[..] } else { &[] }] {
+                if !key.is_empty() && key.iter().all(|&c| c < 0x80) {
+                    me.keys.push((key.len(), text_hash_cps(key), key_has_letter(key)));
+                }
             }
         };
         for (a, given) in labels {
@@ -1655,6 +1685,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     // `group::resolve` looks invalid labels up by label.
     acc.invalid.sort_by_key(|f| f.label);
     let invalid_count = acc.invalid.len() as u64;
+    acc.dual.sort_unstable();
     let mut per_script = acc.per_script;
     for (k, v) in [("Latn", acc.latn), ("Zyyy", acc.zyyy)] {
         if v > 0 {
@@ -1671,6 +1702,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
         families: acc.families.into_iter().collect(),
         keys: KeyParts::new(std::iter::once((acc.keyed, acc.arena)).chain(acc.more).collect()),
         ascii_cands: acc.ascii_cands,
+        dual: acc.dual,
     }
 }
 

@@ -1,7 +1,19 @@
 //! The audit of a whole zone: judge every registered label against a set of
-//! LGRs, group labels by index label (RFC 7940 §8.5) under the variant LGR,
-//! decide who holds each variant set and what the others are (RFC 7940
-//! §8.3), and produce findings.
+//! LGRs, group labels into variant sets under the variant LGR (by index
+//! label, RFC 7940 §8.5, and with [`Grouping::Verified`] confirmed by the
+//! variant relation, §8.2), decide who holds each variant set (a valid
+//! member) and what the others are (RFC 7940 §8.3), and produce findings.
+//!
+//! Grouping ([`Grouping`]): lgr-core's index label (the variant LGR's
+//! [`IndexMode::Reference`](crate::lgr::IndexMode::Reference)) splits some
+//! variant pairs because it tests a variant's context rule on a shifted
+//! label; the RZ-LGR overview's reading (§5.5.4 step 2.c,
+//! [`IndexMode::Rfc7940`](crate::lgr::IndexMode::Rfc7940)) splits others
+//! and groups some labels that are not variants. The verified grouping
+//! keeps each label under both index labels when they differ (the judging
+//! phase computes the second one only for labels whose partition is not
+//! unique), joins the groups sharing a label, and checks each member
+//! against the holder in both directions when resolving the group.
 //!
 //! [`scan`] takes a [`LabelSet`](crate::input::LabelSet) from
 //! [`crate::input`], an [`LgrSet`] and a [`ScanConfig`], and returns a
@@ -34,7 +46,7 @@ use crate::lgr::Lgr;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use group::Role;
+pub use group::{Relation, Role};
 pub use judge::ScanSettler;
 
 /// The LGRs of a zone: the ones that judge labels, in order, and the one
@@ -69,6 +81,34 @@ pub struct LgrSet {
     /// points are not all ASCII or among them has no all-ASCII index
     /// label. `None`: any label may have one.
     pub(crate) ascii_sources: Option<CpBits>,
+    /// How labels are grouped into variant sets.
+    grouping: Grouping,
+}
+
+/// How a scan groups labels into variant sets and which members count as
+/// collisions (`--index-mode` of `lgrscan scan`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Grouping {
+    /// Candidate groups are the union (union-find) of labels sharing
+    /// either index label, that of [`IndexMode::Reference`](crate::lgr::IndexMode::Reference) or of
+    /// [`IndexMode::Rfc7940`](crate::lgr::IndexMode::Rfc7940) (RFC 7940 §8.5), and each member's tie to
+    /// the group's holder is confirmed by the variant relation: the member
+    /// is a variant label of the holder, or the holder of the member (RFC
+    /// 7940 §8.2, each variant's context rule tested on the label being
+    /// generated; a bounded membership test, see
+    /// [`Lgr::variant_disposition`]). A member that is a variant in
+    /// neither direction is not a collision: its role is [`Role::Near`].
+    /// Loses no pair either mode finds that is a variant pair, and groups
+    /// no pair that is not.
+    #[default]
+    Verified,
+    /// Labels sharing the variant LGR's index label in its own
+    /// [`IndexMode`](crate::lgr::IndexMode) ([`Lgr::index_mode`]); every member is a collision,
+    /// `blocked` when it is a variant of the holder in neither direction.
+    /// With [`IndexMode::Reference`](crate::lgr::IndexMode::Reference) the groups are exactly those of
+    /// ICANN's lgr-core and its published results.
+    IndexLabel,
 }
 
 /// A set of code points as a two-level bitmap: a membership test is two
@@ -377,7 +417,20 @@ impl LgrSet {
             shape,
             same,
             ascii_sources,
+            grouping: Grouping::default(),
         })
+    }
+
+    /// The same set, grouping labels as `grouping` says (default:
+    /// [`Grouping::Verified`]).
+    pub fn with_grouping(mut self, grouping: Grouping) -> LgrSet {
+        self.grouping = grouping;
+        self
+    }
+
+    /// How the set groups labels.
+    pub fn grouping(&self) -> Grouping {
+        self.grouping
     }
 
     /// The judging LGRs, in order.
@@ -404,15 +457,18 @@ impl LgrSet {
     }
 }
 
-/// Who holds a variant set (`--holder`).
+/// Who holds a variant set (`--holder`). Only a valid member (eligible
+/// under its LGR, no IDNA2008 finding) holds one; a set with no valid
+/// member has no holder and is not reported as a collision (each member
+/// is an invalid row).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HolderPolicy {
-    /// The first member in input order.
+    /// The first valid member in input order.
     #[default]
     Input,
-    /// The member with the earliest `registered` date (CSV column); members
-    /// without a date come after those with one, then input order.
+    /// The valid member with the earliest `registered` date (CSV column);
+    /// members without a date come after those with one, then input order.
     Registered,
 }
 
@@ -476,6 +532,8 @@ pub struct Finding {
     pub group: Option<u32>,
     /// The role in the group.
     pub role: Option<Role>,
+    /// How a member other than the holder is tied to the holder.
+    pub relation: Option<Relation>,
     /// The holder's label index.
     pub holder: Option<usize>,
 }
@@ -507,6 +565,9 @@ pub struct Summary {
     pub conflicts: u64,
     /// Members allocated to the holder's registrant (no conflict).
     pub allocated: u64,
+    /// Members of groups with a conflict that are variants of the holder
+    /// in neither direction ([`Role::Near`], no conflict).
+    pub near: u64,
     /// Time the scan took.
     pub elapsed: Duration,
 }

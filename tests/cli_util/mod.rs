@@ -72,6 +72,8 @@ pub struct Summary {
     pub conflict_groups: u64,
     pub conflicts: u64,
     pub allocated: u64,
+    /// Near members (verified grouping only; 0 otherwise).
+    pub near: u64,
 }
 
 /// All the numbers in `s`, in order.
@@ -119,6 +121,7 @@ pub fn summary(stderr: &str) -> Summary {
             let rest = rest.split_once("; ").expect("variant LGR name").1;
             let n = numbers(rest);
             (s.groups, s.conflict_groups, s.conflicts, s.allocated) = (n[0], n[1], n[2], n[3]);
+            s.near = n.get(4).copied().unwrap_or(0);
             section = "";
             seen |= 16;
         } else if section == "lgr" {
@@ -156,9 +159,12 @@ pub fn check_against_rows(s: &Summary, rows: &[Row], stderr: &str) {
     assert_eq!(groups.len() as u64, s.conflict_groups, "groups vs summary:\n{stderr}");
     let conflicts = rows
         .iter()
-        .filter(|r| r["kind"] == "collision" && r["role"] != "holder" && r["role"] != "allocated")
+        .filter(|r| r["kind"] == "collision")
+        .filter(|r| !["holder", "allocated", "near"].contains(&r["role"].as_str()))
         .count() as u64;
     assert_eq!(conflicts, s.conflicts, "conflicting rows vs summary:\n{stderr}");
+    let near = rows.iter().filter(|r| r["role"] == "near").count() as u64;
+    assert_eq!(near, s.near, "near rows vs summary:\n{stderr}");
     let holders = rows.iter().filter(|r| r["role"] == "holder").count() as u64;
     assert_eq!(holders, s.conflict_groups, "one holder per group:\n{stderr}");
 }
