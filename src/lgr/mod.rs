@@ -32,6 +32,7 @@ pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
 pub use merge::merge;
 pub use props::UNICODE_VERSION;
 pub use variants::{VariantLabel, VariantLimitError};
+pub use xml::{MAX_XML_ATTRIBUTES, MAX_XML_DEPTH};
 
 use crate::error::LgrError;
 use model::*;
@@ -177,6 +178,10 @@ pub struct Lgr {
     ascii_classes: [u16; 128],
 }
 
+/// The largest LGR file [`Lgr::from_path`] reads: 64 MiB. ICANN's largest
+/// published LGR (the second-level common one) is 2.9 MB.
+pub const MAX_LGR_BYTES: u64 = 64 << 20;
+
 /// The five default actions RFC 7940 §7.3 appends to every LGR, with the
 /// comments the reference implementation gives them.
 /// (disposition, comment, variant condition).
@@ -216,10 +221,22 @@ impl Lgr {
     /// as an RFC 3743 table / code point list, see [`Lgr::from_table`]).
     ///
     /// # Errors
-    /// I/O errors and everything [`Lgr::from_xml`] reports, with the path.
+    /// I/O errors, a file of more than [`MAX_LGR_BYTES`] (read no further,
+    /// so `/dev/zero` is refused), and everything [`Lgr::from_xml`]
+    /// reports, with the path.
     pub fn from_path(path: &std::path::Path) -> Result<Lgr, LgrError> {
-        let bytes = std::fs::read(path)
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_LGR_BYTES + 1).read_to_end(&mut bytes))
             .map_err(|e| LgrError::new(format!("cannot read: {e}")).with_path(path))?;
+        if bytes.len() as u64 > MAX_LGR_BYTES {
+            return Err(LgrError::new(format!(
+                "larger than {} MiB, the most an LGR file may hold",
+                MAX_LGR_BYTES >> 20
+            ))
+            .with_path(path));
+        }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         Lgr::from_bytes(&name, &bytes).map_err(|e| e.with_path(path))
     }
