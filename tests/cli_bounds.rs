@@ -94,3 +94,99 @@ fn lgr_file_size_is_capped() {
         "larger than 64 MiB, the most an LGR file may hold",
     );
 }
+
+// ---------------------------------------------------------------- rules
+
+/// An LGR whose rules `r0`…`r{levels-1}` each refer to the next twice, so
+/// that `r0` expands to about 2^levels elements; `extra` is spliced into
+/// `<rules>`.
+fn doubling_rules(levels: usize, extra: &str) -> String {
+    let mut rules: Vec<String> = (0..levels)
+        .map(|i| {
+            format!(
+                "<rule name=\"r{i}\"><rule by-ref=\"r{j}\"/><rule by-ref=\"r{j}\"/></rule>",
+                j = i + 1
+            )
+        })
+        .collect();
+    rules.push(format!("<rule name=\"r{levels}\"><char cp=\"0061\"/></rule>"));
+    format!("{NS}<data><char cp=\"0061\"/></data><rules>{}{extra}</rules></lgr>", rules.concat())
+}
+
+#[test]
+fn rule_expanding_to_2_to_the_30_is_refused_even_unused() {
+    for extra in ["", "<action disp=\"invalid\" match=\"r0\"/>"] {
+        let (_d, path) = file("double.xml", &doubling_rules(30, extra));
+        assert_refused(
+            &lgr_info(&path, &[]),
+            "<rule>: rule 'r18': expands to 12286 elements with its rule references inlined, more than 10000",
+        );
+    }
+}
+
+#[test]
+fn chain_of_20000_rule_references_is_refused() {
+    let n = 20_000;
+    let rules: String = (0..n)
+        .map(|i| format!("<rule name=\"c{i}\"><rule by-ref=\"c{}\"/></rule>", i + 1))
+        .collect();
+    let text = format!(
+        "{NS}<data><char cp=\"0061\"/></data><rules>{rules}<rule name=\"c{n}\"><char cp=\"0061\"/></rule><action disp=\"invalid\" match=\"c0\"/></rules></lgr>"
+    );
+    let (_d, path) = file("chain.xml", &text);
+    assert_refused(
+        &lgr_info(&path, &[]),
+        "nests 129 deep with its rule references inlined, more than 128",
+    );
+}
+
+#[test]
+fn chain_of_20000_class_references_loads() {
+    let n = 20_000;
+    let classes: String = (0..n)
+        .map(|i| format!("<union name=\"k{i}\"><class by-ref=\"k{}\"/></union>", i + 1))
+        .collect();
+    let text = format!(
+        "{NS}<data><char cp=\"0061\"/></data><rules>{classes}<class name=\"k{n}\">0061</class></rules></lgr>"
+    );
+    let (_d, path) = file("classes.xml", &text);
+    let o = lgr_info(&path, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(cli_util::stdout(&o).contains("classes: 20001"), "{}", cli_util::stdout(&o));
+}
+
+#[test]
+fn unused_rule_automaton_is_not_built() {
+    // Its automaton is over the size limit (see lgr_errors.rs,
+    // rule_too_large_is_refused_quickly), but no action or context uses
+    // it: the LGR loads.
+    let text = format!(
+        "{NS}<data><char cp=\"0061\"/></data><rules><rule name=\"r\"><class property=\"gc:L\" count=\"9999\"/></rule></rules></lgr>"
+    );
+    let (_d, path) = file("unused.xml", &text);
+    let o = lgr_info(&path, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+// ---------------------------------------------------------------- explain
+
+#[test]
+fn explain_of_a_30000_code_point_label_is_refused() {
+    let label = "a".repeat(30_000);
+    assert_refused(
+        &bounded(&["explain", "--lgr", "builtin:common", &label]),
+        "the label is 30000 octets as an A-label; a DNS label holds at most 63 octets",
+    );
+}
+
+#[test]
+fn explain_does_not_search_completions_that_do_not_exist() {
+    // `é` is outside the common LGR's repertoire; every digit has variants.
+    let o = bounded(&["explain", "--lgr", "builtin:common", "12345678901234567890é"]);
+    assert_eq!(o.status.code(), Some(0), "exit status (killed: None)\n{}", stderr(&o));
+    assert!(
+        cli_util::stdout(&o).contains("variant labels (builtin:common): 0"),
+        "{}",
+        cli_util::stdout(&o)
+    );
+}
