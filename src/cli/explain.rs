@@ -14,6 +14,9 @@ use std::io::Write;
 /// first `--limit` labels and the estimated size of the variant space.
 const FULL_ENUMERATION_STEPS: usize = 100_000;
 
+/// Longest DNS label, in octets (RFC 1035 §2.3.4).
+const MAX_LABEL_OCTETS: usize = 63;
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// An LGR of the set, in order: an RFC 7940 XML file, an RFC 3743
@@ -98,6 +101,17 @@ fn write_variant(out: &mut dyn Write, lgr: &Lgr, v: &VariantLabel<'_>) -> std::i
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let (ulabel, alabel) = decode(&args.label)?;
+    if alabel.is_empty() || alabel.len() > MAX_LABEL_OCTETS {
+        bail!(
+            "the label is {} as an A-label; a DNS label holds at most {MAX_LABEL_OCTETS} octets \
+             (RFC 1035 section 2.3.4), so it cannot be registered",
+            if alabel.is_empty() {
+                "too long".to_string()
+            } else {
+                format!("{} octets", alabel.len())
+            }
+        );
+    }
     let cps: Vec<u32> = ulabel.chars().map(u32::from).collect();
     let default_set = args.lgr.is_empty();
     let specs: Vec<String> = if default_set {
@@ -202,7 +216,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                 out,
                 "variant labels ({}): about {} (estimated variant space); the first {} shown",
                 esc(vlgr.name()),
-                e.estimate,
+                e.estimate_text,
                 first.len()
             )?;
             for v in &first {

@@ -971,6 +971,10 @@ mod tests {
               <rule name="any"><any/></rule>
               <rule name="look"><look-behind><char cp="0062"/></look-behind><char cp="0061"/><look-ahead><class by-ref="dv"/></look-ahead></rule>
               <rule name="nested"><choice><rule by-ref="mix"/><rule by-ref="ref"/><char cp="0062" count="1+"/></choice><char cp="0031"/></rule>
+              <action disp="invalid" match="mix"/><action disp="invalid" match="seq"/>
+              <action disp="invalid" match="opt"/><action disp="invalid" match="ref"/>
+              <action disp="invalid" match="rep"/><action disp="invalid" match="any"/>
+              <action disp="invalid" match="look"/><action disp="invalid" match="nested"/>
             </rules></lgr>"#;
         let lgr = Lgr::from_xml("t", xml).expect("compiles");
         assert!(lgr.term_masks.usable);

@@ -20,6 +20,7 @@ mod eval;
 mod merge;
 pub mod model;
 mod props;
+mod refgraph;
 mod rules;
 mod table;
 mod variants;
@@ -31,7 +32,9 @@ pub(crate) use eval::IndexScratch;
 pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
 pub use merge::merge;
 pub use props::UNICODE_VERSION;
-pub use variants::{VariantLabel, VariantLimitError};
+pub use refgraph::{MAX_RULE_DEPTH, MAX_RULE_ELEMENTS};
+pub use variants::{MAX_VARIANT_LABEL_CPS, VariantLabel, VariantLimitError};
+pub use xml::{MAX_XML_ATTRIBUTES, MAX_XML_DEPTH};
 
 use crate::error::LgrError;
 use model::*;
@@ -177,6 +180,10 @@ pub struct Lgr {
     ascii_classes: [u16; 128],
 }
 
+/// The largest LGR file [`Lgr::from_path`] reads: 64 MiB. ICANN's largest
+/// published LGR (the second-level common one) is 2.9 MB.
+pub const MAX_LGR_BYTES: u64 = 64 << 20;
+
 /// The five default actions RFC 7940 §7.3 appends to every LGR, with the
 /// comments the reference implementation gives them.
 /// (disposition, comment, variant condition).
@@ -216,10 +223,22 @@ impl Lgr {
     /// as an RFC 3743 table / code point list, see [`Lgr::from_table`]).
     ///
     /// # Errors
-    /// I/O errors and everything [`Lgr::from_xml`] reports, with the path.
+    /// I/O errors, a file of more than [`MAX_LGR_BYTES`] (read no further,
+    /// so `/dev/zero` is refused), and everything [`Lgr::from_xml`]
+    /// reports, with the path.
     pub fn from_path(path: &std::path::Path) -> Result<Lgr, LgrError> {
-        let bytes = std::fs::read(path)
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_LGR_BYTES + 1).read_to_end(&mut bytes))
             .map_err(|e| LgrError::new(format!("cannot read: {e}")).with_path(path))?;
+        if bytes.len() as u64 > MAX_LGR_BYTES {
+            return Err(LgrError::new(format!(
+                "larger than {} MiB, the most an LGR file may hold",
+                MAX_LGR_BYTES >> 20
+            ))
+            .with_path(path));
+        }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         Lgr::from_bytes(&name, &bytes).map_err(|e| e.with_path(path))
     }
@@ -435,32 +454,21 @@ impl Lgr {
             memo: RefCell::new(HashMap::new()),
             stack: RefCell::new(Vec::new()),
         };
-        for c in &doc.classes {
+        let class_order = refgraph::class_order(&doc, &class_ids).map_err(|(c, msg)| {
+            let c = &doc.classes[c];
+            LgrError::new(format!("class '{}': {msg}", c.name))
+                .at(c.line, 0)
+                .element(c.expr.element_name())
+        })?;
+        for c in class_order.into_iter().map(|c| &doc.classes[c]) {
             resolver.named(&c.name).map_err(|e| {
                 let msg = format!("class '{}': {}", c.name, e.message);
                 LgrError::new(msg).at(c.line, 0).element(c.expr.element_name())
             })?;
         }
-        let mut compiled = Vec::with_capacity(doc.rules.len());
-        let mut rule_keys = Vec::with_capacity(doc.rules.len());
-        let mut rule_required = Vec::with_capacity(doc.rules.len());
-        let mut rule_terms = Vec::with_capacity(doc.rules.len());
-        for r in &doc.rules {
-            let terms = rules::required_terms(&resolver, &r.name).map_err(|e| {
-                LgrError::new(format!("rule '{}': {}", r.name, e.message))
-                    .at(r.line, 0)
-                    .element("rule")
-            })?;
-            rule_required.push(terms.as_ref().and_then(rules::one_set));
-            rule_terms.push(terms);
-            let (rule, key) = rules::compile(&resolver, &r.name, lazy).map_err(|e| {
-                LgrError::new(format!("rule '{}': {}", r.name, e.message))
-                    .at(r.line, 0)
-                    .element("rule")
-            })?;
-            compiled.push(rule);
-            rule_keys.push(key);
-        }
+        let used = used_rules(&doc, &rule_ids);
+        let CompiledRules { compiled, keys: rule_keys, required: rule_required, terms: rule_terms } =
+            compile_rules(&doc, &resolver, &rule_ids, &used, lazy)?;
 
         // Actions, then the defaults.
         let mut actions = Vec::with_capacity(doc.actions.len() + 5);
@@ -956,6 +964,77 @@ fn ascii_classes(
             }
         };
         out[cp as usize] = 128 + id as u16;
+    }
+    Ok(out)
+}
+
+/// The rules of an LGR, compiled (see [`compile_rules`]).
+struct CompiledRules {
+    compiled: Vec<CompiledRule>,
+    keys: Vec<String>,
+    required: Vec<Option<CpSet>>,
+    terms: Vec<Option<rules::Terms>>,
+}
+
+/// Which rules of `doc` are used: named by an action (`match`,
+/// `not-match`) or by the `when` / `not-when` of a code point or variant
+/// (RFC 7940 §5.3.5, §7.2). Other rules are never evaluated.
+fn used_rules(doc: &LgrDoc, rule_ids: &HashMap<&str, u32>) -> Vec<bool> {
+    let mut used = vec![false; doc.rules.len()];
+    let mut mark = |r: u32| used[r as usize] = true;
+    for a in &doc.actions {
+        for n in a.match_rule.iter().chain(&a.not_match_rule) {
+            rule_ids.get(n.as_str()).copied().map(&mut mark);
+        }
+    }
+    for c in &doc.chars {
+        for v in c.variants.iter().map(|v| (&v.when, &v.not_when)).chain([(&c.when, &c.not_when)]) {
+            for n in v.0.iter().chain(v.1) {
+                rule_ids.get(n.as_str()).copied().map(&mut mark);
+            }
+        }
+    }
+    used
+}
+
+/// Compiles the rules of `doc` after checking their expanded sizes
+/// ([`refgraph::rule_bounds`]). Every rule is compiled, so that a rule
+/// with an undefined reference or a bad structure is an error even when
+/// nothing uses it; the automata of unused rules are never built, and
+/// those of used ones are built now unless `lazy`.
+///
+/// # Errors
+/// A rule over a limit, in a cycle, or that does not compile, naming it.
+fn compile_rules(
+    doc: &LgrDoc,
+    resolver: &ClassResolver<'_>,
+    rule_ids: &HashMap<&str, u32>,
+    used: &[bool],
+    lazy: bool,
+) -> Result<CompiledRules, LgrError> {
+    let rule_err = |r: &RuleDef, msg: &str| {
+        LgrError::new(format!("rule '{}': {msg}", r.name)).at(r.line, 0).element("rule")
+    };
+    refgraph::rule_bounds(doc, rule_ids).map_err(|(r, msg)| rule_err(&doc.rules[r], &msg))?;
+    let n = doc.rules.len();
+    let mut out = CompiledRules {
+        compiled: Vec::with_capacity(n),
+        keys: Vec::with_capacity(n),
+        required: Vec::with_capacity(n),
+        terms: Vec::with_capacity(n),
+    };
+    for (r, &used) in doc.rules.iter().zip(used) {
+        let terms = if used {
+            rules::required_terms(resolver, &r.name).map_err(|e| rule_err(r, &e.message))?
+        } else {
+            None
+        };
+        out.required.push(terms.as_ref().and_then(rules::one_set));
+        out.terms.push(terms);
+        let (rule, key) = rules::compile(resolver, &r.name, lazy || !used)
+            .map_err(|e| rule_err(r, &e.message))?;
+        out.compiled.push(rule);
+        out.keys.push(key);
     }
     Ok(out)
 }

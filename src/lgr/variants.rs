@@ -25,13 +25,24 @@ pub struct VariantLabel<'a> {
     pub only_variants: bool,
 }
 
-/// Variant enumeration went past its limit.
+/// Longest label, in code points, whose variant labels are generated.
+/// Generation follows the label's elements on the call stack; a DNS label
+/// holds at most 63 octets (RFC 1035 §2.3.4), so a U-label has at most 59
+/// code points (its A-label spends one character per code point beyond
+/// `xn--`), and a label of 30,000 overflowed the stack.
+pub const MAX_VARIANT_LABEL_CPS: usize = 255;
+
+/// Variant enumeration went past its limit, or the label is longer than
+/// [`MAX_VARIANT_LABEL_CPS`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VariantLimitError {
     /// The limit that was hit.
     pub limit: usize,
-    /// The reference implementation's estimate of the variant space.
+    /// The reference implementation's estimate of the variant space
+    /// (saturating at `u128::MAX`).
     pub estimate: u128,
+    /// The estimate as text: exact up to 10^15, else `about 10^N`.
+    pub estimate_text: String,
 }
 
 impl fmt::Display for VariantLimitError {
@@ -39,7 +50,7 @@ impl fmt::Display for VariantLimitError {
         write!(
             f,
             "more than {} variant labels (estimated variant space: {}); raise the limit or judge a given pair",
-            self.limit, self.estimate
+            self.limit, self.estimate_text
         )
     }
 }
@@ -53,6 +64,10 @@ enum Flow {
 
 struct Gen<'s> {
     orig: &'s [u32],
+    /// `completable[i]`: a chain of elements spells `orig[i..]`. A step at
+    /// a position without one can produce no variant label: the search
+    /// skips it rather than try every permutation of the prefix first.
+    completable: Vec<bool>,
     /// The original label prepared, for contexts tested on it unchanged.
     orig_label: Label,
     target: Option<&'s [u32]>,
@@ -71,9 +86,18 @@ struct Gen<'s> {
 }
 
 impl<'s> Gen<'s> {
-    fn new(orig: &'s [u32], target: Option<&'s [u32]>) -> Gen<'s> {
+    fn new(lgr: &Lgr, orig: &'s [u32], target: Option<&'s [u32]>) -> Gen<'s> {
+        let mut completable = vec![false; orig.len() + 1];
+        completable[orig.len()] = true;
+        for i in (0..orig.len()).rev() {
+            completable[i] = lgr.chars_from(orig[i]).iter().any(|&ci| {
+                let c = &lgr.chars[ci as usize].cps;
+                orig[i..].starts_with(c) && completable[i + c.len()]
+            });
+        }
         Gen {
             orig,
+            completable,
             orig_label: Label::from_cps(orig),
             target,
             prefix: Vec::new(),
@@ -130,7 +154,7 @@ impl Lgr {
         only: bool,
         sink: &mut dyn FnMut(&[u32], TypeSet, bool) -> Flow,
     ) -> Flow {
-        if pos >= g.orig.len() {
+        if pos >= g.orig.len() || !g.completable[pos] {
             return Flow::Go;
         }
         g.steps += 1;
@@ -282,7 +306,10 @@ impl Lgr {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
         let mut over = false;
-        let mut g = Gen::new(cps, None);
+        if cps.len() > MAX_VARIANT_LABEL_CPS {
+            return Err(self.limit_error(cps, MAX_VARIANT_LABEL_CPS));
+        }
+        let mut g = Gen::new(self, cps, None);
         let mut count = 0usize;
         self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
             count += 1;
@@ -296,7 +323,7 @@ impl Lgr {
             Flow::Go
         });
         if over {
-            return Err(VariantLimitError { limit, estimate: self.variant_estimate(cps) });
+            return Err(self.limit_error(cps, limit));
         }
         let mut out = Vec::with_capacity(raw.len() + 1);
         let mut original = None;
@@ -344,14 +371,15 @@ impl Lgr {
     /// itself, in the order [`Lgr::variants`] gives them, with their
     /// dispositions. Generation stops once `n` are found, so this is cheap
     /// even when the variant space is huge (see [`Lgr::variant_estimate`]
-    /// for its size).
+    /// for its size). None for a label longer than
+    /// [`MAX_VARIANT_LABEL_CPS`].
     pub fn first_variants(&self, cps: &[u32], n: usize) -> Vec<VariantLabel<'_>> {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
-        if n == 0 {
+        if n == 0 || cps.len() > MAX_VARIANT_LABEL_CPS {
             return Vec::new();
         }
-        let mut g = Gen::new(cps, None);
+        let mut g = Gen::new(self, cps, None);
         self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
             if v != cps && seen.insert(v.to_vec()) {
                 raw.push((v.to_vec(), s, o));
@@ -372,7 +400,8 @@ impl Lgr {
     /// is not explored twice, so the cost is polynomial in the two lengths
     /// even when the variant space is huge. When `other` can be generated
     /// in several ways, the first in the reference generator's order gives
-    /// its variant types, as in [`Lgr::variants`].
+    /// its variant types, as in [`Lgr::variants`]. Labels longer than
+    /// [`MAX_VARIANT_LABEL_CPS`] are not searched (`None` unless equal).
     pub fn variant_disposition(&self, label: &[u32], other: &[u32]) -> Option<VariantLabel<'_>> {
         match self.generated_as(label, other).0 {
             Some((s, o)) => Some(self.judge_variant(label, other, s, o)),
@@ -393,7 +422,10 @@ impl Lgr {
     /// generated from `label`, and the generator's steps.
     fn generated_as(&self, label: &[u32], other: &[u32]) -> (Option<(TypeSet, bool)>, usize) {
         let mut found: Option<(TypeSet, bool)> = None;
-        let mut g = Gen::new(label, Some(other));
+        if label.len() > MAX_VARIANT_LABEL_CPS {
+            return (None, 0);
+        }
+        let mut g = Gen::new(self, label, Some(other));
         self.gen_step(&mut g, 0, false, 0, true, &mut |_, s, o| {
             found = Some((s, o));
             Flow::Stop
@@ -405,16 +437,49 @@ impl Lgr {
     /// labels: the product over the label's elements of one plus their
     /// non-reflexive variants. 0 when the label is not in the repertoire.
     pub fn variant_estimate(&self, cps: &[u32]) -> u128 {
+        let Some(factors) = self.estimate_factors(cps) else { return 0 };
+        factors.iter().fold(1u128, |acc, &n| acc.saturating_mul(n + 1))
+    }
+
+    /// [`Lgr::variant_estimate`] as text: exact up to 10^15, else
+    /// `about 10^N` (the product does not fit in a `u128` past 10^38).
+    pub fn variant_estimate_text(&self, cps: &[u32]) -> String {
+        let Some(factors) = self.estimate_factors(cps) else { return "0".to_string() };
+        let exact = factors.iter().try_fold(1u128, |acc, &n| acc.checked_mul(n + 1));
+        match exact {
+            Some(e) if e <= 1_000_000_000_000_000 => e.to_string(),
+            _ => {
+                let log10: f64 = factors.iter().map(|&n| ((n + 1) as f64).log10()).sum();
+                format!("about 10^{}", log10.floor())
+            }
+        }
+    }
+
+    /// The non-reflexive variant counts of the label's elements; `None`
+    /// (an estimate of 0) when the label is not in the repertoire.
+    fn estimate_factors(&self, cps: &[u32]) -> Option<Vec<u128>> {
         let label = Label::from_cps(cps);
         let mut chars = Vec::new();
         if !self.prelim(&label, Some(&mut chars)).is_empty() {
-            return 0;
+            return None;
         }
-        chars.iter().fold(1u128, |acc, &ci| {
-            let c = &self.chars[ci as usize];
-            let n = c.vars.iter().filter(|v| v.cps != c.cps).count() as u128;
-            acc.saturating_mul(n + 1)
-        })
+        Some(
+            chars
+                .iter()
+                .map(|&ci| {
+                    let c = &self.chars[ci as usize];
+                    c.vars.iter().filter(|v| v.cps != c.cps).count() as u128
+                })
+                .collect(),
+        )
+    }
+
+    fn limit_error(&self, cps: &[u32], limit: usize) -> VariantLimitError {
+        VariantLimitError {
+            limit,
+            estimate: self.variant_estimate(cps),
+            estimate_text: self.variant_estimate_text(cps),
+        }
     }
 
     /// A variant label's reason with its variant types, as the reference
@@ -465,5 +530,56 @@ mod tests {
             let d = lgr.variant_disposition(&short, &v.cps).expect("generated");
             assert_eq!((&d.types, d.disposition), (&v.types, v.disposition), "{:X?}", v.cps);
         }
+    /// `a` with nine variants, each of them with `a` back.
+    fn nine_variants() -> Lgr {
+        let vars: String = (0x62..=0x6A).map(|c| format!("<var cp=\"{c:04X}\"/>")).collect();
+        let back: String = (0x62..=0x6A)
+            .map(|c| format!("<char cp=\"{c:04X}\"><var cp=\"0061\"/></char>"))
+            .collect();
+        let xml = format!(
+            "<lgr xmlns=\"urn:ietf:params:xml:ns:lgr-1.0\"><data><char cp=\"0061\">{vars}</char>{back}</data></lgr>"
+        );
+        Lgr::from_xml("t", &xml).expect("loads")
+    }
+
+    #[test]
+    fn huge_estimates_are_written_as_powers_of_ten() {
+        let lgr = nine_variants();
+        let e = lgr.variants(&[0x61; 59], 1000).expect_err("10^59 labels");
+        assert_eq!(e.estimate, u128::MAX);
+        assert_eq!(e.estimate_text, "about 10^59");
+        assert!(e.to_string().contains("estimated variant space: about 10^59"), "{e}");
+        assert_eq!(lgr.variant_estimate_text(&[0x61; 3]), "1000");
+        assert_eq!(lgr.variant_estimate_text(&[0x7A]), "0");
+    }
+
+    #[test]
+    fn labels_past_the_length_limit_are_not_searched() {
+        // 30,000 elements deep overflowed the stack.
+        let lgr = nine_variants();
+        let long = vec![0x61; 30_000];
+        let e = lgr.variants(&long, 1000).expect_err("too long");
+        assert_eq!(e.limit, MAX_VARIANT_LABEL_CPS);
+        assert!(lgr.first_variants(&long, 5).is_empty());
+        assert!(lgr.variant_disposition(&long, &[0x62; 30_000]).is_none());
+        assert!(lgr.variant_disposition(&long, &long).is_some());
+        let at_limit = vec![0x61; MAX_VARIANT_LABEL_CPS];
+        assert_eq!(lgr.first_variants(&at_limit, 5).len(), 5);
+    }
+
+    #[test]
+    fn branches_that_cannot_reach_the_end_are_cut() {
+        // Each `a` has nine variants and `z` is outside the repertoire:
+        // without the cut, 10^20 prefixes are tried before each fails at
+        // `z`.
+        let lgr = nine_variants();
+        let mut label = vec![0x61; 20];
+        label.push(0x7A);
+        let t = std::time::Instant::now();
+        let all = lgr.variants(&label, 100).expect("only the label itself");
+        assert_eq!(all.len(), 1);
+        assert!(lgr.first_variants(&label, 5).is_empty());
+        assert!(lgr.variant_disposition(&label, &[0x62; 21]).is_none());
+        assert!(t.elapsed().as_secs() < 5);
     }
 }

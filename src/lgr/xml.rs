@@ -15,6 +15,17 @@ const CLASS_ELEMENTS: [&str; 6] =
 
 const NS: &str = "urn:ietf:params:xml:ns:lgr-1.0";
 
+/// Deepest element nesting accepted. ICANN's LGRs nest at most 8 deep;
+/// the readers of rules and classes recurse over the nesting, so a
+/// document nested thousands deep would overflow the stack.
+pub const MAX_XML_DEPTH: usize = 64;
+
+/// Most attributes accepted on one element (RFC 7940 elements have at most
+/// 8, namespace declarations included). The XML parser checks each
+/// attribute against all earlier ones of its element, so 100,000 attributes
+/// took seconds before the first unknown one could be reported.
+pub const MAX_XML_ATTRIBUTES: usize = 64;
+
 /// Parses an LGR document from its XML text (RFC 7940 §4).
 ///
 /// # Errors
@@ -24,6 +35,7 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
     if text.trim().is_empty() {
         return Err(LgrError::new("empty input: no LGR document").at(1, 1));
     }
+    check_shape(text)?;
     let opts = ParsingOptions { allow_dtd: false, ..ParsingOptions::default() };
     let doc = Document::parse_with_options(text, opts).map_err(|e| {
         let pos = e.pos();
@@ -55,6 +67,81 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
     line_starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
     let p = Parser { doc: &doc, text, line_starts };
     p.document()
+}
+
+/// Refuses a document nested deeper than [`MAX_XML_DEPTH`] or with an
+/// element of more than [`MAX_XML_ATTRIBUTES`] attributes, before the XML
+/// parser sees it. A light scan of the markup: comments, CDATA sections and
+/// processing instructions are skipped, quoted attribute values may hold
+/// `>`. Anything it does not understand (a DOCTYPE, an unclosed construct)
+/// is left to the parser, which reports it.
+fn check_shape(text: &str) -> Result<(), LgrError> {
+    let b = text.as_bytes();
+    let find = |from: usize, pat: &[u8]| memchr::memmem::find(&b[from..], pat).map(|i| from + i);
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(off) = memchr::memchr(b'<', &b[i..]) {
+        let start = i + off;
+        let rest = &b[start..];
+        let skip_to =
+            |open: usize, close: &[u8]| find(start + open, close).map(|e| e + close.len());
+        let next = if rest.starts_with(b"<!--") {
+            skip_to(4, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            skip_to(9, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            skip_to(2, b"?>")
+        } else if rest.starts_with(b"<!") {
+            None
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            skip_to(2, b">")
+        } else {
+            let (end, attributes) = start_tag_end(b, start + 1);
+            let error = |msg: String| {
+                let (line, col) = text_pos(text, start);
+                LgrError::new(msg).at(line, col)
+            };
+            if attributes > MAX_XML_ATTRIBUTES {
+                return Err(error(format!(
+                    "an element with more than {MAX_XML_ATTRIBUTES} attributes"
+                )));
+            }
+            if end.is_some_and(|e| b[e - 1] != b'/') {
+                depth += 1;
+                if depth > MAX_XML_DEPTH {
+                    return Err(error(format!("elements nested more than {MAX_XML_DEPTH} deep")));
+                }
+            }
+            end.map(|e| e + 1)
+        };
+        match next {
+            Some(n) => i = n,
+            None => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// The offset of the `>` closing the start tag whose name begins at
+/// `from` (`None` when there is none), and the number of `=` outside
+/// quoted values before it: its attributes.
+fn start_tag_end(b: &[u8], from: usize) -> (Option<usize>, usize) {
+    let mut quote = None;
+    let mut attributes = 0;
+    for (k, &c) in b[from..].iter().enumerate() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'=' => attributes += 1,
+                b'>' => return (Some(from + k), attributes),
+                _ => {}
+            },
+        }
+    }
+    (None, attributes)
 }
 
 /// 1-based line and column (in characters) of byte offset `off` of `text`.
@@ -588,4 +675,23 @@ fn tags(e: Node) -> Vec<String> {
     e.attribute("tag")
         .map(|t| t.split_ascii_whitespace().map(str::to_string).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_check_skips_comments_cdata_and_quoted_brackets() {
+        let deep = "<a>".repeat(MAX_XML_DEPTH + 1);
+        let text = format!(
+            "<?xml version=\"1.0\"?><!-- {deep} --><r x=\"a>b\" y='<c>'><![CDATA[{deep}]]><e/><e/></r>"
+        );
+        assert_eq!(check_shape(&text), Ok(()));
+        let at_limit = format!("{}{}", "<a>".repeat(MAX_XML_DEPTH), "</a>".repeat(MAX_XML_DEPTH));
+        assert_eq!(check_shape(&at_limit), Ok(()));
+        let over = format!("<a>{at_limit}</a>");
+        let e = check_shape(&over).expect_err("too deep");
+        assert_eq!((e.position.line, e.position.column), (1, 3 * MAX_XML_DEPTH as u32 + 1));
+    }
 }
