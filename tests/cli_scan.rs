@@ -327,6 +327,8 @@ fn threads_above_the_maximum_are_refused() {
     }
     scan_rows(&["--threads", "1024", "samples/zone.txt"], 1);
     scan_rows(&["--threads", "0", "samples/zone.txt"], 1);
+}
+
 /// Issue #28: an invalid label never holds a variant set. `1२3` (digit
 /// mixing) comes first, but the first valid member, `१२३`, holds the set
 /// and `123` is its blocked variant; with `--holder registered` the

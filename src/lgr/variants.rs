@@ -350,7 +350,10 @@ impl Lgr {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let mut out = Vec::new();
         let mut count = 0usize;
-        let mut g = Gen::new(cps, None);
+        if cps.len() > MAX_VARIANT_LABEL_CPS {
+            return Err(self.limit_error(cps, MAX_VARIANT_LABEL_CPS));
+        }
+        let mut g = Gen::new(self, cps, None);
         self.gen_step(&mut g, 0, false, 0, true, &mut |v, _, _| {
             count += 1;
             if count > limit {
@@ -362,7 +365,7 @@ impl Lgr {
             Flow::Go
         });
         if count > limit {
-            return Err(VariantLimitError { limit, estimate: self.variant_estimate(cps) });
+            return Err(self.limit_error(cps, limit));
         }
         Ok(out)
     }
@@ -530,6 +533,8 @@ mod tests {
             let d = lgr.variant_disposition(&short, &v.cps).expect("generated");
             assert_eq!((&d.types, d.disposition), (&v.types, v.disposition), "{:X?}", v.cps);
         }
+    }
+
     /// `a` with nine variants, each of them with `a` back.
     fn nine_variants() -> Lgr {
         let vars: String = (0x62..=0x6A).map(|c| format!("<var cp=\"{c:04X}\"/>")).collect();
