@@ -732,20 +732,27 @@ fn strict_stops_at_first_malformed_line() {
     assert_eq!(e.to_string(), "z:4: malformed: owner: bad escape \\999");
 }
 
+/// A damaged gzip stream is an error that names the file and the offset,
+/// with or without `--strict`: the partial last line is never a label.
 #[test]
 fn truncated_gzip() {
     let text = czds_sample();
     let gz = gzip(text.as_bytes());
     let cut = &gz[..gz.len() / 2];
-    let set = read_bytes("t.gz", cut, &Config::new());
-    assert_eq!(set.accounting().stream_errors.len(), 1);
-    assert!(set.accounting().bytes < text.len() as u64);
-    let e = read(
-        [Input::Bytes { name: "t.gz".into(), data: cut.to_vec() }],
-        &Config::new().strictness(Strictness::Strict),
-    )
-    .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Gzip(_)), "{e}");
+    for config in [Config::new(), Config::new().strictness(Strictness::Strict)] {
+        let e =
+            read([Input::Bytes { name: "t.gz".into(), data: cut.to_vec() }], &config).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Gzip(_)), "{e}");
+        assert_eq!(e.path(), Some(std::path::Path::new("t.gz")));
+        let offset = e.offset().expect("offset");
+        assert!(offset < text.len() as u64, "{offset}");
+        assert!(
+            e.to_string().starts_with(&format!(
+                "t.gz: gzip stream truncated or corrupt after {offset} bytes"
+            )),
+            "{e}"
+        );
+    }
 }
 
 fn all_formats() -> [Config; 4] {
@@ -799,21 +806,24 @@ fn hostile_inputs_never_panic() {
     for acc in hostile("long-line", &big) {
         assert!(acc.lines >= 3);
     }
-    // In a zone the owner name is too long: a malformed line.
-    let set = read_bytes("long", &big, &Config::new());
-    assert_eq!(alabels(&set), ["ok"]);
-    assert_eq!(set.accounting().malformed_details[0].reason, "owner: name longer than 255 octets");
-    // In a list it is a label with a finding.
+    // A line longer than the limit is malformed and skipped, in a zone and
+    // in a list, mapped or streamed (gzip); the next line is read.
     let mut list = vec![b'a'; 10 << 20];
-    list.extend_from_slice(
-        b"
-ok
-",
-    );
-    let set = read_bytes("long.txt", &list, &Config::new());
-    assert_eq!(set.len(), 2);
-    assert_eq!(findings(&set)[0], "label too long: 10485760 octets (max 63)");
-    assert_eq!(set.get(0).unwrap().original().len(), 10 << 20);
+    list.extend_from_slice(b"\nok\n");
+    for (name, data) in
+        [("long", big.clone()), ("long.txt", list.clone()), ("long.gz", gzip(&list))]
+    {
+        let set = read_bytes(name, &data, &Config::new());
+        assert_eq!(alabels(&set), ["ok"], "{name}");
+        let m = &set.accounting().malformed_details;
+        assert_eq!(m.len(), 1, "{name}");
+        assert_eq!(m[0].reason, "line longer than 1048576 bytes", "{name}");
+        set.accounting().check().unwrap();
+    }
+    // A name of more than 255 characters in a list is malformed, not a label.
+    let set = read_bytes("name.txt", &[&[b'a'; 300][..], b"\nok\n"].concat(), &Config::new());
+    assert_eq!(alabels(&set), ["ok"]);
+    assert_eq!(set.accounting().malformed_details[0].reason, "name longer than 255 octets");
 }
 
 #[test]
@@ -825,11 +835,64 @@ fn unbalanced_parentheses_recover_at_directive() {
     assert_eq!(acc.malformed, 1);
     assert_eq!(acc.malformed_details[0].line, 2);
     assert!(acc.malformed_details[0].reason.contains("unbalanced parentheses"));
-    // Before the apex is known, records are malformed, not lost silently.
+    // The SOA gives the apex wherever it is (owners in any order).
     let set =
         read_bytes("z", b"a.tld. NS x.\ntld. SOA a. b. 1 2 3 4 5\nb.tld. NS x.\n", &Config::new());
-    assert_eq!(alabels(&set), ["b"]);
-    assert_eq!(set.accounting().malformed, 1);
+    assert_eq!(alabels(&set), ["a", "b"]);
+    assert_eq!(set.accounting().malformed, 0);
+    // Without an SOA with an absolute owner, such records are malformed.
+    let set =
+        read_bytes("z", b"a.tld. NS x.\nb.tld. NS x.\n$ORIGIN tld.\nc NS x.\n", &Config::new());
+    assert_eq!(alabels(&set), ["c"]);
+    assert_eq!(set.accounting().malformed, 2);
+}
+
+/// A `(` never closed is malformed at its own line once the entry passes
+/// the bound; the lines after it are read as records.
+#[test]
+fn unclosed_parenthesis_is_bounded() {
+    let mut zone = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nbad TXT ( \"x\"\n".to_vec();
+    for i in 0..3000 {
+        zone.extend_from_slice(format!("n{i} NS x.\n").as_bytes());
+    }
+    let set = read_bytes("z", &zone, &Config::new());
+    assert_eq!(set.len(), 3000);
+    let m = &set.accounting().malformed_details;
+    assert_eq!((m.len(), m[0].line), (1, 3));
+    assert!(m[0].reason.starts_with("unbalanced parentheses: '(' not closed within"), "{m:?}");
+    set.accounting().check().unwrap();
+}
+
+/// A UTF-8 byte order mark at the start of a zone file is skipped.
+#[test]
+fn byte_order_mark_is_skipped() {
+    let zone = b"\xEF\xBB\xBF$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nshop NS x.\n";
+    for name in ["z", "z.gz"] {
+        let data = if name == "z" { zone.to_vec() } else { gzip(zone) };
+        let set = read_bytes(name, &data, &Config::new());
+        assert_eq!(alabels(&set), ["shop"], "{name}");
+        assert_eq!(set.accounting().malformed, 0, "{name}");
+    }
+}
+
+/// An `--origin` no record is at or below, and records without any
+/// registered label, are errors with the reason.
+#[test]
+fn nothing_found_is_an_error() {
+    let zone = b"$ORIGIN example.\n@ SOA a. b. 1 2 3 4 5\nshop NS x.\n";
+    let e = read(
+        [Input::Bytes { name: "z".into(), data: zone.to_vec() }],
+        &Config::new().origin(Some("tld.")),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::OriginMatchesNothing(_)), "{e}");
+    let zone = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nns1.shop A 192.0.2.1\n";
+    let e =
+        read([Input::Bytes { name: "z".into(), data: zone.to_vec() }], &Config::new()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::NoLabels(_)), "{e}");
+    assert!(e.to_string().starts_with("z: no registered labels: 3 lines: 2 records"), "{e}");
+    // Blank and comment lines only: an empty audit, not an error.
+    read_bytes("c.txt", b"# nothing yet\n\n", &Config::new());
 }
 
 //------------ IDNA2008 --------------------------------------------------

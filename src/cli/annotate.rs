@@ -117,6 +117,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         .with_context(|| format!("loading LGR {}", args.lgr))?
         .with_index_mode(args.index_mode.into());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    // The labels read, for the malformed lines the read dropped.
+    let mut read_set = None;
     let records = if args.literal {
         pool.install(|| literal(&args, &lgr))?
     } else {
@@ -127,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             args.inputs.iter().map(|a| Input::from_arg(a)).collect()
         };
         let labels = pool.install(|| input::read(inputs, &config)).context("reading input")?;
-        pool.install(|| {
+        let records = pool.install(|| {
             (0..labels.len())
                 .into_par_iter()
                 .filter_map(|i| labels.get(i))
@@ -136,7 +138,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                     record(&lgr, u64::from(l.line()), &l.original_text(), l.ulabel(), l.alabel(), f)
                 })
                 .collect()
-        })
+        });
+        read_set = Some(labels);
+        records
     };
     let mut w = RecordWriter::new(super::output(args.output.as_deref())?, args.format, FIELDS)?;
     for r in &records {
@@ -144,5 +148,18 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         w.write(&v)?;
     }
     w.finish()?;
+    if let Some(labels) = &read_set {
+        // Name what was dropped: annotate has no summary to show it.
+        if args.input.list_malformed() {
+            for l in super::malformed_lines(labels, 20) {
+                eprintln!("  malformed: {l}");
+            }
+            let n = labels.accounting().malformed;
+            if n > 20 {
+                eprintln!("  … {} more malformed lines", n - 20);
+            }
+        }
+        args.input.malformed_outcome(labels, &[])?;
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }

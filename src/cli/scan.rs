@@ -168,7 +168,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let report = pool.install(|| scan::scan(&labels, &set, &scan_config, &bar));
     bar.finish();
 
-    let summary = summary_text(&labels, &set, &report, read_time);
+    let bad_pins = unknown_pins(&labels, &set);
+    let summary = summary_text(&labels, &set, &report, read_time, &bad_pins);
     match &args.output {
         Some(path) => write_atomic(path, args.sync, |w| {
             write_report(w, format, &labels, &report, &summary, &pool)
@@ -184,6 +185,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     if !args.quiet && !summary_in_output {
         eprint!("{summary}");
     }
+    args.input.malformed_outcome(&labels, &bad_pins)?;
     let code = std::process::ExitCode::from(if report.has_findings() { 1 } else { 0 });
     // The process ends here: freeing millions of small allocations one by
     // one takes longer than the system reclaiming the whole address space.
@@ -193,6 +195,25 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     std::mem::forget(report);
     std::mem::forget(set);
     Ok(code)
+}
+
+/// CSV rows whose `lgr` column names no LGR of the set, as malformed
+/// entries (`file:line: reason`): the row's label is judged invalid, and
+/// the row counts as malformed for `--on-malformed`.
+fn unknown_pins(labels: &LabelSet, set: &LgrSet) -> Vec<String> {
+    labels
+        .iter()
+        .filter_map(|l| {
+            let pin = l.csv()?.lgr.as_deref()?.trim();
+            (!pin.is_empty() && set.find(pin).is_none()).then(|| {
+                format!(
+                    "{}:{}: the lgr column names '{pin}', which is not in the LGR set",
+                    l.source_path().display(),
+                    l.line()
+                )
+            })
+        })
+        .collect()
 }
 
 /// Writes `path` through a temporary file in its directory, renamed over
@@ -356,6 +377,7 @@ fn summary_text(
     set: &LgrSet,
     report: &Report,
     read: std::time::Duration,
+    bad_pins: &[String],
 ) -> String {
     use std::fmt::Write as _;
     let a = labels.accounting();
@@ -387,16 +409,14 @@ fn summary_text(
     if let Some(apex) = labels.apex() {
         let _ = writeln!(t, "  apex: {apex}");
     }
-    for m in a.malformed_details.iter().take(20) {
-        let src = labels
-            .sources()
-            .get(m.source as usize)
-            .map(|s| s.path.display().to_string())
-            .unwrap_or_default();
-        let _ = writeln!(t, "  malformed: {src}:{} (byte {}): {}", m.line, m.offset, m.reason);
+    for m in super::malformed_lines(labels, 20).iter().chain(bad_pins.iter().take(20)) {
+        let _ = writeln!(t, "  malformed: {m}");
     }
-    if a.malformed_details.len() > 20 {
+    if a.malformed > 20 {
         let _ = writeln!(t, "  … {} more malformed lines", a.malformed - 20);
+    }
+    if bad_pins.len() > 20 {
+        let _ = writeln!(t, "  … {} more rows with an unknown lgr", bad_pins.len() - 20);
     }
     let _ = writeln!(t, "  labels judged: {} ({} IDN)", s.labels, s.idn_labels);
     for (name, n) in &s.per_lgr {

@@ -39,7 +39,7 @@ pub(crate) fn parse_stream<R: Read>(
     r.c.set.accounting.bytes += reader.bytes;
     if let Some(e) = reader.error {
         let offset = reader.bytes;
-        r.stream_error(source, e, offset)?;
+        return Err(r.stream_error(source, e, offset));
     }
     Ok(())
 }

@@ -4,14 +4,12 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::collect::{Collector, Loc};
+use super::collect::Collector;
 use super::czds;
 use super::labels::{LabelSet, SourceInfo};
 use super::source::{self, Data, Input, Opened};
 use super::zone::{self, ZoneState};
-use super::{
-    Config, Error, ErrorKind, InputFormat, Malformed, Strictness, csv, detect, list, name,
-};
+use super::{Config, Error, ErrorKind, InputFormat, csv, detect, list, name};
 
 /// How much of a stream is read at a time.
 const CHUNK: usize = 16 << 20;
@@ -24,10 +22,44 @@ pub(crate) struct Reader<'c> {
 /// Bytes of mapped data fed to a parser at a time (progress granularity).
 const WINDOW: usize = 16 << 20;
 
+/// The longest line read, in bytes (a zone record of 64 KiB of RDATA in
+/// `\DDD` escapes is 256 KiB). A longer line is malformed and skipped
+/// without being held in memory: a file of one 2 GB line, or a gzip
+/// stream of 1 GB of NULs, costs this much memory, not its size.
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The UTF-8 byte order mark, accepted (and skipped) at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// A parser of one source fed with buffers of complete lines.
 enum Parser {
     Zone(Box<ZoneState>),
     List(list::ListState),
+}
+
+impl Parser {
+    /// The number of the next line the parser reads (1-based).
+    fn line(&self) -> u64 {
+        match self {
+            Parser::Zone(st) => st.line,
+            Parser::List(st) => st.line,
+        }
+    }
+
+    fn source(&self) -> u32 {
+        match self {
+            Parser::Zone(st) => st.source,
+            Parser::List(st) => st.source,
+        }
+    }
+
+    /// Moves past a line the reader skipped.
+    fn skip_line(&mut self) {
+        match self {
+            Parser::Zone(st) => st.line += 1,
+            Parser::List(st) => st.line += 1,
+        }
+    }
 }
 
 impl<'c> Reader<'c> {
@@ -94,7 +126,9 @@ impl<'c> Reader<'c> {
         canon_chain: Vec<PathBuf>,
         origin: Option<Vec<Vec<u8>>>,
     ) -> Result<(), Error> {
-        let opened = source::open_path(&path, self.config.mmap)
+        // Read as a stream, not mapped: a zone of thousands of includes
+        // must not keep thousands of maps (the kernel's limit is ~65,530).
+        let opened = source::open_path(&path, source::MmapChoice::never())
             .map_err(|e| Error::new(ErrorKind::IncludeMissing(e)))?;
         let idx = self.add_source(path, Some(parent), &opened)?;
         self.read_opened(idx, opened, Some(InputFormat::Zone), chain, canon_chain, origin)
@@ -154,9 +188,10 @@ impl<'c> Reader<'c> {
                         // A zone's first window is small: once it has
                         // given the apex, a CZDS dump goes parallel.
                         let first = if format == InputFormat::Zone { 64 << 10 } else { WINDOW };
-                        let (mut pos, mut window) = (0usize, first);
+                        let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+                        let (mut pos, mut window) = (start, first);
                         loop {
-                            if pos > 0
+                            if pos > start
                                 && let Parser::Zone(st) = &mut p
                                 && let Some(apex) = zone::fast_apex(self, st)
                             {
@@ -172,6 +207,14 @@ impl<'c> Reader<'c> {
                             if eof {
                                 self.config.report(bytes.len() - pos);
                                 break;
+                            }
+                            if consumed == 0 && end - pos >= MAX_LINE_BYTES {
+                                let skipped = self.overlong_line(&mut p, pos as u64)?;
+                                let rest = &bytes[pos..];
+                                pos += memchr::memchr(b'\n', rest).map_or(rest.len(), |k| k + 1);
+                                self.config.report(skipped.max(1));
+                                window = WINDOW;
+                                continue;
                             }
                             if consumed == 0 {
                                 // An entry longer than the window.
@@ -207,8 +250,19 @@ impl<'c> Reader<'c> {
                 };
                 self.c.set.accounting.bytes += buf.len() as u64;
                 let mut base = 0u64;
+                if buf.starts_with(BOM) {
+                    buf.drain(..BOM.len());
+                    base = BOM.len() as u64;
+                }
                 loop {
                     let consumed = self.feed(&mut p, &buf, base, eof)?;
+                    if consumed == 0 && buf.len() >= MAX_LINE_BYTES {
+                        self.overlong_line(&mut p, base)?;
+                        let (skipped, end) = skip_line(self, idx, &mut reader, &mut buf)?;
+                        base += skipped;
+                        eof = end;
+                        continue;
+                    }
                     if eof {
                         self.config.report(buf.len());
                         break;
@@ -228,36 +282,66 @@ impl<'c> Reader<'c> {
         }
     }
 
+    /// Counts the line at `offset` as malformed: it is longer than
+    /// [`MAX_LINE_BYTES`]. Returns the bytes it is known to hold.
+    fn overlong_line(&mut self, p: &mut Parser, offset: u64) -> Result<usize, Error> {
+        let loc = super::collect::Loc { source: p.source(), line: p.line(), offset };
+        p.skip_line();
+        self.c.set.accounting.lines += 1;
+        self.c.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))?;
+        Ok(MAX_LINE_BYTES)
+    }
+
     fn mark_czds(&mut self, idx: u32, p: &Parser) {
         if let Parser::Zone(st) = p {
             self.c.set.sources[idx as usize].czds_profile = st.fast;
         }
     }
 
-    /// Handles a read error on a stream: a gzip error is recorded (or is an
-    /// error under `--strict`); any other is an error.
-    pub(crate) fn stream_error(
-        &mut self,
-        idx: u32,
-        e: io::Error,
-        offset: u64,
-    ) -> Result<(), Error> {
+    /// A read error on a stream stops the run: what was read before it may
+    /// end in the middle of a line, which must not be taken as a label, and
+    /// an audit of part of a file would be reported as an audit of all of
+    /// it. `offset` is the number of (decompressed) bytes read before it.
+    pub(crate) fn stream_error(&self, idx: u32, e: io::Error, offset: u64) -> Error {
         let path = self.c.path(idx).to_path_buf();
-        let gzip = self.c.set.sources[idx as usize].gzip;
-        if !gzip {
-            return Err(Error::new(ErrorKind::Io(e)).with_path(&path));
+        if self.c.set.sources[idx as usize].gzip {
+            Error::new(ErrorKind::Gzip(e)).at(&path, 0, Some(offset))
+        } else {
+            Error::new(ErrorKind::Io(e)).at(&path, 0, Some(offset))
         }
-        if self.config.strictness == Strictness::Strict {
-            return Err(Error::new(ErrorKind::Gzip(e)).at(&path, 0, Some(offset)));
+    }
+}
+
+/// Drops the line at the start of `buf` (at `base` in the source), reading
+/// the stream until its end, without holding more than a chunk. Returns
+/// the bytes dropped and whether the stream ended.
+fn skip_line(
+    r: &mut Reader<'_>,
+    idx: u32,
+    reader: &mut Box<dyn Read>,
+    buf: &mut Vec<u8>,
+) -> Result<(u64, bool), Error> {
+    let mut skipped = 0u64;
+    loop {
+        if let Some(k) = memchr::memchr(b'\n', buf) {
+            buf.drain(..=k);
+            skipped += k as u64 + 1;
+            r.config.report(k + 1);
+            let before = buf.len();
+            let eof = fill(r, idx, reader, buf, CHUNK)?;
+            r.c.set.accounting.bytes += (buf.len() - before) as u64;
+            return Ok((skipped, eof));
         }
-        let loc = Loc { source: idx, line: 0, offset };
-        self.c.set.accounting.stream_errors.push(Malformed {
-            source: loc.source,
-            line: 0,
-            offset,
-            reason: format!("gzip stream truncated or corrupt after {offset} bytes: {e}"),
-        });
-        Ok(())
+        skipped += buf.len() as u64;
+        r.config.report(buf.len());
+        buf.clear();
+        let eof = fill(r, idx, reader, buf, CHUNK)?;
+        r.c.set.accounting.bytes += buf.len() as u64;
+        if eof && memchr::memchr(b'\n', buf).is_none() {
+            skipped += buf.len() as u64;
+            buf.clear();
+            return Ok((skipped, true));
+        }
     }
 }
 
@@ -271,15 +355,16 @@ fn fill(
     want: usize,
 ) -> Result<bool, Error> {
     let mut tmp = vec![0u8; 256 * 1024];
+    let start_len = buf.len();
     while buf.len() < want {
         match reader.read(&mut tmp) {
             Ok(0) => return Ok(true),
             Ok(n) => buf.extend_from_slice(&tmp[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => {
-                let offset = r.c.set.accounting.bytes + buf.len() as u64;
-                r.stream_error(idx, e, offset)?;
-                return Ok(true);
+                // Bytes before this call are in the accounting already.
+                let offset = r.c.set.accounting.bytes + (buf.len() - start_len) as u64;
+                return Err(r.stream_error(idx, e, offset));
             }
         }
     }
