@@ -17,7 +17,8 @@ const AFTER_HELP: &str = "\
 Exit status:
   0  success, no findings
   1  findings (scan: invalid labels or variant conflicts)
-  2  error (bad arguments, unreadable input, bad LGR)";
+  2  error (bad arguments, unreadable or damaged input, malformed lines
+     under --on-malformed fail, no registered label, bad LGR)";
 
 /// Audit DNS zones for IDN problems against RFC 7940 Label Generation Rules.
 #[derive(Parser, Debug)]
