@@ -69,6 +69,10 @@ pub struct InputArgs {
     /// Input format (default: detected from the content of each file).
     #[arg(long, value_parser = ["zone", "list", "csv"])]
     input_format: Option<String>,
+    /// The CSV delimiter, one ASCII character (default: `,`, `;` or tab,
+    /// detected from the header).
+    #[arg(long, value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
     /// The zone apex (default: the first $ORIGIN, else the SOA owner).
     #[arg(long)]
     origin: Option<String>,
@@ -86,6 +90,13 @@ pub struct InputArgs {
     /// (`never`).
     #[arg(long, value_enum, default_value = "auto")]
     mmap: Mmap,
+}
+
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s.as_bytes() {
+        [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Ok(*b),
+        _ => Err(format!("{s:?}: the delimiter is one ASCII character (not a quote or newline)")),
+    }
 }
 
 /// `--on-malformed` (as named-checkzone's `-k fail|warn|ignore`).
@@ -142,6 +153,7 @@ impl InputArgs {
             .map_err(anyhow::Error::msg)?;
         Ok(Config::new()
             .format(format)
+            .delimiter(self.delimiter)
             .origin(self.origin.as_deref())
             .strictness(if self.strict { Strictness::Strict } else { Strictness::Lenient })
             .ns_targets(NsTargets::Skip)

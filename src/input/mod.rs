@@ -88,8 +88,11 @@ pub enum InputFormat {
     /// One label per line (U-label or A-label, optionally with the zone
     /// suffix); `#` comments and blank lines are skipped.
     List,
-    /// CSV with a header that has a `label` or `domain` column, and
-    /// optionally `registered`, `registrant` and `lgr`.
+    /// CSV ([RFC 4180], `,`, `;` or tab delimited) with a header that has a
+    /// `label` or `domain` column, and optionally `registered`,
+    /// `registrant` and `lgr`.
+    ///
+    /// [RFC 4180]: https://www.rfc-editor.org/rfc/rfc4180
     Csv,
 }
 
@@ -170,6 +173,7 @@ impl fmt::Debug for ProgressFn {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub(crate) format: Option<InputFormat>,
+    pub(crate) delimiter: Option<u8>,
     pub(crate) origin: Option<String>,
     pub(crate) strictness: Strictness,
     pub(crate) mmap: MmapChoice,
@@ -196,6 +200,7 @@ impl Config {
     pub fn new() -> Config {
         Config {
             format: None,
+            delimiter: None,
             origin: None,
             strictness: Strictness::Lenient,
             mmap: MmapChoice::never(),
@@ -211,6 +216,14 @@ impl Config {
     /// detects it per file.
     pub fn format(mut self, format: Option<InputFormat>) -> Config {
         self.format = format;
+        self
+    }
+
+    /// Sets the CSV delimiter (`--delimiter`); `None` detects it from the
+    /// header: the first of `,`, `;` and tab that gives a `label` or
+    /// `domain` column.
+    pub fn delimiter(mut self, delimiter: Option<u8>) -> Config {
+        self.delimiter = delimiter;
         self
     }
 

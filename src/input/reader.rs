@@ -35,6 +35,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 enum Parser {
     Zone(Box<ZoneState>),
     List(list::ListState),
+    Csv(Box<csv::CsvState>),
 }
 
 impl Parser {
@@ -43,6 +44,7 @@ impl Parser {
         match self {
             Parser::Zone(st) => st.line,
             Parser::List(st) => st.line,
+            Parser::Csv(st) => st.line,
         }
     }
 
@@ -50,6 +52,7 @@ impl Parser {
         match self {
             Parser::Zone(st) => st.source,
             Parser::List(st) => st.source,
+            Parser::Csv(st) => st.source,
         }
     }
 
@@ -58,6 +61,7 @@ impl Parser {
         match self {
             Parser::Zone(st) => st.line += 1,
             Parser::List(st) => st.line += 1,
+            Parser::Csv(st) => st.line += 1,
         }
     }
 }
@@ -142,7 +146,7 @@ impl<'c> Reader<'c> {
         chain: Vec<PathBuf>,
         canon_chain: Vec<PathBuf>,
         origin: Option<Vec<Vec<u8>>>,
-    ) -> (InputFormat, Option<Parser>) {
+    ) -> (InputFormat, Parser) {
         let format = forced.unwrap_or_else(|| detect::detect(head));
         let src = &mut self.c.set.sources[idx as usize];
         src.format = format;
@@ -150,10 +154,12 @@ impl<'c> Reader<'c> {
         let parser = match format {
             InputFormat::Zone => {
                 let st = ZoneState::new(idx, src.path.clone(), chain, canon_chain, origin, mapped);
-                Some(Parser::Zone(Box::new(st)))
+                Parser::Zone(Box::new(st))
             }
-            InputFormat::List => Some(Parser::List(list::ListState::new(idx, mapped))),
-            _ => None,
+            InputFormat::List => Parser::List(list::ListState::new(idx, mapped)),
+            InputFormat::Csv => {
+                Parser::Csv(Box::new(csv::CsvState::new(idx, self.config.delimiter)))
+            }
         };
         (format, parser)
     }
@@ -162,6 +168,7 @@ impl<'c> Reader<'c> {
         match p {
             Parser::Zone(st) => zone::parse(self, st, buf, base, eof),
             Parser::List(st) => list::parse(self, st, buf, base, eof),
+            Parser::Csv(st) => csv::parse(self, st, buf, base, eof),
         }
     }
 
@@ -181,8 +188,9 @@ impl<'c> Reader<'c> {
                 let head = &bytes[..bytes.len().min(64 * 1024)];
                 let (format, parser) =
                     self.make_parser(idx, head, forced, chain, canon_chain, origin);
-                match parser {
-                    Some(mut p) => {
+                {
+                    let mut p = parser;
+                    {
                         // Windows of the mapped data, as a stream is fed,
                         // so progress can be reported between them.
                         // A zone's first window is small: once it has
@@ -227,10 +235,6 @@ impl<'c> Reader<'c> {
                         }
                         self.mark_czds(idx, &p);
                     }
-                    None => {
-                        debug_assert_eq!(format, InputFormat::Csv);
-                        csv::parse(self, idx, bytes)?;
-                    }
                 }
                 Ok(())
             }
@@ -239,15 +243,7 @@ impl<'c> Reader<'c> {
                 let mut eof = fill(self, idx, &mut reader, &mut buf, CHUNK)?;
                 let head = &buf[..buf.len().min(64 * 1024)];
                 let (_, parser) = self.make_parser(idx, head, forced, chain, canon_chain, origin);
-                let Some(mut p) = parser else {
-                    // CSV reads the stream itself.
-                    let counted = CountingReader {
-                        inner: io::Cursor::new(buf).chain(reader),
-                        bytes: 0,
-                        error: None,
-                    };
-                    return csv::parse_stream(self, idx, counted);
-                };
+                let mut p = parser;
                 self.c.set.accounting.bytes += buf.len() as u64;
                 let mut base = 0u64;
                 if buf.starts_with(BOM) {
@@ -369,33 +365,4 @@ fn fill(
         }
     }
     Ok(false)
-}
-
-/// A reader that counts bytes and turns a read error into end of stream,
-/// keeping the error for the caller.
-pub(crate) struct CountingReader<R> {
-    pub(crate) inner: R,
-    pub(crate) bytes: u64,
-    pub(crate) error: Option<io::Error>,
-}
-
-impl<R: Read> Read for CountingReader<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.error.is_some() {
-            return Ok(0);
-        }
-        loop {
-            match self.inner.read(out) {
-                Ok(n) => {
-                    self.bytes += n as u64;
-                    return Ok(n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.error = Some(e);
-                    return Ok(0);
-                }
-            }
-        }
-    }
 }
