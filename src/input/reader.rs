@@ -217,10 +217,10 @@ impl<'c> Reader<'c> {
                                 break;
                             }
                             if consumed == 0 && end - pos >= MAX_LINE_BYTES {
-                                let skipped = self.overlong_line(&mut p, pos as u64)?;
-                                let rest = &bytes[pos..];
-                                pos += memchr::memchr(b'\n', rest).map_or(rest.len(), |k| k + 1);
-                                self.config.report(skipped.max(1));
+                                self.overlong_line(&mut p, pos as u64)?;
+                                let next = skip_mapped_line(&data, pos);
+                                self.config.report(next - pos);
+                                pos = next;
                                 window = WINDOW;
                                 continue;
                             }
@@ -279,13 +279,12 @@ impl<'c> Reader<'c> {
     }
 
     /// Counts the line at `offset` as malformed: it is longer than
-    /// [`MAX_LINE_BYTES`]. Returns the bytes it is known to hold.
-    fn overlong_line(&mut self, p: &mut Parser, offset: u64) -> Result<usize, Error> {
+    /// [`MAX_LINE_BYTES`].
+    fn overlong_line(&mut self, p: &mut Parser, offset: u64) -> Result<(), Error> {
         let loc = super::collect::Loc { source: p.source(), line: p.line(), offset };
         p.skip_line();
         self.c.set.accounting.lines += 1;
-        self.c.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))?;
-        Ok(MAX_LINE_BYTES)
+        self.c.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))
     }
 
     fn mark_czds(&mut self, idx: u32, p: &Parser) {
@@ -305,6 +304,25 @@ impl<'c> Reader<'c> {
         } else {
             Error::new(ErrorKind::Io(e)).at(&path, 0, Some(offset))
         }
+    }
+}
+
+/// The end of the line at `pos` of mapped `data` (after its newline),
+/// found a window at a time, releasing the pages of each window searched:
+/// a line of gigabytes is skipped without becoming resident.
+fn skip_mapped_line(data: &Data, pos: usize) -> usize {
+    let bytes = data.bytes();
+    let mut at = pos;
+    loop {
+        let end = (at + WINDOW).min(bytes.len());
+        if let Some(k) = memchr::memchr(b'\n', &bytes[at..end]) {
+            return at + k + 1;
+        }
+        data.release(at, end);
+        if end == bytes.len() {
+            return end;
+        }
+        at = end;
     }
 }
 
