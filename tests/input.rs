@@ -1049,3 +1049,15 @@ fn csv_records_are_bounded_and_numbered() {
         assert_eq!(alabels(&set), ["alpha"]);
     }
 }
+
+/// A quote inside an unquoted field is a character (RFC 4180 §2, as
+/// `csv-core` reads it), not the start of a quoted field that would join
+/// the rows up to the next quote; `""` inside a quoted field is a quote.
+#[test]
+fn csv_quote_inside_a_field_is_literal() {
+    let csv = b"label,note\nalpha,o\"reilly\nbravo,\"a \"\"b\"\"\nc\"\ncharlie,x\"y\n";
+    let set = read_bytes("q.csv", csv, &Config::new());
+    assert_eq!(alabels(&set), ["alpha", "bravo", "charlie"]);
+    assert_eq!(set.get(2).unwrap().line(), 5);
+    assert_eq!(set.accounting().malformed, 0);
+}

@@ -65,8 +65,14 @@ impl CsvState {
 }
 
 /// Where the record at the start of `b` ends: `(end, lines, error)`, or
-/// `None` when more data is needed.
-fn record_end(b: &[u8], eof: bool) -> Option<(usize, u64, Option<String>)> {
+/// `None` when more data is needed. As in RFC 4180 §2 (and `csv-core`), a
+/// quote opens a quoted field only at the start of a field (after
+/// `delimiter`, or any of `,;\t` while it is unknown); inside one, `""` is
+/// a quote and a lone `"` closes it.
+fn record_end(b: &[u8], eof: bool, delimiter: Option<u8>) -> Option<(usize, u64, Option<String>)> {
+    let field_start = |i: usize| {
+        i == 0 || delimiter.map_or(matches!(b[i - 1], b',' | b';' | b'\t'), |d| b[i - 1] == d)
+    };
     let (mut i, mut lines, mut quoted) = (0usize, 0u64, false);
     let unclosed = || {
         let end = memchr(b'\n', b).map_or(b.len(), |k| k + 1);
@@ -78,8 +84,14 @@ fn record_end(b: &[u8], eof: bool) -> Option<(usize, u64, Option<String>)> {
     while let Some(k) = memchr2(b'"', b'\n', &b[i..]) {
         i += k;
         if b[i] == b'"' {
-            quoted = !quoted;
-            i += 1;
+            if quoted && b.get(i + 1) == Some(&b'"') {
+                i += 2;
+            } else if quoted && i + 1 == b.len() && !eof {
+                return None;
+            } else {
+                quoted = if quoted { false } else { field_start(i) };
+                i += 1;
+            }
             continue;
         }
         lines += 1;
@@ -151,7 +163,7 @@ pub(crate) fn parse(
 ) -> Result<usize, Error> {
     let mut pos = 0;
     while pos < buf.len() {
-        let Some((len, lines, error)) = record_end(&buf[pos..], eof) else { break };
+        let Some((len, lines, error)) = record_end(&buf[pos..], eof, st.delimiter) else { break };
         let record = &buf[pos..pos + len];
         let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
         pos += len;
