@@ -4,6 +4,9 @@
 #[path = "input/util.rs"]
 mod util;
 
+#[path = "input/limits.rs"]
+mod limits;
+
 use std::path::Path;
 
 use lgrscan::idna2008::{self, Finding};
@@ -732,20 +735,27 @@ fn strict_stops_at_first_malformed_line() {
     assert_eq!(e.to_string(), "z:4: malformed: owner: bad escape \\999");
 }
 
+/// A damaged gzip stream is an error that names the file and the offset,
+/// with or without `--strict`: the partial last line is never a label.
 #[test]
 fn truncated_gzip() {
     let text = czds_sample();
     let gz = gzip(text.as_bytes());
     let cut = &gz[..gz.len() / 2];
-    let set = read_bytes("t.gz", cut, &Config::new());
-    assert_eq!(set.accounting().stream_errors.len(), 1);
-    assert!(set.accounting().bytes < text.len() as u64);
-    let e = read(
-        [Input::Bytes { name: "t.gz".into(), data: cut.to_vec() }],
-        &Config::new().strictness(Strictness::Strict),
-    )
-    .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Gzip(_)), "{e}");
+    for config in [Config::new(), Config::new().strictness(Strictness::Strict)] {
+        let e =
+            read([Input::Bytes { name: "t.gz".into(), data: cut.to_vec() }], &config).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Gzip(_)), "{e}");
+        assert_eq!(e.path(), Some(std::path::Path::new("t.gz")));
+        let offset = e.offset().expect("offset");
+        assert!(offset < text.len() as u64, "{offset}");
+        assert!(
+            e.to_string().starts_with(&format!(
+                "t.gz: gzip stream truncated or corrupt after {offset} bytes"
+            )),
+            "{e}"
+        );
+    }
 }
 
 fn all_formats() -> [Config; 4] {
@@ -799,21 +809,24 @@ fn hostile_inputs_never_panic() {
     for acc in hostile("long-line", &big) {
         assert!(acc.lines >= 3);
     }
-    // In a zone the owner name is too long: a malformed line.
-    let set = read_bytes("long", &big, &Config::new());
-    assert_eq!(alabels(&set), ["ok"]);
-    assert_eq!(set.accounting().malformed_details[0].reason, "owner: name longer than 255 octets");
-    // In a list it is a label with a finding.
+    // A line longer than the limit is malformed and skipped, in a zone and
+    // in a list, mapped or streamed (gzip); the next line is read.
     let mut list = vec![b'a'; 10 << 20];
-    list.extend_from_slice(
-        b"
-ok
-",
-    );
-    let set = read_bytes("long.txt", &list, &Config::new());
-    assert_eq!(set.len(), 2);
-    assert_eq!(findings(&set)[0], "label too long: 10485760 octets (max 63)");
-    assert_eq!(set.get(0).unwrap().original().len(), 10 << 20);
+    list.extend_from_slice(b"\nok\n");
+    for (name, data) in
+        [("long", big.clone()), ("long.txt", list.clone()), ("long.gz", gzip(&list))]
+    {
+        let set = read_bytes(name, &data, &Config::new());
+        assert_eq!(alabels(&set), ["ok"], "{name}");
+        let m = &set.accounting().malformed_details;
+        assert_eq!(m.len(), 1, "{name}");
+        assert_eq!(m[0].reason, "line longer than 1048576 bytes", "{name}");
+        set.accounting().check().unwrap();
+    }
+    // A name of more than 255 characters in a list is malformed, not a label.
+    let set = read_bytes("name.txt", &[&[b'a'; 300][..], b"\nok\n"].concat(), &Config::new());
+    assert_eq!(alabels(&set), ["ok"]);
+    assert_eq!(set.accounting().malformed_details[0].reason, "name longer than 255 octets");
 }
 
 #[test]
@@ -825,11 +838,16 @@ fn unbalanced_parentheses_recover_at_directive() {
     assert_eq!(acc.malformed, 1);
     assert_eq!(acc.malformed_details[0].line, 2);
     assert!(acc.malformed_details[0].reason.contains("unbalanced parentheses"));
-    // Before the apex is known, records are malformed, not lost silently.
+    // The SOA gives the apex wherever it is (owners in any order).
     let set =
         read_bytes("z", b"a.tld. NS x.\ntld. SOA a. b. 1 2 3 4 5\nb.tld. NS x.\n", &Config::new());
-    assert_eq!(alabels(&set), ["b"]);
-    assert_eq!(set.accounting().malformed, 1);
+    assert_eq!(alabels(&set), ["a", "b"]);
+    assert_eq!(set.accounting().malformed, 0);
+    // Without an SOA with an absolute owner, such records are malformed.
+    let set =
+        read_bytes("z", b"a.tld. NS x.\nb.tld. NS x.\n$ORIGIN tld.\nc NS x.\n", &Config::new());
+    assert_eq!(alabels(&set), ["c"]);
+    assert_eq!(set.accounting().malformed, 2);
 }
 
 //------------ IDNA2008 --------------------------------------------------

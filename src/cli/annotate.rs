@@ -118,6 +118,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     // error at once.
     let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    // The labels read, for the malformed lines the read dropped.
+    let mut read_set = None;
     let records = if args.literal {
         pool.install(|| literal(&args, &lgr))?
     } else {
@@ -128,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             args.inputs.iter().map(|a| Input::from_arg(a)).collect()
         };
         let labels = pool.install(|| input::read(inputs, &config)).context("reading input")?;
-        pool.install(|| {
+        let records = pool.install(|| {
             (0..labels.len())
                 .into_par_iter()
                 .filter_map(|i| labels.get(i))
@@ -137,7 +139,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                     record(&lgr, u64::from(l.line()), &l.original_text(), l.ulabel(), l.alabel(), f)
                 })
                 .collect()
-        })
+        });
+        read_set = Some(labels);
+        records
     };
     let write = |out: &mut dyn std::io::Write| {
         let mut w = RecordWriter::new(out, args.format.into(), FIELDS)?;
@@ -153,6 +157,19 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             file.commit(Durability::Rename)?;
         }
         None => super::output_done(write(&mut super::stdout()).map_err(Into::into))?,
+    }
+    if let Some(labels) = &read_set {
+        // Name what was dropped: annotate has no summary to show it.
+        if args.input.list_malformed() {
+            for l in super::malformed_lines(labels, 20) {
+                eprintln!("  malformed: {l}");
+            }
+            let n = labels.accounting().malformed;
+            if n > 20 {
+                eprintln!("  … {} more malformed lines", n - 20);
+            }
+        }
+        args.input.malformed_outcome(labels, &[])?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

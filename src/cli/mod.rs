@@ -18,7 +18,8 @@ const AFTER_HELP: &str = "\
 Exit status:
   0  success, no findings
   1  findings (scan: invalid labels or variant conflicts)
-  2  error (bad arguments, unreadable input, bad LGR)";
+  2  error (bad arguments, unreadable or damaged input, malformed lines
+     under --on-malformed fail, no registered label, bad LGR)";
 
 /// Audit DNS zones for IDN problems against RFC 7940 Label Generation Rules.
 #[derive(Parser, Debug)]
@@ -69,17 +70,51 @@ pub struct InputArgs {
     /// Input format (default: detected from the content of each file).
     #[arg(long, value_parser = ["zone", "list", "csv"])]
     input_format: Option<String>,
+    /// The CSV delimiter, one ASCII character (default: `,`, `;` or tab,
+    /// detected from the header).
+    #[arg(long, value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
     /// The zone apex (default: the first $ORIGIN, else the SOA owner).
     #[arg(long)]
     origin: Option<String>,
-    /// Stop at the first malformed input line.
+    /// Stop at the first malformed input line (exit 2 naming it, no report).
     #[arg(long)]
     strict: bool,
+    /// What malformed input lines (and CSV rows whose `lgr` names no LGR
+    /// of the set) do to the exit status, once the report is written:
+    /// `fail` (exit 2), `warn` (one line on standard error) or `ignore`.
+    /// They are reported with their file and line in each case.
+    #[arg(long, value_enum, default_value = "fail")]
+    on_malformed: OnMalformed,
     /// Memory-map input files and copy the labels (`auto`), map them and
     /// let labels borrow from the map (`borrow`), or read them as streams
     /// (`never`).
     #[arg(long, value_enum, default_value = "auto")]
     mmap: Mmap,
+}
+
+fn parse_delimiter(s: &str) -> Result<u8, String> {
+    match s.as_bytes() {
+        [b] if b.is_ascii() && !matches!(b, b'"' | b'\n' | b'\r') => Ok(*b),
+        _ => Err(format!("{s:?}: the delimiter is one ASCII character (not a quote or newline)")),
+    }
+}
+
+/// `--on-malformed` (as named-checkzone's `-k fail|warn|ignore`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnMalformed {
+    /// Exit 2 once the report is written.
+    Fail,
+    /// One line on standard error; the exit status is that of the findings.
+    Warn,
+    /// Nothing more than the summary says.
+    Ignore,
+}
+
+/// The malformed entries of a read, as `file:line (byte N): reason`, the
+/// first `max` of them.
+pub fn malformed_lines(labels: &lgrscan::input::LabelSet, max: usize) -> Vec<String> {
+    lgrscan::report::scan::malformed_lines(labels, max)
 }
 
 /// `--mmap`.
@@ -109,6 +144,7 @@ impl InputArgs {
             .map_err(anyhow::Error::msg)?;
         Ok(Config::new()
             .format(format)
+            .delimiter(self.delimiter)
             .origin(self.origin.as_deref())
             .strictness(if self.strict { Strictness::Strict } else { Strictness::Lenient })
             .ns_targets(NsTargets::Skip)
@@ -124,6 +160,37 @@ impl InputArgs {
             } else {
                 LabelText::Copy
             }))
+    }
+}
+
+impl InputArgs {
+    /// Applies `--on-malformed` once the report is written: `more` are
+    /// malformed entries found after the read (e.g. unknown `lgr` pins).
+    /// With any, `fail` is an error (exit 2) and `warn` prints one line;
+    /// `--quiet` hides neither.
+    pub fn malformed_outcome(
+        &self,
+        labels: &lgrscan::input::LabelSet,
+        more: &[String],
+    ) -> anyhow::Result<()> {
+        let n = labels.accounting().malformed + more.len() as u64;
+        let Some(first) = malformed_lines(labels, 1).pop().or_else(|| more.first().cloned()) else {
+            return Ok(());
+        };
+        let what = format!("{n} malformed line{} (first: {first})", if n == 1 { "" } else { "s" });
+        match self.on_malformed {
+            OnMalformed::Fail => {
+                anyhow::bail!("{what}; --on-malformed warn or ignore accepts them")
+            }
+            OnMalformed::Warn => eprintln!("lgrscan: warning: {what}"),
+            OnMalformed::Ignore => {}
+        }
+        Ok(())
+    }
+
+    /// Whether malformed entries are to be listed on standard error.
+    pub fn list_malformed(&self) -> bool {
+        self.on_malformed != OnMalformed::Ignore
     }
 }
 

@@ -172,7 +172,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let report = pool.install(|| scan::scan(&labels, &set, &scan_config, &bar));
     bar.finish();
 
-    let summary = report::scan::summary(&labels, &set, &report, read_time);
+    let bad_pins = report::scan::unknown_pins(&labels, &set);
+    let summary = report::scan::summary(&labels, &set, &report, read_time, &bad_pins);
     let write = |w: &mut (dyn Write + Send)| {
         pool.install(|| report::scan::write(w, format.into(), &labels, &report, &summary))
     };
@@ -194,6 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     if !args.quiet && !summary_in_output {
         eprint!("{summary}");
     }
+    args.input.malformed_outcome(&labels, &bad_pins)?;
     let code = std::process::ExitCode::from(if report.has_findings() { 1 } else { 0 });
     // The process ends here: freeing millions of small allocations one by
     // one takes longer than the system reclaiming the whole address space.

@@ -72,9 +72,6 @@ pub struct Accounting {
     pub malformed: u64,
     /// Details of the first [`MALFORMED_DETAILS_MAX`] malformed entries.
     pub malformed_details: Vec<Malformed>,
-    /// Streams that ended early (a truncated or corrupt gzip stream): what
-    /// was read before is kept. Not lines, so not in the sums.
-    pub stream_errors: Vec<Malformed>,
 }
 
 impl Accounting {

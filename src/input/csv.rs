@@ -3,17 +3,31 @@
 //! opaque id) and `lgr` (an LGR or language tag pinned for the row).
 //! Other columns are carried through to the labels.
 //!
+//! The delimiter is [`Config::delimiter`](super::Config::delimiter), else
+//! the first of `,`, `;` and tab that splits the header into a `label` or
+//! `domain` column (else `,`). Records are found first (a newline outside
+//! quotes ends one, so line numbers count `\n`, CRLF or not), then split
+//! into fields by `csv-core`. A quoted field still open after
+//! [`MAX_QUOTED_LINES`] lines or [`MAX_QUOTED_BYTES`] bytes is malformed at
+//! the record's first line, and reading goes on at the next line.
+//!
 //! A row whose `registered` value does not parse is malformed (the label
 //! is not taken). When a label appears in several rows, the first row's
 //! fields are kept and the later rows are counted as duplicates.
 
-use std::io::Read;
+use memchr::{memchr, memchr2};
 
 use super::collect::{KeyMode, Loc};
 use super::labels::CsvFields;
 use super::list::name_label;
-use super::reader::{CountingReader, Reader};
+use super::reader::Reader;
 use super::{Error, ErrorKind, Timestamp};
+
+/// The most lines a quoted field may span.
+pub(crate) const MAX_QUOTED_LINES: u64 = 100;
+
+/// The most bytes a record with a quoted field over several lines may hold.
+pub(crate) const MAX_QUOTED_BYTES: usize = 64 << 10;
 
 enum Col {
     Label,
@@ -23,137 +37,238 @@ enum Col {
     Extra(u32),
 }
 
-/// Parses CSV held in memory (labels' original text is copied: CSV
-/// fields may be quoted).
-pub(crate) fn parse(r: &mut Reader<'_>, source: u32, bytes: &[u8]) -> Result<(), Error> {
-    run(r, source, bytes).map(|_| ())
+/// Per-file state of the CSV parser.
+pub(crate) struct CsvState {
+    pub(crate) source: u32,
+    pub(crate) line: u64,
+    delimiter: Option<u8>,
+    /// The columns, once the header is read.
+    cols: Option<Vec<Col>>,
+    /// The field splitter, once the delimiter is known.
+    fields: Option<csv_core::Reader>,
+    out: Vec<u8>,
+    ends: Vec<usize>,
 }
 
-/// Parses CSV from a stream.
-pub(crate) fn parse_stream<R: Read>(
+impl CsvState {
+    pub(crate) fn new(source: u32, delimiter: Option<u8>) -> CsvState {
+        CsvState {
+            source,
+            line: 1,
+            delimiter,
+            cols: None,
+            fields: None,
+            out: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+}
+
+/// Where the record at the start of `b` ends: `(end, lines, error)`, or
+/// `None` when more data is needed. As in RFC 4180 §2 (and `csv-core`), a
+/// quote opens a quoted field only at the start of a field (after
+/// `delimiter`, or any of `,;\t` while it is unknown); inside one, `""` is
+/// a quote and a lone `"` closes it.
+fn record_end(b: &[u8], eof: bool, delimiter: Option<u8>) -> Option<(usize, u64, Option<String>)> {
+    let field_start = |i: usize| {
+        i == 0 || delimiter.map_or(matches!(b[i - 1], b',' | b';' | b'\t'), |d| b[i - 1] == d)
+    };
+    let (mut i, mut lines, mut quoted) = (0usize, 0u64, false);
+    let unclosed = || {
+        let end = memchr(b'\n', b).map_or(b.len(), |k| k + 1);
+        let e = format!(
+            "quoted field not closed within {MAX_QUOTED_LINES} lines or {MAX_QUOTED_BYTES} bytes"
+        );
+        Some((end, 1, Some(e)))
+    };
+    while let Some(k) = memchr2(b'"', b'\n', &b[i..]) {
+        i += k;
+        if b[i] == b'"' {
+            if quoted && b.get(i + 1) == Some(&b'"') {
+                i += 2;
+            } else if quoted && i + 1 == b.len() && !eof {
+                return None;
+            } else {
+                quoted = if quoted { false } else { field_start(i) };
+                i += 1;
+            }
+            continue;
+        }
+        lines += 1;
+        i += 1;
+        if !quoted {
+            return Some((i, lines, None));
+        }
+        if lines >= MAX_QUOTED_LINES || i > MAX_QUOTED_BYTES {
+            return unclosed();
+        }
+    }
+    if quoted && lines > 0 && b.len() > MAX_QUOTED_BYTES {
+        return unclosed();
+    }
+    if !eof {
+        return None;
+    }
+    // The last line, without its newline.
+    let lines = lines + u64::from(b.last().is_some_and(|&c| c != b'\n'));
+    let error = quoted.then(|| "quoted field not closed at the end of the file".to_string());
+    Some((b.len(), lines, error))
+}
+
+/// The delimiter of a header line: the first of `,`, `;` and tab that gives
+/// a `label` or `domain` field.
+fn detect_delimiter(header: &[u8]) -> u8 {
+    let has_label = |d: u8| {
+        header.split(|&b| b == d).any(|f| {
+            let f = String::from_utf8_lossy(f);
+            let f = f.trim().trim_matches('"').to_ascii_lowercase();
+            f == "label" || f == "domain"
+        })
+    };
+    [b',', b';', b'\t'].into_iter().find(|&d| has_label(d)).unwrap_or(b',')
+}
+
+/// Splits `record` into fields (in `st.out`, ending at `st.ends`);
+/// returns the number of fields.
+fn split_fields(st: &mut CsvState, record: &[u8]) -> usize {
+    let delimiter = st.delimiter.unwrap_or(b',');
+    let rdr = st
+        .fields
+        .get_or_insert_with(|| csv_core::ReaderBuilder::new().delimiter(delimiter).build());
+    rdr.reset();
+    st.out.resize(record.len() + 1, 0);
+    st.ends.resize(record.iter().filter(|&&b| b == delimiter).count() + 2, 0);
+    let (mut input, mut nout, mut nend) = (record, 0, 0);
+    loop {
+        let (res, nin, o, e) = rdr.read_record(input, &mut st.out[nout..], &mut st.ends[nend..]);
+        input = &input[nin..];
+        nout += o;
+        nend += e;
+        // Input used up: the next call, with no input, ends the record
+        // (a last line without a newline).
+        if !matches!(res, csv_core::ReadRecordResult::InputEmpty) {
+            return nend;
+        }
+    }
+}
+
+/// Parses the complete records of `buf` (at `base` in the source);
+/// returns the bytes consumed.
+pub(crate) fn parse(
     r: &mut Reader<'_>,
-    source: u32,
-    reader: CountingReader<R>,
-) -> Result<(), Error> {
-    let reader = run(r, source, reader)?;
-    r.c.set.accounting.bytes += reader.bytes;
-    if let Some(e) = reader.error {
-        let offset = reader.bytes;
-        r.stream_error(source, e, offset)?;
+    st: &mut CsvState,
+    buf: &[u8],
+    base: u64,
+    eof: bool,
+) -> Result<usize, Error> {
+    let mut pos = 0;
+    while pos < buf.len() {
+        let Some((len, lines, error)) = record_end(&buf[pos..], eof, st.delimiter) else { break };
+        let record = &buf[pos..pos + len];
+        let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
+        pos += len;
+        st.line += lines;
+        let acc = &mut r.c.set.accounting;
+        acc.lines += lines;
+        if let Some(e) = error {
+            r.c.malformed(loc, e)?;
+            continue;
+        }
+        if record.iter().all(u8::is_ascii_whitespace) {
+            acc.blank_lines += lines;
+            continue;
+        }
+        acc.continuation_lines += lines - 1;
+        if st.delimiter.is_none() {
+            st.delimiter = Some(detect_delimiter(record));
+        }
+        let n = split_fields(st, record);
+        let mut fields = Vec::with_capacity(n);
+        let mut start = 0;
+        for &end in &st.ends[..n] {
+            fields.push(&st.out[start..end]);
+            start = end;
+        }
+        match &st.cols {
+            None => {
+                let cols = header(r, &fields, loc)?;
+                r.c.set.accounting.directive_lines += 1;
+                st.cols = Some(cols);
+            }
+            Some(cols) => row(r, cols, &fields, loc)?,
+        }
+    }
+    Ok(pos)
+}
+
+fn header(r: &mut Reader<'_>, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, Error> {
+    let mut label = false;
+    let mut cols = Vec::with_capacity(fields.len());
+    for f in fields {
+        let f = String::from_utf8_lossy(f);
+        let name = f.trim().to_ascii_lowercase();
+        cols.push(match name.as_str() {
+            "label" | "domain" if !label => {
+                label = true;
+                Col::Label
+            }
+            "registered" => Col::Registered,
+            "registrant" => Col::Registrant,
+            "lgr" => Col::Lgr,
+            _ => Col::Extra(r.c.csv_column(f.trim())),
+        });
+    }
+    if !label {
+        let path = r.c.path(loc.source).to_path_buf();
+        let e = Error::new(ErrorKind::CsvHeader("no `label` or `domain` column".into()));
+        return Err(e.at(&path, loc.line, Some(loc.offset)));
+    }
+    Ok(cols)
+}
+
+fn row(r: &mut Reader<'_>, cols: &[Col], record: &[&[u8]], loc: Loc) -> Result<(), Error> {
+    let mut fields = CsvFields::default();
+    let mut label: &[u8] = b"";
+    let mut bad = None;
+    for (i, f) in record.iter().enumerate() {
+        let text = || String::from_utf8_lossy(f).trim().to_string();
+        match cols.get(i) {
+            Some(Col::Label) => label = f,
+            Some(Col::Registered) => {
+                let t = text();
+                if !t.is_empty() {
+                    match Timestamp::parse_rfc3339(&t) {
+                        Ok(ts) => fields.registered = Some(ts),
+                        Err(e) => bad = Some(format!("registered: {e}")),
+                    }
+                }
+            }
+            Some(Col::Registrant) => {
+                let t = text();
+                fields.registrant = (!t.is_empty()).then(|| t.into_boxed_str());
+            }
+            Some(Col::Lgr) => {
+                let t = text();
+                fields.lgr = (!t.is_empty()).then(|| t.into_boxed_str());
+            }
+            Some(Col::Extra(c)) => {
+                let t = text();
+                if !t.is_empty() {
+                    fields.extra.push((*c, t.into_boxed_str()));
+                }
+            }
+            None => bad = Some(format!("more fields than the header ({})", cols.len())),
+        }
+    }
+    if let Some(reason) = bad {
+        return r.c.malformed(loc, reason);
+    }
+    let trimmed = label.trim_ascii();
+    if trimmed.is_empty() {
+        return r.c.malformed(loc, "empty label field");
+    }
+    if let Some(i) = name_label(r, loc, trimmed, false, KeyMode::ALabel)? {
+        r.c.set_csv(i, fields);
     }
     Ok(())
-}
-
-fn run<R: Read>(r: &mut Reader<'_>, source: u32, reader: R) -> Result<R, Error> {
-    let mut rdr = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(reader);
-    let path = r.c.path(source).to_path_buf();
-    let mut record = csv::ByteRecord::new();
-    let mut cols: Vec<Col> = Vec::new();
-    let mut label_col = None;
-    let mut header = true;
-    let mut lines_before = 1u64;
-    loop {
-        let more = match rdr.read_byte_record(&mut record) {
-            Ok(m) => m,
-            Err(e) => {
-                // csv reports I/O errors this way; other errors do not occur
-                // with `flexible` and byte records.
-                return Err(Error::new(ErrorKind::Io(std::io::Error::other(e.to_string())))
-                    .with_path(&path));
-            }
-        };
-        let start = record.position().map_or(lines_before, |p| p.line());
-        let offset = record.position().map_or(0, |p| p.byte());
-        let after = rdr.position().line();
-        let acc = &mut r.c.set.accounting;
-        if !more {
-            // Trailing blank lines, and a last line without a newline.
-            let end_lines = after.saturating_sub(lines_before);
-            acc.lines += end_lines;
-            acc.blank_lines += end_lines;
-            break;
-        }
-        // Blank lines the csv reader skipped before this record.
-        let blank = start.saturating_sub(lines_before);
-        // A record that ends the file without a newline still is a line.
-        let spanned = after.saturating_sub(start).max(1);
-        acc.lines += blank + spanned;
-        acc.blank_lines += blank;
-        acc.continuation_lines += spanned - 1;
-        lines_before = start + spanned;
-        let loc = Loc { source, line: start, offset };
-        if header {
-            header = false;
-            acc.directive_lines += 1;
-            for (i, f) in record.iter().enumerate() {
-                let f = String::from_utf8_lossy(f);
-                let f = if i == 0 { f.trim_start_matches('\u{FEFF}') } else { &f };
-                let name = f.trim().to_ascii_lowercase();
-                let col = match name.as_str() {
-                    "label" | "domain" if label_col.is_none() => {
-                        label_col = Some(i);
-                        Col::Label
-                    }
-                    "registered" => Col::Registered,
-                    "registrant" => Col::Registrant,
-                    "lgr" => Col::Lgr,
-                    _ => Col::Extra(r.c.csv_column(f.trim())),
-                };
-                cols.push(col);
-            }
-            if label_col.is_none() {
-                return Err(Error::new(ErrorKind::CsvHeader(
-                    "no `label` or `domain` column".into(),
-                ))
-                .at(&path, start, Some(offset)));
-            }
-            continue;
-        }
-        let mut fields = CsvFields::default();
-        let mut label: &[u8] = b"";
-        let mut bad = None;
-        for (i, f) in record.iter().enumerate() {
-            let text = || String::from_utf8_lossy(f).trim().to_string();
-            match cols.get(i) {
-                Some(Col::Label) => label = f,
-                Some(Col::Registered) => {
-                    let t = text();
-                    if !t.is_empty() {
-                        match Timestamp::parse_rfc3339(&t) {
-                            Ok(ts) => fields.registered = Some(ts),
-                            Err(e) => bad = Some(format!("registered: {e}")),
-                        }
-                    }
-                }
-                Some(Col::Registrant) => {
-                    let t = text();
-                    fields.registrant = (!t.is_empty()).then(|| t.into_boxed_str());
-                }
-                Some(Col::Lgr) => {
-                    let t = text();
-                    fields.lgr = (!t.is_empty()).then(|| t.into_boxed_str());
-                }
-                Some(Col::Extra(c)) => {
-                    let t = text();
-                    if !t.is_empty() {
-                        fields.extra.push((*c, t.into_boxed_str()));
-                    }
-                }
-                None => bad = Some(format!("more fields than the header ({})", cols.len())),
-            }
-        }
-        if let Some(reason) = bad {
-            r.c.malformed(loc, reason)?;
-            continue;
-        }
-        let trimmed = label.trim_ascii();
-        if trimmed.is_empty() {
-            r.c.malformed(loc, "empty label field")?;
-            continue;
-        }
-        if let Some(i) = name_label(r, loc, trimmed, false, KeyMode::ALabel)? {
-            r.c.set_csv(i, fields);
-        }
-    }
-    Ok(rdr.into_inner())
 }

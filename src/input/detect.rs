@@ -42,8 +42,9 @@ const ZONE_WORDS: &[&str] = &[
 
 /// Detects the format of an input from its first lines.
 ///
-/// * CSV: the first non-blank line has a comma and a field named `label`
-///   or `domain`.
+/// * CSV: the first non-blank line has a comma (a header, with or without
+///   a label column), or is split by `;` or tab into a field named
+///   `label` or `domain`.
 /// * Zone: a line starts with `$ORIGIN`, `$TTL` or `$INCLUDE`, or a line
 ///   has three or more fields of which one after the first is a class or a
 ///   record type ([RFC 1035 §5.1]), or a line starts with `;`.
@@ -58,18 +59,20 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
         .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
         .take(50)
         .peekable();
-    if let Some(first) = lines.peek()
-        && first.contains(&b',')
-    {
-        {
-            let is_header = first.split(|&b| b == b',').any(|f| {
+    if let Some(first) = lines.peek() {
+        let is_header = |d: u8| {
+            first.split(|&b| b == d).any(|f| {
                 let f = String::from_utf8_lossy(f);
                 let f = f.trim().trim_matches('"').to_ascii_lowercase();
                 f == "label" || f == "domain"
-            });
-            if is_header {
-                return InputFormat::Csv;
-            }
+            })
+        };
+        // A comma is in no name or zone directive: a first line with one is
+        // a CSV header, so that one without a label column is reported as
+        // such rather than read as a list of odd names.
+        let directive = matches!(first.first(), Some(b';' | b'$'));
+        if !directive && (first.contains(&b',') || is_header(b';') || is_header(b'\t')) {
+            return InputFormat::Csv;
         }
     }
     for line in lines {
@@ -99,6 +102,9 @@ mod tests {
     fn formats() {
         assert_eq!(detect(b"label,registered\nfoo,2019-01-01\n"), InputFormat::Csv);
         assert_eq!(detect(b"\"Domain\",x\n"), InputFormat::Csv);
+        assert_eq!(detect(b"label;registered\nfoo;2019-01-01\n"), InputFormat::Csv);
+        assert_eq!(detect(b"domain\tregistrant\nfoo\tr\n"), InputFormat::Csv);
+        assert_eq!(detect(b"name,registered\nfoo,2019-01-01\n"), InputFormat::Csv);
         assert_eq!(detect(b"$ORIGIN com.\n"), InputFormat::Zone);
         assert_eq!(detect(b"example.com.\t172800\tin\tns\tns1.example.com.\n"), InputFormat::Zone);
         assert_eq!(detect(b"EXAMPLE NS NS1.EXAMPLE\n"), InputFormat::Zone);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// An error that stops reading the inputs: an unreadable file, an
 /// `$INCLUDE` loop or missing include ([RFC 1035 §5.1]), a corrupt gzip
-/// stream or a malformed line under [`Strictness::Strict`].
+/// stream, or a malformed line under [`Strictness::Strict`].
 ///
 /// It carries the file, line and byte offset where it happened and, for
 /// includes, the include chain. `Display` gives
@@ -41,8 +41,17 @@ pub enum ErrorKind {
     IncludeMissing(io::Error),
     /// `$INCLUDE`s nest deeper than the configured limit.
     IncludeDepth(usize),
-    /// The gzip stream is truncated or corrupt (an error only under
-    /// [`Strictness::Strict`](super::Strictness::Strict)).
+    /// More `$INCLUDE` files than this limit in one run.
+    IncludeCount(u64),
+    /// `--origin` was given but no record is at or below it: the message
+    /// says what the records were.
+    OriginMatchesNothing(String),
+    /// The input held records or malformed lines but no registered label:
+    /// the message says what was read instead.
+    NoLabels(String),
+    /// The gzip stream is truncated or corrupt (a bad CRC, bad deflate
+    /// data, bytes after the last member that are not a gzip member):
+    /// [`Error::offset`] is the number of decompressed bytes read before.
     Gzip(io::Error),
     /// A malformed line under [`Strictness::Strict`](super::Strictness::Strict);
     /// the reason as in [`Malformed`](super::Malformed).
@@ -139,7 +148,13 @@ impl fmt::Display for Error {
                 write!(f, "$INCLUDE nested deeper than {n}: ")?;
                 chain(f, &self.chain)
             }
-            ErrorKind::Gzip(e) => write!(f, "gzip stream truncated or corrupt: {e}"),
+            ErrorKind::IncludeCount(n) => write!(f, "more than {n} $INCLUDE files"),
+            ErrorKind::OriginMatchesNothing(r) => write!(f, "--origin {r}"),
+            ErrorKind::NoLabels(r) => write!(f, "no registered labels: {r}"),
+            ErrorKind::Gzip(e) => match self.offset {
+                Some(n) => write!(f, "gzip stream truncated or corrupt after {n} bytes: {e}"),
+                None => write!(f, "gzip stream truncated or corrupt: {e}"),
+            },
             ErrorKind::Malformed(r) => write!(f, "malformed: {r}"),
             ErrorKind::CsvHeader(r) => write!(f, "CSV header: {r}"),
             ErrorKind::NoApex => {

@@ -9,12 +9,13 @@
 use memchr::memchr;
 
 use super::collect::{AheadBatch, Apex, Class, KeyMode, Loc, Orig, Relation, compute_forms};
-use super::reader::Reader;
+use super::reader::{MAX_LINE_BYTES, Reader};
 use super::{Error, name};
+use crate::idna2008::MAX_NAME_OCTETS;
 
 pub(crate) struct ListState {
-    source: u32,
-    line: u64,
+    pub(crate) source: u32,
+    pub(crate) line: u64,
     mapped: bool,
 }
 
@@ -156,6 +157,10 @@ fn lines(
         r.c.set.accounting.lines += 1;
         st.line += 1;
         pos = next;
+        if line.len() > MAX_LINE_BYTES {
+            r.c.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))?;
+            continue;
+        }
         // Trim white space (and a CR) around the label.
         let Some(s) = line.iter().position(|b| !is_ws(b)) else {
             r.c.set.accounting.blank_lines += 1;
@@ -197,6 +202,13 @@ pub(crate) fn name_label(
     mode: KeyMode,
 ) -> Result<Option<u32>, Error> {
     let body = token.strip_suffix(b".").unwrap_or(token);
+    // Every character takes at least one octet of the name on the wire
+    // (RFC 1035 §2.3.4), so more characters than that cannot be a name.
+    let chars = || body.iter().filter(|&&b| !(0x80..0xC0).contains(&b)).count();
+    if body.len() > MAX_NAME_OCTETS && chars() > MAX_NAME_OCTETS {
+        let reason = format!("name longer than {MAX_NAME_OCTETS} octets");
+        return r.c.malformed(loc, reason).map(|()| None);
+    }
     let Some(dot) = memchr(b'.', body) else {
         if body.is_empty() {
             // "." alone: the root, or an empty field.

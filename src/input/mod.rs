@@ -22,9 +22,10 @@
 //!   names (glue) and names outside the apex are counted, not kept.
 //! * **Problems** with a line are [`Malformed`] entries in the accounting;
 //!   problems with a label are findings on the label. Only what makes the
-//!   run meaningless is an [`Error`]: an unreadable file, an `$INCLUDE` loop
-//!   or missing include, and, under [`Strictness::Strict`], a malformed line
-//!   or a truncated gzip stream.
+//!   run meaningless is an [`Error`]: an unreadable file, a truncated or
+//!   corrupt gzip stream, an `$INCLUDE` loop or missing include, an
+//!   `--origin` that no record is at or below, and, under
+//!   [`Strictness::Strict`], the first malformed line.
 //!
 //! The module never prints, never exits and never creates threads.
 //!
@@ -87,8 +88,11 @@ pub enum InputFormat {
     /// One label per line (U-label or A-label, optionally with the zone
     /// suffix); `#` comments and blank lines are skipped.
     List,
-    /// CSV with a header that has a `label` or `domain` column, and
-    /// optionally `registered`, `registrant` and `lgr`.
+    /// CSV ([RFC 4180], `,`, `;` or tab delimited) with a header that has a
+    /// `label` or `domain` column, and optionally `registered`,
+    /// `registrant` and `lgr`.
+    ///
+    /// [RFC 4180]: https://www.rfc-editor.org/rfc/rfc4180
     Csv,
 }
 
@@ -123,7 +127,7 @@ pub enum Strictness {
     /// Malformed lines are counted and reported; the run goes on.
     #[default]
     Lenient,
-    /// The first malformed line, or a truncated gzip stream, is an error.
+    /// The first malformed line is an error (the run stops there).
     Strict,
 }
 
@@ -169,6 +173,7 @@ impl fmt::Debug for ProgressFn {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub(crate) format: Option<InputFormat>,
+    pub(crate) delimiter: Option<u8>,
     pub(crate) origin: Option<String>,
     pub(crate) strictness: Strictness,
     pub(crate) mmap: MmapChoice,
@@ -195,6 +200,7 @@ impl Config {
     pub fn new() -> Config {
         Config {
             format: None,
+            delimiter: None,
             origin: None,
             strictness: Strictness::Lenient,
             mmap: MmapChoice::never(),
@@ -210,6 +216,14 @@ impl Config {
     /// detects it per file.
     pub fn format(mut self, format: Option<InputFormat>) -> Config {
         self.format = format;
+        self
+    }
+
+    /// Sets the CSV delimiter (`--delimiter`); `None` detects it from the
+    /// header: the first of `,`, `;` and tab that gives a `label` or
+    /// `domain` column.
+    pub fn delimiter(mut self, delimiter: Option<u8>) -> Config {
+        self.delimiter = delimiter;
         self
     }
 
@@ -278,9 +292,11 @@ impl Config {
 ///
 /// # Errors
 ///
-/// See [`Error`]: an unreadable file, an `$INCLUDE` problem, a CSV header
-/// without a label column, a bad `--origin`, or, under
-/// [`Strictness::Strict`], the first malformed line.
+/// See [`Error`]: an unreadable file or a damaged gzip stream, an
+/// `$INCLUDE` problem, a CSV header without a label column, a bad
+/// `--origin` or one that matches no record, input with records but no
+/// registered label, or, under [`Strictness::Strict`], the first malformed
+/// line.
 pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<LabelSet, Error> {
     let inputs: Vec<Input> = inputs.into_iter().collect();
     // Settling needs inputs that can be read again (see `settle`).
@@ -324,7 +340,7 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
         r.c.check_ahead();
     }
     if !r.c.unsettled() {
-        return outcome.map(|()| r.finish());
+        return outcome.and_then(|()| check_found(r.finish(), config));
     }
     drop(r);
     let again = Config {
@@ -350,5 +366,39 @@ fn read_all(inputs: Vec<Input>, config: &Config) -> Result<LabelSet, Error> {
     for input in inputs {
         r.read_input(input)?;
     }
-    Ok(r.finish())
+    check_found(r.finish(), config)
+}
+
+/// A read that found nothing to audit is an error, not a clean audit: an
+/// `--origin` that no record is at or below (every record outside it), or
+/// records or malformed lines but no registered label. An input of blank
+/// and comment lines only is not an error.
+fn check_found(set: LabelSet, config: &Config) -> Result<LabelSet, Error> {
+    let a = set.accounting();
+    if let Some(origin) = &config.origin
+        && a.records > 0
+        && a.outside_records == a.records
+    {
+        let reason =
+            format!("{origin} matches no record: all {} records are outside it", a.records);
+        return Err(Error::new(ErrorKind::OriginMatchesNothing(reason)));
+    }
+    if a.registered_labels > 0 || (a.records == 0 && a.malformed == 0) {
+        return Ok(set);
+    }
+    let mut reason = format!(
+        "{} lines: {} records ({} at the apex, {} below depth, {} outside the apex), {} malformed",
+        a.lines, a.records, a.apex_records, a.deeper_records, a.outside_records, a.malformed
+    );
+    if let Some(m) = a.malformed_details.first() {
+        let path = set.sources().get(m.source as usize).map(|s| s.path.display().to_string());
+        let path = path.unwrap_or_default();
+        reason += &format!(" (first: {path}:{} (byte {}): {})", m.line, m.offset, m.reason);
+    }
+    let tops: Vec<&SourceInfo> = set.sources().iter().filter(|s| s.included_by.is_none()).collect();
+    let e = Error::new(ErrorKind::NoLabels(reason));
+    Err(match tops.as_slice() {
+        [one] => e.with_path(&one.path),
+        _ => e,
+    })
 }

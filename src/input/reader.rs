@@ -4,14 +4,12 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::collect::{Collector, Loc};
+use super::collect::Collector;
 use super::czds;
 use super::labels::{LabelSet, SourceInfo};
 use super::source::{self, Data, Input, Opened};
 use super::zone::{self, ZoneState};
-use super::{
-    Config, Error, ErrorKind, InputFormat, Malformed, Strictness, csv, detect, list, name,
-};
+use super::{Config, Error, ErrorKind, InputFormat, csv, detect, list, name};
 
 /// How much of a stream is read at a time.
 const CHUNK: usize = 16 << 20;
@@ -24,10 +22,48 @@ pub(crate) struct Reader<'c> {
 /// Bytes of mapped data fed to a parser at a time (progress granularity).
 const WINDOW: usize = 16 << 20;
 
+/// The longest line read, in bytes (a zone record of 64 KiB of RDATA in
+/// `\DDD` escapes is 256 KiB). A longer line is malformed and skipped
+/// without being held in memory: a file of one 2 GB line, or a gzip
+/// stream of 1 GB of NULs, costs this much memory, not its size.
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The UTF-8 byte order mark, accepted (and skipped) at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// A parser of one source fed with buffers of complete lines.
 enum Parser {
     Zone(Box<ZoneState>),
     List(list::ListState),
+    Csv(Box<csv::CsvState>),
+}
+
+impl Parser {
+    /// The number of the next line the parser reads (1-based).
+    fn line(&self) -> u64 {
+        match self {
+            Parser::Zone(st) => st.line,
+            Parser::List(st) => st.line,
+            Parser::Csv(st) => st.line,
+        }
+    }
+
+    fn source(&self) -> u32 {
+        match self {
+            Parser::Zone(st) => st.source,
+            Parser::List(st) => st.source,
+            Parser::Csv(st) => st.source,
+        }
+    }
+
+    /// Moves past a line the reader skipped.
+    fn skip_line(&mut self) {
+        match self {
+            Parser::Zone(st) => st.line += 1,
+            Parser::List(st) => st.line += 1,
+            Parser::Csv(st) => st.line += 1,
+        }
+    }
 }
 
 impl<'c> Reader<'c> {
@@ -94,7 +130,9 @@ impl<'c> Reader<'c> {
         canon_chain: Vec<PathBuf>,
         origin: Option<Vec<Vec<u8>>>,
     ) -> Result<(), Error> {
-        let opened = source::open_path(&path, self.config.mmap)
+        // Read as a stream, not mapped: a zone of thousands of includes
+        // must not keep thousands of maps (the kernel's limit is ~65,530).
+        let opened = source::open_path(&path, source::MmapChoice::never())
             .map_err(|e| Error::new(ErrorKind::IncludeMissing(e)))?;
         let idx = self.add_source(path, Some(parent), &opened)?;
         self.read_opened(idx, opened, Some(InputFormat::Zone), chain, canon_chain, origin)
@@ -108,7 +146,7 @@ impl<'c> Reader<'c> {
         chain: Vec<PathBuf>,
         canon_chain: Vec<PathBuf>,
         origin: Option<Vec<Vec<u8>>>,
-    ) -> (InputFormat, Option<Parser>) {
+    ) -> (InputFormat, Parser) {
         let format = forced.unwrap_or_else(|| detect::detect(head));
         let src = &mut self.c.set.sources[idx as usize];
         src.format = format;
@@ -116,10 +154,12 @@ impl<'c> Reader<'c> {
         let parser = match format {
             InputFormat::Zone => {
                 let st = ZoneState::new(idx, src.path.clone(), chain, canon_chain, origin, mapped);
-                Some(Parser::Zone(Box::new(st)))
+                Parser::Zone(Box::new(st))
             }
-            InputFormat::List => Some(Parser::List(list::ListState::new(idx, mapped))),
-            _ => None,
+            InputFormat::List => Parser::List(list::ListState::new(idx, mapped)),
+            InputFormat::Csv => {
+                Parser::Csv(Box::new(csv::CsvState::new(idx, self.config.delimiter)))
+            }
         };
         (format, parser)
     }
@@ -128,6 +168,7 @@ impl<'c> Reader<'c> {
         match p {
             Parser::Zone(st) => zone::parse(self, st, buf, base, eof),
             Parser::List(st) => list::parse(self, st, buf, base, eof),
+            Parser::Csv(st) => csv::parse(self, st, buf, base, eof),
         }
     }
 
@@ -147,16 +188,18 @@ impl<'c> Reader<'c> {
                 let head = &bytes[..bytes.len().min(64 * 1024)];
                 let (format, parser) =
                     self.make_parser(idx, head, forced, chain, canon_chain, origin);
-                match parser {
-                    Some(mut p) => {
+                {
+                    let mut p = parser;
+                    {
                         // Windows of the mapped data, as a stream is fed,
                         // so progress can be reported between them.
                         // A zone's first window is small: once it has
                         // given the apex, a CZDS dump goes parallel.
                         let first = if format == InputFormat::Zone { 64 << 10 } else { WINDOW };
-                        let (mut pos, mut window) = (0usize, first);
+                        let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+                        let (mut pos, mut window) = (start, first);
                         loop {
-                            if pos > 0
+                            if pos > start
                                 && let Parser::Zone(st) = &mut p
                                 && let Some(apex) = zone::fast_apex(self, st)
                             {
@@ -173,6 +216,14 @@ impl<'c> Reader<'c> {
                                 self.config.report(bytes.len() - pos);
                                 break;
                             }
+                            if consumed == 0 && end - pos >= MAX_LINE_BYTES {
+                                self.overlong_line(&mut p, pos as u64)?;
+                                let next = skip_mapped_line(&data, pos);
+                                self.config.report(next - pos);
+                                pos = next;
+                                window = WINDOW;
+                                continue;
+                            }
                             if consumed == 0 {
                                 // An entry longer than the window.
                                 window = window.saturating_mul(2);
@@ -184,10 +235,6 @@ impl<'c> Reader<'c> {
                         }
                         self.mark_czds(idx, &p);
                     }
-                    None => {
-                        debug_assert_eq!(format, InputFormat::Csv);
-                        csv::parse(self, idx, bytes)?;
-                    }
                 }
                 Ok(())
             }
@@ -196,19 +243,22 @@ impl<'c> Reader<'c> {
                 let mut eof = fill(self, idx, &mut reader, &mut buf, CHUNK)?;
                 let head = &buf[..buf.len().min(64 * 1024)];
                 let (_, parser) = self.make_parser(idx, head, forced, chain, canon_chain, origin);
-                let Some(mut p) = parser else {
-                    // CSV reads the stream itself.
-                    let counted = CountingReader {
-                        inner: io::Cursor::new(buf).chain(reader),
-                        bytes: 0,
-                        error: None,
-                    };
-                    return csv::parse_stream(self, idx, counted);
-                };
+                let mut p = parser;
                 self.c.set.accounting.bytes += buf.len() as u64;
                 let mut base = 0u64;
+                if buf.starts_with(BOM) {
+                    buf.drain(..BOM.len());
+                    base = BOM.len() as u64;
+                }
                 loop {
                     let consumed = self.feed(&mut p, &buf, base, eof)?;
+                    if consumed == 0 && buf.len() >= MAX_LINE_BYTES {
+                        self.overlong_line(&mut p, base)?;
+                        let (skipped, end) = skip_line(self, idx, &mut reader, &mut buf)?;
+                        base += skipped;
+                        eof = end;
+                        continue;
+                    }
                     if eof {
                         self.config.report(buf.len());
                         break;
@@ -228,36 +278,84 @@ impl<'c> Reader<'c> {
         }
     }
 
+    /// Counts the line at `offset` as malformed: it is longer than
+    /// [`MAX_LINE_BYTES`].
+    fn overlong_line(&mut self, p: &mut Parser, offset: u64) -> Result<(), Error> {
+        let loc = super::collect::Loc { source: p.source(), line: p.line(), offset };
+        p.skip_line();
+        self.c.set.accounting.lines += 1;
+        self.c.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))
+    }
+
     fn mark_czds(&mut self, idx: u32, p: &Parser) {
         if let Parser::Zone(st) = p {
             self.c.set.sources[idx as usize].czds_profile = st.fast;
         }
     }
 
-    /// Handles a read error on a stream: a gzip error is recorded (or is an
-    /// error under `--strict`); any other is an error.
-    pub(crate) fn stream_error(
-        &mut self,
-        idx: u32,
-        e: io::Error,
-        offset: u64,
-    ) -> Result<(), Error> {
+    /// A read error on a stream stops the run: what was read before it may
+    /// end in the middle of a line, which must not be taken as a label, and
+    /// an audit of part of a file would be reported as an audit of all of
+    /// it. `offset` is the number of (decompressed) bytes read before it.
+    pub(crate) fn stream_error(&self, idx: u32, e: io::Error, offset: u64) -> Error {
         let path = self.c.path(idx).to_path_buf();
-        let gzip = self.c.set.sources[idx as usize].gzip;
-        if !gzip {
-            return Err(Error::new(ErrorKind::Io(e)).with_path(&path));
+        if self.c.set.sources[idx as usize].gzip {
+            Error::new(ErrorKind::Gzip(e)).at(&path, 0, Some(offset))
+        } else {
+            Error::new(ErrorKind::Io(e)).at(&path, 0, Some(offset))
         }
-        if self.config.strictness == Strictness::Strict {
-            return Err(Error::new(ErrorKind::Gzip(e)).at(&path, 0, Some(offset)));
+    }
+}
+
+/// The end of the line at `pos` of mapped `data` (after its newline),
+/// found a window at a time, releasing the pages of each window searched:
+/// a line of gigabytes is skipped without becoming resident.
+fn skip_mapped_line(data: &Data, pos: usize) -> usize {
+    let bytes = data.bytes();
+    let mut at = pos;
+    loop {
+        let end = (at + WINDOW).min(bytes.len());
+        if let Some(k) = memchr::memchr(b'\n', &bytes[at..end]) {
+            return at + k + 1;
         }
-        let loc = Loc { source: idx, line: 0, offset };
-        self.c.set.accounting.stream_errors.push(Malformed {
-            source: loc.source,
-            line: 0,
-            offset,
-            reason: format!("gzip stream truncated or corrupt after {offset} bytes: {e}"),
-        });
-        Ok(())
+        data.release(at, end);
+        if end == bytes.len() {
+            return end;
+        }
+        at = end;
+    }
+}
+
+/// Drops the line at the start of `buf` (at `base` in the source), reading
+/// the stream until its end, without holding more than a chunk. Returns
+/// the bytes dropped and whether the stream ended.
+fn skip_line(
+    r: &mut Reader<'_>,
+    idx: u32,
+    reader: &mut Box<dyn Read>,
+    buf: &mut Vec<u8>,
+) -> Result<(u64, bool), Error> {
+    let mut skipped = 0u64;
+    loop {
+        if let Some(k) = memchr::memchr(b'\n', buf) {
+            buf.drain(..=k);
+            skipped += k as u64 + 1;
+            r.config.report(k + 1);
+            let before = buf.len();
+            let eof = fill(r, idx, reader, buf, CHUNK)?;
+            r.c.set.accounting.bytes += (buf.len() - before) as u64;
+            return Ok((skipped, eof));
+        }
+        skipped += buf.len() as u64;
+        r.config.report(buf.len());
+        buf.clear();
+        let eof = fill(r, idx, reader, buf, CHUNK)?;
+        r.c.set.accounting.bytes += buf.len() as u64;
+        if eof && memchr::memchr(b'\n', buf).is_none() {
+            skipped += buf.len() as u64;
+            buf.clear();
+            return Ok((skipped, true));
+        }
     }
 }
 
@@ -271,46 +369,18 @@ fn fill(
     want: usize,
 ) -> Result<bool, Error> {
     let mut tmp = vec![0u8; 256 * 1024];
+    let start_len = buf.len();
     while buf.len() < want {
         match reader.read(&mut tmp) {
             Ok(0) => return Ok(true),
             Ok(n) => buf.extend_from_slice(&tmp[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => {
-                let offset = r.c.set.accounting.bytes + buf.len() as u64;
-                r.stream_error(idx, e, offset)?;
-                return Ok(true);
+                // Bytes before this call are in the accounting already.
+                let offset = r.c.set.accounting.bytes + (buf.len() - start_len) as u64;
+                return Err(r.stream_error(idx, e, offset));
             }
         }
     }
     Ok(false)
-}
-
-/// A reader that counts bytes and turns a read error into end of stream,
-/// keeping the error for the caller.
-pub(crate) struct CountingReader<R> {
-    pub(crate) inner: R,
-    pub(crate) bytes: u64,
-    pub(crate) error: Option<io::Error>,
-}
-
-impl<R: Read> Read for CountingReader<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if self.error.is_some() {
-            return Ok(0);
-        }
-        loop {
-            match self.inner.read(out) {
-                Ok(n) => {
-                    self.bytes += n as u64;
-                    return Ok(n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.error = Some(e);
-                    return Ok(0);
-                }
-            }
-        }
-    }
 }

@@ -15,8 +15,11 @@
 //! fit (a parenthesis or a quote, leading white space, an escape in the
 //! owner…) goes through the general parser, so the result is the same.
 //!
-//! Recovery: a `(` that is never closed swallows the rest of the file into
-//! one malformed entry, unless a line starting with `$` ends it earlier.
+//! Recovery: an entry in parentheses may span at most
+//! [`MAX_PAREN_LINES`] lines and [`MAX_PAREN_BYTES`] bytes, and a line
+//! starting with `$` ends it. A `(` left open past that is malformed at the
+//! line of the `(` (that line alone), and reading goes on at the next line,
+//! so one stray character does not swallow the rest of the file.
 //!
 //! [RFC 1035 §5]: https://www.rfc-editor.org/rfc/rfc1035#section-5
 
@@ -27,7 +30,7 @@ use memchr::memchr;
 use super::collect::{Class, KeyMode, Loc, Orig, Relation};
 use super::czds::{self, FastOpts, Stop};
 use super::name::{self, Parsed};
-use super::reader::Reader;
+use super::reader::{MAX_LINE_BYTES, Reader};
 use super::{Error, ErrorKind};
 use crate::idna2008::MAX_NAME_OCTETS;
 
@@ -51,6 +54,9 @@ pub(crate) struct ZoneState {
     pub(crate) prev_class: Option<Class>,
     toks: Vec<Tok>,
     pub(crate) mapped: bool,
+    /// Whether the file was searched for an SOA record (see
+    /// [`find_soa_apex`]).
+    soa_searched: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -82,6 +88,7 @@ impl ZoneState {
             prev_class: None,
             toks: Vec::new(),
             mapped,
+            soa_searched: false,
         }
     }
 }
@@ -127,6 +134,18 @@ pub(crate) fn is_ttl(t: &[u8]) -> bool {
     t.first().is_some_and(u8::is_ascii_digit)
 }
 
+/// The most lines an entry in parentheses may span (a DNSKEY or a long TXT
+/// record takes a few dozen).
+pub(crate) const MAX_PAREN_LINES: u64 = 1000;
+
+/// The most bytes an entry in parentheses may span (64 KiB of RDATA in
+/// base64 with white space fits).
+pub(crate) const MAX_PAREN_BYTES: usize = 128 << 10;
+
+/// The most `$INCLUDE` files one run reads (each is a source of its own,
+/// and a file of includes should not make a run open files without end).
+pub(crate) const MAX_INCLUDES: u64 = 10_000;
+
 /// Result of scanning one entry.
 enum Scan {
     /// Need more data.
@@ -152,6 +171,9 @@ fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>) -> Scan {
     let mut line_start = pos;
     loop {
         if i >= buf.len() {
+            if depth > 0 && lines > 0 && i - pos > MAX_PAREN_BYTES {
+                return unclosed_paren(buf, pos, leading_ws);
+            }
             if !eof {
                 return Scan::Incomplete;
             }
@@ -165,9 +187,16 @@ fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>) -> Scan {
         }
         match buf[i] {
             b'\n' => {
+                if lines == 0 && i - pos > MAX_LINE_BYTES {
+                    let error = Some(format!("line longer than {MAX_LINE_BYTES} bytes"));
+                    return Scan::Entry { end: i + 1, lines: 1, error, leading_ws, comment };
+                }
                 lines += 1;
                 i += 1;
                 line_start = i;
+                if depth > 0 && (lines >= MAX_PAREN_LINES || i - pos > MAX_PAREN_BYTES) {
+                    return unclosed_paren(buf, pos, leading_ws);
+                }
                 if depth == 0 {
                     return Scan::Entry { end: i, lines, error, leading_ws, comment };
                 }
@@ -239,6 +268,17 @@ fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>) -> Scan {
             }
         }
     }
+}
+
+/// The entry at `pos` when its `(` is still open past the bounds: its first
+/// line alone, malformed; the next line is read as a new entry.
+fn unclosed_paren(buf: &[u8], pos: usize, leading_ws: bool) -> Scan {
+    let end = memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k + 1);
+    let error = Some(format!(
+        "unbalanced parentheses: '(' not closed within {MAX_PAREN_LINES} lines or \
+         {MAX_PAREN_BYTES} bytes"
+    ));
+    Scan::Entry { end, lines: 1, error, leading_ws, comment: false }
 }
 
 /// The apex for the fast path, when the source fits the CZDS profile and
@@ -443,6 +483,15 @@ fn entry(
                     Err(e) => return r.c.malformed(loc, format!("owner: {e}")),
                 }
             };
+            if r.c.apex.is_none() && !is_soa && !st.soa_searched {
+                // Owners in any order: the SOA may come later.
+                st.soa_searched = true;
+                let data = r.c.set.sources[st.source as usize].data.clone();
+                if let Some(apex) = find_soa_apex(data.as_deref().map_or(buf, |d| d.bytes())) {
+                    r.c.set_apex(apex);
+                    st.apex_plain = None;
+                }
+            }
             if r.c.apex.is_none() {
                 if is_soa {
                     r.c.set_apex(labels.clone());
@@ -450,7 +499,8 @@ fn entry(
                 } else {
                     return r.c.malformed(
                         loc,
-                        "record before the apex is known (no --origin, $ORIGIN or SOA yet)",
+                        "record before the apex is known (no --origin, $ORIGIN or SOA with an \
+                         absolute owner)",
                     );
                 }
             }
@@ -503,6 +553,43 @@ fn classify(
         Orig::Text(orig_text)
     };
     Ok(Class::Registered(r.c.register(loc, octets, orig, KeyMode::Octets)?))
+}
+
+/// The owner of the first SOA record of `data` written with an absolute
+/// owner name at the start of its line (`tld. 900 IN SOA …`), for a zone
+/// whose first records come before its SOA. The search runs once per file
+/// and only for such a zone: over the whole of a mapped file, over the
+/// buffer read so far of a stream.
+fn find_soa_apex(data: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let is_space = |b: u8| matches!(b, b' ' | b'\t');
+    let mut best: Option<(usize, Vec<Vec<u8>>)> = None;
+    for pat in [&b"SOA"[..], b"soa", b"Soa"] {
+        for at in memchr::memmem::find_iter(data, pat) {
+            if best.as_ref().is_some_and(|(b, _)| *b < at) {
+                break;
+            }
+            let before = at.checked_sub(1).map(|k| data[k]);
+            let after = data.get(at + 3).copied();
+            if !before.is_some_and(is_space)
+                || !after.is_none_or(|b| is_space(b) || matches!(b, b'\r' | b'\n' | b'('))
+            {
+                continue;
+            }
+            let start = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);
+            let mut fields = data[start..at].split(|&b| is_space(b)).filter(|f| !f.is_empty());
+            let Some(owner) = fields.next() else { continue };
+            if is_space(data[start]) || !fields.all(|f| is_ttl(f) || is_class(f)) {
+                continue;
+            }
+            if let Ok(p) = name::parse(owner)
+                && p.absolute
+            {
+                best = Some((at, p.labels));
+                break;
+            }
+        }
+    }
+    best.map(|(_, labels)| labels)
 }
 
 fn directive(
@@ -589,6 +676,9 @@ fn include(
     let limit = r.config.include_depth;
     if st.chain.len() > limit {
         return Err(err(ErrorKind::IncludeDepth(limit)));
+    }
+    if r.c.set.accounting.includes >= MAX_INCLUDES {
+        return Err(err(ErrorKind::IncludeCount(MAX_INCLUDES)));
     }
     let mut canon_chain = st.canon_chain.clone();
     canon_chain.push(canon);

@@ -179,7 +179,16 @@ fn write_text(
 /// labels by reason family, groups and conflicts, and the time `read`
 /// (reading) and the scan took. Text from the data is escaped
 /// ([`super::escape_for_terminal`]).
-pub fn summary(labels: &LabelSet, set: &LgrSet, report: &Report, read: Duration) -> String {
+///
+/// `bad_pins` are the rows [`unknown_pins`] found: listed with the
+/// malformed lines of the read.
+pub fn summary(
+    labels: &LabelSet,
+    set: &LgrSet,
+    report: &Report,
+    read: Duration,
+    bad_pins: &[String],
+) -> String {
     use std::fmt::Write as _;
     let a = labels.accounting();
     let s = &report.summary;
@@ -210,23 +219,14 @@ pub fn summary(labels: &LabelSet, set: &LgrSet, report: &Report, read: Duration)
     if let Some(apex) = labels.apex() {
         let _ = writeln!(t, "  apex: {}", esc(apex));
     }
-    for m in a.malformed_details.iter().take(20) {
-        let src = labels
-            .sources()
-            .get(m.source as usize)
-            .map(|s| s.path.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let _ = writeln!(
-            t,
-            "  malformed: {}:{} (byte {}): {}",
-            esc(&src),
-            m.line,
-            m.offset,
-            esc(&m.reason)
-        );
+    for m in malformed_lines(labels, 20).iter().chain(bad_pins.iter().take(20)) {
+        let _ = writeln!(t, "  malformed: {}", esc(m));
     }
-    if a.malformed_details.len() > 20 {
+    if a.malformed > 20 {
         let _ = writeln!(t, "  … {} more malformed lines", a.malformed - 20);
+    }
+    if bad_pins.len() > 20 {
+        let _ = writeln!(t, "  … {} more rows with an unknown lgr", bad_pins.len() - 20);
     }
     let _ = writeln!(t, "  labels judged: {} ({} IDN)", s.labels, s.idn_labels);
     for (name, n) in &s.per_lgr {
@@ -264,4 +264,39 @@ pub fn summary(labels: &LabelSet, set: &LgrSet, report: &Report, read: Duration)
         s.labels as f64 / (secs + r).max(1e-9)
     );
     t
+}
+
+/// The malformed entries of a read, as `file:line (byte N): reason`, the
+/// first `max` of them.
+pub fn malformed_lines(labels: &LabelSet, max: usize) -> Vec<String> {
+    labels
+        .accounting()
+        .malformed_details
+        .iter()
+        .take(max)
+        .map(|m| {
+            let src = labels.sources().get(m.source as usize);
+            let src = src.map(|s| s.path.display().to_string()).unwrap_or_default();
+            format!("{src}:{} (byte {}): {}", m.line, m.offset, m.reason)
+        })
+        .collect()
+}
+
+/// CSV rows whose `lgr` column names no LGR of the set, as malformed
+/// entries (`file:line: reason`): the row's label is judged invalid, and
+/// the row counts as malformed for the caller's policy.
+pub fn unknown_pins(labels: &LabelSet, set: &LgrSet) -> Vec<String> {
+    labels
+        .iter()
+        .filter_map(|l| {
+            let pin = l.csv()?.lgr.as_deref()?.trim();
+            (!pin.is_empty() && set.find(pin).is_none()).then(|| {
+                format!(
+                    "{}:{}: the lgr column names '{pin}', which is not in the LGR set",
+                    l.source_path().display(),
+                    l.line()
+                )
+            })
+        })
+        .collect()
 }

@@ -1,0 +1,105 @@
+//! Bounds and verdicts of the reader on hostile input (issue #28): entries
+//! that stay open, a byte order mark, reads that find nothing, CSV records.
+
+use lgrscan::input::{Config, ErrorKind, Input, InputFormat, read};
+
+use super::util::*;
+
+/// A `(` never closed is malformed at its own line once the entry passes
+/// the bound; the lines after it are read as records.
+#[test]
+fn unclosed_parenthesis_is_bounded() {
+    let mut zone = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nbad TXT ( \"x\"\n".to_vec();
+    for i in 0..3000 {
+        zone.extend_from_slice(format!("n{i} NS x.\n").as_bytes());
+    }
+    let set = read_bytes("z", &zone, &Config::new());
+    assert_eq!(set.len(), 3000);
+    let m = &set.accounting().malformed_details;
+    assert_eq!((m.len(), m[0].line), (1, 3));
+    assert!(m[0].reason.starts_with("unbalanced parentheses: '(' not closed within"), "{m:?}");
+    set.accounting().check().unwrap();
+}
+
+/// A UTF-8 byte order mark at the start of a zone file is skipped.
+#[test]
+fn byte_order_mark_is_skipped() {
+    let zone = b"\xEF\xBB\xBF$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nshop NS x.\n";
+    for name in ["z", "z.gz"] {
+        let data = if name == "z" { zone.to_vec() } else { gzip(zone) };
+        let set = read_bytes(name, &data, &Config::new());
+        assert_eq!(alabels(&set), ["shop"], "{name}");
+        assert_eq!(set.accounting().malformed, 0, "{name}");
+    }
+}
+
+/// An `--origin` no record is at or below, and records without any
+/// registered label, are errors with the reason.
+#[test]
+fn nothing_found_is_an_error() {
+    let zone = b"$ORIGIN example.\n@ SOA a. b. 1 2 3 4 5\nshop NS x.\n";
+    let e = read(
+        [Input::Bytes { name: "z".into(), data: zone.to_vec() }],
+        &Config::new().origin(Some("tld.")),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::OriginMatchesNothing(_)), "{e}");
+    let zone = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nns1.shop A 192.0.2.1\n";
+    let e =
+        read([Input::Bytes { name: "z".into(), data: zone.to_vec() }], &Config::new()).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::NoLabels(_)), "{e}");
+    assert!(e.to_string().starts_with("z: no registered labels: 3 lines: 2 records"), "{e}");
+    // Blank and comment lines only: an empty audit, not an error.
+    read_bytes("c.txt", b"# nothing yet\n\n", &Config::new());
+}
+
+/// CSV records are found before fields are split: CRLF line numbers are
+/// right, a quote left open is malformed at its own line (the rows after it
+/// are read), in memory and streamed alike; `;` and tab are detected.
+#[test]
+fn csv_records_are_bounded_and_numbered() {
+    let mut csv = b"label,registrant\r\nalpha,\"two\r\nlines\"\r\n\"open,r\r\n".to_vec();
+    for i in 0..500 {
+        csv.extend_from_slice(format!("row{i},r\r\n").as_bytes());
+    }
+    csv.extend_from_slice(b"bad..name,r\r\n");
+    for (name, data) in [("l.csv", csv.clone()), ("l.csv.gz", gzip(&csv))] {
+        let set = read_bytes(name, &data, &Config::new());
+        assert_eq!(set.len(), 501, "{name}");
+        assert_eq!(set.get(1).unwrap().line(), 5, "{name}");
+        let m: Vec<(u64, &str)> = set
+            .accounting()
+            .malformed_details
+            .iter()
+            .map(|m| (m.line, m.reason.as_str()))
+            .collect();
+        assert_eq!(m.len(), 2, "{name}: {m:?}");
+        assert_eq!(m[0].0, 4, "{name}");
+        assert!(m[0].1.starts_with("quoted field not closed within 100 lines"), "{name}");
+        assert_eq!(m[1], (505, "empty label in name"), "{name}");
+    }
+    for (data, delimiter) in [
+        (&b"label;x\nalpha;1\n"[..], None),
+        (b"label\tx\nalpha\t1\n", None),
+        (b"label|x\nalpha|1\n", Some(b'|')),
+    ] {
+        let set = read_bytes(
+            "d.csv",
+            data,
+            &Config::new().format(Some(InputFormat::Csv)).delimiter(delimiter),
+        );
+        assert_eq!(alabels(&set), ["alpha"]);
+    }
+}
+
+/// A quote inside an unquoted field is a character (RFC 4180 §2, as
+/// `csv-core` reads it), not the start of a quoted field that would join
+/// the rows up to the next quote; `""` inside a quoted field is a quote.
+#[test]
+fn csv_quote_inside_a_field_is_literal() {
+    let csv = b"label,note\nalpha,o\"reilly\nbravo,\"a \"\"b\"\"\nc\"\ncharlie,x\"y\n";
+    let set = read_bytes("q.csv", csv, &Config::new());
+    assert_eq!(alabels(&set), ["alpha", "bravo", "charlie"]);
+    assert_eq!(set.get(2).unwrap().line(), 5);
+    assert_eq!(set.accounting().malformed, 0);
+}
