@@ -223,3 +223,59 @@ fn pairs_each_index_mode_misses_are_grouped() {
         assert!(grouped(&reference, Grouping::Verified, pair), "verified misses {pair:?}");
     }
 }
+
+/// Two labels sharing an index label that are variants of each other in
+/// neither direction (a non-transitive variant relation: `b` → `a` and
+/// `c` → `a`, untyped, hence allocatable): `reference` reports `c` as
+/// blocked, `verified` as `near` (no conflict), next to `a`, which only the
+/// holder `b` lists as a variant (`of-holder`); held by `a`, `b` is tied
+/// the other way (`of-member`).
+#[test]
+fn members_that_are_no_variants_are_near() {
+    let lgr = Arc::new(
+        Lgr::from_xml(
+            "t",
+            r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+              <char cp="0061"/>
+              <char cp="0062"><var cp="0061"/></char>
+              <char cp="0063"><var cp="0061"/></char>
+            </data></lgr>"#,
+        )
+        .expect("compiles"),
+    );
+    let labels = read_list(&["b".into(), "c".into(), "a".into()]);
+    let roles = |grouping| {
+        let report = scan_with(&lgr, grouping, &labels);
+        let rows = members(&report, &labels);
+        let summary = report.summary;
+        let rows: Vec<(String, String, Role, Relation)> =
+            rows.into_iter().map(|m| (m.holder, m.member, m.role, m.relation)).collect();
+        (rows, summary.conflicts, summary.near)
+    };
+    let b = |m: &str, role, relation| ("b".to_string(), m.to_string(), role, relation);
+    assert_eq!(
+        roles(Grouping::IndexLabel),
+        (
+            vec![
+                b("c", Role::Blocked, Relation::None),
+                b("a", Role::Allocatable, Relation::OfHolder)
+            ],
+            2,
+            0
+        )
+    );
+    assert_eq!(
+        roles(Grouping::Verified),
+        (
+            vec![b("c", Role::Near, Relation::None), b("a", Role::Allocatable, Relation::OfHolder)],
+            1,
+            1
+        )
+    );
+    // Held by `a`: both others list it as a variant, it lists neither.
+    let labels = read_list(&["a".into(), "b".into()]);
+    let report = scan_with(&lgr, Grouping::Verified, &labels);
+    let rows = members(&report, &labels);
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].role, rows[0].relation), (Role::Allocatable, Relation::OfMember));
+}

@@ -513,14 +513,17 @@ impl Lgr {
     /// index label of `label` with `sc`: the index label in the other
     /// [`IndexMode`] into `out`, when it may differ (true); false when the
     /// label's partition is unique with elements of one code point, where
-    /// both modes test every context on the same label.
+    /// both modes test every context on the same label, or when no element
+    /// that may match in the label has a smaller variant with a context
+    /// rule: both modes then take the smallest over the same partitions
+    /// with the same replacements.
     pub(crate) fn other_mode_index(
         &self,
         label: &Label,
         sc: &mut IndexScratch,
         out: &mut Vec<u32>,
     ) -> bool {
-        if sc.simple {
+        if sc.simple || !self.context_in_index(label, sc) {
             return false;
         }
         let other = match self.index_mode {
@@ -528,6 +531,18 @@ impl Lgr {
             IndexMode::Rfc7940 => IndexMode::Reference,
         };
         self.index_from_table_in(label, sc, other, out)
+    }
+
+    /// Whether an element that may match in `label` (by the table in `sc`
+    /// when complete) has a smaller variant with a context rule.
+    fn context_in_index(&self, label: &Label, sc: &IndexScratch) -> bool {
+        let cps = label.cps();
+        (0..cps.len()).any(|i| {
+            self.chars_from(cps[i]).iter().enumerate().any(|(k, &ci)| {
+                let may_match = !sc.table || sc.ok[i] & (1 << k) != 0;
+                may_match && self.meta[ci as usize].ctx_smaller
+            })
+        })
     }
 
     /// [`Lgr::index_from_table`] in `mode`; notes in `sc.simple` whether
@@ -1138,6 +1153,38 @@ mod tests {
                 assert_eq!(l.judge(cps), letters, "{}", String::from_utf8_lossy(&text));
             }
         }
+    }
+
+    /// [`Lgr::other_mode_index`] passes over a label only where both
+    /// modes agree, and otherwise gives the other mode's index label: on
+    /// random labels of the built-in Devanagari LGR's code points (whose
+    /// nukta and eyelash elements have variants with context rules), most
+    /// of them long enough to have sequence elements.
+    #[test]
+    fn other_mode_index_is_the_other_modes() {
+        let lgr = crate::builtin::load("devanagari").expect("built-in");
+        let alphabet: Vec<u32> = (0x900..0x980).filter(|&c| lgr.starts_element(c)).collect();
+        let mut next = crate::testutil::xorshift(0x5851_f42d_4c95_7f2d);
+        let (mut sc, mut first, mut other) = (IndexScratch::default(), Vec::new(), Vec::new());
+        let (mut differ, mut computed) = (0, 0);
+        for _ in 0..20_000 {
+            let len = 1 + (next() % 6) as usize;
+            let cps: Vec<u32> =
+                (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            let label = Label::from_cps(&cps);
+            if !lgr.index_into(&label, &mut sc, &mut first) {
+                continue;
+            }
+            let want = lgr.index_label_in(&cps, IndexMode::Rfc7940).expect("in repertoire");
+            if lgr.other_mode_index(&label, &mut sc, &mut other) {
+                computed += 1;
+                assert_eq!(other, want, "{cps:04X?}");
+            } else {
+                assert_eq!(first, want, "{cps:04X?}");
+            }
+            differ += usize::from(first != want);
+        }
+        assert!(differ > 0 && computed > differ, "{differ} differ, {computed} computed");
     }
 
     #[test]

@@ -119,6 +119,9 @@ pub(crate) struct CharMeta {
     pub len: u16,
     /// Whether some variant is smaller than the element (`smaller > 0`).
     pub has_smaller: bool,
+    /// Whether some smaller variant has a context rule: only then can the
+    /// two [`IndexMode`]s replace the element differently.
+    pub ctx_smaller: bool,
     pub ctx: Ctx,
 }
 
@@ -554,6 +557,7 @@ impl Lgr {
             .map(|c| CharMeta {
                 len: u16::try_from(c.cps.len()).unwrap_or(u16::MAX),
                 has_smaller: c.smaller > 0,
+                ctx_smaller: c.vars[..c.smaller].iter().any(|v| v.ctx != Ctx::None),
                 ctx: c.ctx,
             })
             .collect();
