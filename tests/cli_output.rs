@@ -112,7 +112,7 @@ fn a_fifo_is_written_in_place() {
     assert!(Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
     let got = dir.join("got.csv");
     let mut reader = Command::new("sh")
-        .args(["-c", "cat \"$0\" > \"$1\"", path_str(&fifo), path_str(&got)])
+        .args(["-c", "exec cat \"$0\" > \"$1\"", path_str(&fifo), path_str(&got)])
         .spawn()
         .expect("cat");
     let o = run(&["scan", "-q", "--format", "csv", "-o", path_str(&fifo), ZONE]);
@@ -337,5 +337,21 @@ fn text_output_escapes_control_characters() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!out.contains(['\u{1b}', '\u{202e}']), "{out:?}");
     assert!(out.contains("\\u{1b}[31mb\\u{202e}"), "{out}");
+
+    // An LGR's metadata, as `lgr info` shows it (XML 1.0 allows C1
+    // controls and bidi overrides in attribute values).
+    let lgr = dir.join("evil.xml");
+    fs::write(
+        &lgr,
+        "<?xml version=\"1.0\"?>\n<lgr xmlns=\"urn:ietf:params:xml:ns:lgr-1.0\"><meta>\
+         <version comment=\"x&#x9b;2J&#x202e;y\">1</version></meta>\
+         <data><char cp=\"0061\"/></data></lgr>\n",
+    )
+    .unwrap();
+    let o = run(&["lgr", "info", path_str(&lgr)]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains(['\u{9b}', '\u{202e}']), "{out:?}");
+    assert!(out.contains("version: 1 (x\\u{9b}2J\\u{202e}y)"), "{out}");
     let _ = fs::remove_dir_all(&dir);
 }

@@ -26,7 +26,9 @@ pub fn run(cmd: LgrCommand) -> anyhow::Result<std::process::ExitCode> {
     let lgr = super::load_lgr(&args.lgr)?;
     let i = check::info(&lgr);
     let warnings = check::check(lgr.doc());
-    let mut out = super::stdout();
+    // Composed first, then written with the LGR file's text (metadata,
+    // tags, code point names in warnings) escaped for the terminal.
+    let mut out: Vec<u8> = Vec::new();
     let m = &i.meta;
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     writeln!(out, "LGR: {}", i.name)?;
@@ -109,6 +111,10 @@ pub fn run(cmd: LgrCommand) -> anyhow::Result<std::process::ExitCode> {
             )?;
         }
     }
-    out.flush()?;
+    let mut stdout = super::stdout();
+    for line in String::from_utf8_lossy(&out).lines() {
+        writeln!(stdout, "{}", lgrscan::report::escape_for_terminal(line))?;
+    }
+    stdout.flush()?;
     Ok(std::process::ExitCode::SUCCESS)
 }

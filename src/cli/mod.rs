@@ -319,8 +319,7 @@ pub struct ReportFile {
 impl ReportFile {
     /// Opens `path`; the error names it.
     pub fn create(path: &std::path::Path) -> anyhow::Result<ReportFile> {
-        let file = lgrscan::report::OutputFile::create(path)?;
-        let protected = signals::protect(&file)?;
+        let (file, protected) = signals::create_protected(path)?;
         Ok(ReportFile { file, protected })
     }
 

@@ -6,14 +6,20 @@
 use anyhow::Context;
 use lgrscan::report::OutputFile;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, TryLockError};
+use std::time::{Duration, Instant};
 
 /// Temporary files to remove if a signal ends the process.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Whether the handler thread runs (or why it could not start).
 static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+
+/// How long the handler waits for a report file being opened (the list
+/// is locked while it is) before it ends the process anyway: opening a
+/// FIFO waits for its reader.
+const OPEN_WAIT: Duration = Duration::from_secs(2);
 
 /// Starts the thread that waits for the signals: on the first, it removes
 /// the pending temporary files, then ends the process as the signal's
@@ -25,9 +31,26 @@ fn install() -> anyhow::Result<()> {
                 .map_err(|e| e.to_string())?;
             std::thread::spawn(move || {
                 if let Some(sig) = signals.forever().next() {
-                    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-                    for p in pending.drain(..) {
-                        let _ = std::fs::remove_file(p);
+                    let deadline = Instant::now() + OPEN_WAIT;
+                    loop {
+                        match PENDING.try_lock() {
+                            Ok(mut pending) => {
+                                for p in pending.drain(..) {
+                                    let _ = std::fs::remove_file(p);
+                                }
+                                break;
+                            }
+                            Err(TryLockError::Poisoned(e)) => {
+                                for p in e.into_inner().drain(..) {
+                                    let _ = std::fs::remove_file(p);
+                                }
+                                break;
+                            }
+                            Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                                std::thread::sleep(Duration::from_millis(5));
+                            }
+                            Err(TryLockError::WouldBlock) => break,
+                        }
                     }
                     let _ = signal_hook::low_level::emulate_default_handler(sig);
                     std::process::exit(128 + sig);
@@ -40,16 +63,21 @@ fn install() -> anyhow::Result<()> {
         .context("installing signal handlers")
 }
 
-/// Keeps `out`'s temporary file on the list of files removed by a signal
-/// until dropped (after the report is committed or abandoned).
+/// Keeps a temporary file on the list of files removed by a signal until
+/// dropped (after the report is committed or abandoned).
 pub struct Protected(Option<PathBuf>);
 
-/// Puts `out`'s temporary file, if any, on that list.
-pub fn protect(out: &OutputFile) -> anyhow::Result<Protected> {
-    let Some(temp) = out.temp_path() else { return Ok(Protected(None)) };
+/// Opens `path` for a report with its temporary file, if any, on that
+/// list. The handler is installed first and the list stays locked while
+/// the file is created, so no signal can come between the file's creation
+/// and its listing.
+pub fn create_protected(path: &Path) -> anyhow::Result<(OutputFile, Protected)> {
     install()?;
-    PENDING.lock().unwrap_or_else(|e| e.into_inner()).push(temp.to_path_buf());
-    Ok(Protected(Some(temp.to_path_buf())))
+    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    let file = OutputFile::create(path)?;
+    let temp = file.temp_path().map(Path::to_path_buf);
+    pending.extend(temp.clone());
+    Ok((file, Protected(temp)))
 }
 
 impl Drop for Protected {

@@ -321,6 +321,20 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_rename_removes_the_temporary_file() {
+        let d = dir("rename");
+        let p = d.path().join("r.csv");
+        let mut o = OutputFile::create(&p).unwrap();
+        o.write_all(b"new").unwrap();
+        // A non-empty directory appears where the report goes.
+        fs::create_dir_all(p.join("inside")).unwrap();
+        let e = o.commit(Durability::Rename).expect_err("rename over a directory fails");
+        assert!(e.to_string().starts_with(&format!("cannot replace {}: ", p.display())), "{e}");
+        assert_eq!(entries(d.path()), ["r.csv"]);
+        assert!(p.is_dir());
+    }
+
+    #[test]
     fn errors_name_the_users_file() {
         let d = dir("errors");
         let p = d.path().join("missing/r.csv");
