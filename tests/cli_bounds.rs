@@ -190,3 +190,19 @@ fn explain_does_not_search_completions_that_do_not_exist() {
         cli_util::stdout(&o)
     );
 }
+
+// ---------------------------------------------------------------- lgr info
+
+#[test]
+fn lgr_info_counts_10_to_the_8_warnings_without_building_them() {
+    // 70 KB: one code point with 10,000 variants, each of which lacks the
+    // 9,999 others (RFC 8228 transitivity).
+    let vars: Vec<String> = (0..10_000).map(|i| format!("U+{:04X}", 0x4E00 + i)).collect();
+    let (_d, path) = file("star.txt", &format!("U+0061|U+0061|{}\n", vars.join(",")));
+    let o = lgr_info(&path, &["--max-warnings", "2"]);
+    assert_eq!(o.status.code(), Some(0), "exit status (killed: None)\n{}", stderr(&o));
+    let out = cli_util::stdout(&o);
+    assert!(out.contains("RFC 8228 checks: 99990000 warning(s)"), "{out}");
+    assert!(out.contains("... 99989998 more warning(s) (--max-warnings)"), "{out}");
+    assert_eq!(out.matches("\nwarning: ").count(), 2, "{out}");
+}

@@ -25,10 +25,10 @@ pub fn run(cmd: LgrCommand) -> anyhow::Result<std::process::ExitCode> {
     let LgrCommand::Info(args) = cmd;
     let lgr = super::load_lgr(&args.lgr)?;
     let i = check::info(&lgr);
-    let warnings = check::check(lgr.doc());
     // Composed first, then written with the LGR file's text (metadata,
     // tags, code point names in warnings) escaped for the terminal.
     let mut out: Vec<u8> = Vec::new();
+    let report = check::check_bounded(lgr.doc(), args.max_warnings);
     let m = &i.meta;
     let opt = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     writeln!(out, "LGR: {}", i.name)?;
@@ -92,22 +92,29 @@ pub fn run(cmd: LgrCommand) -> anyhow::Result<std::process::ExitCode> {
     writeln!(out, "rules: {}", i.rules)?;
     writeln!(out, "actions: {} (+5 default actions, RFC 7940 section 7.3)", i.actions)?;
     writeln!(out)?;
-    if warnings.is_empty() {
+    if report.total == 0 && report.complete {
         writeln!(out, "RFC 8228 checks: variant relation is symmetric and transitive")?;
     } else {
         writeln!(
             out,
-            "RFC 8228 checks: {} warning(s); index labels assume a symmetric, transitive relation",
-            warnings.len()
+            "RFC 8228 checks: {}{} warning(s); index labels assume a symmetric, transitive relation",
+            if report.complete { "" } else { "at least " },
+            report.total
         )?;
-        for w in warnings.iter().take(args.max_warnings) {
+        for w in &report.listed {
             writeln!(out, "warning: {w}")?;
         }
-        if warnings.len() > args.max_warnings {
+        let more = report.total - report.listed.len() as u64;
+        if more > 0 || !report.complete {
             writeln!(
                 out,
-                "... {} more warning(s) (--max-warnings)",
-                warnings.len() - args.max_warnings
+                "... {}{more} more warning(s) (--max-warnings{})",
+                if report.complete { "" } else { "at least " },
+                if report.complete {
+                    String::new()
+                } else {
+                    format!("; counting stopped after {} steps", check::MAX_CHECK_STEPS)
+                }
             )?;
         }
     }

@@ -469,7 +469,7 @@ impl Lgr {
                 LgrError::new(msg).at(c.line, 0).element(c.expr.element_name())
             })?;
         }
-        let used = used_rules(&doc, &rule_ids);
+        let used = refgraph::used_rules(&doc, &rule_ids);
         let CompiledRules { compiled, keys: rule_keys, required: rule_required, terms: rule_terms } =
             compile_rules(&doc, &resolver, &rule_ids, &used, lazy)?;
 
@@ -978,27 +978,6 @@ struct CompiledRules {
     keys: Vec<String>,
     required: Vec<Option<CpSet>>,
     terms: Vec<Option<rules::Terms>>,
-}
-
-/// Which rules of `doc` are used: named by an action (`match`,
-/// `not-match`) or by the `when` / `not-when` of a code point or variant
-/// (RFC 7940 §5.3.5, §7.2). Other rules are never evaluated.
-fn used_rules(doc: &LgrDoc, rule_ids: &HashMap<&str, u32>) -> Vec<bool> {
-    let mut used = vec![false; doc.rules.len()];
-    let mut mark = |r: u32| used[r as usize] = true;
-    for a in &doc.actions {
-        for n in a.match_rule.iter().chain(&a.not_match_rule) {
-            rule_ids.get(n.as_str()).copied().map(&mut mark);
-        }
-    }
-    for c in &doc.chars {
-        for v in c.variants.iter().map(|v| (&v.when, &v.not_when)).chain([(&c.when, &c.not_when)]) {
-            for n in v.0.iter().chain(v.1) {
-                rule_ids.get(n.as_str()).copied().map(&mut mark);
-            }
-        }
-    }
-    used
 }
 
 /// Compiles the rules of `doc` after checking their expanded sizes

@@ -10,7 +10,8 @@
 //! and refuses one over [`MAX_RULE_ELEMENTS`] or [`MAX_RULE_DEPTH`]. The
 //! graphs are walked with an explicit stack, so a chain of 20,000
 //! references is measured, not followed on the call stack; cycles are
-//! reported here with the chain of names.
+//! reported here with the chain of names. [`used_rules`] tells which
+//! rules are ever evaluated (their automata are built only for those).
 
 use super::model::{ClassExpr, LgrDoc, Matcher};
 use std::collections::HashMap;
@@ -195,4 +196,26 @@ pub(crate) fn class_order(
         },
     )?;
     Ok(order)
+}
+
+/// Which rules of `doc` are used: named by an action (`match`,
+/// `not-match`) or by the `when` / `not-when` of a code point or variant
+/// (RFC 7940 §5.3.5, §7.2). Other rules are never evaluated.
+pub(crate) fn used_rules(doc: &LgrDoc, rule_ids: &HashMap<&str, u32>) -> Vec<bool> {
+    let mut used = vec![false; doc.rules.len()];
+    let mut mark = |n: &String| {
+        if let Some(&r) = rule_ids.get(n.as_str()) {
+            used[r as usize] = true;
+        }
+    };
+    for a in &doc.actions {
+        a.match_rule.iter().chain(&a.not_match_rule).for_each(&mut mark);
+    }
+    for c in &doc.chars {
+        let contexts = c.variants.iter().map(|v| (&v.when, &v.not_when));
+        for (when, not_when) in contexts.chain([(&c.when, &c.not_when)]) {
+            when.iter().chain(not_when).for_each(&mut mark);
+        }
+    }
+    used
 }

@@ -215,6 +215,9 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
     let mirrored: Vec<_> =
         pairs.iter().map(|(a, b, t, l)| (b.clone(), a.clone(), *t, *l)).collect();
     let mut out_of_repertoire = false;
+    // The pairs already given, so that a clique of 1,000 elements is not
+    // 10^9 comparisons.
+    let mut given: std::collections::HashSet<(usize, Vec<Cp>)> = std::collections::HashSet::new();
     for (x, y, typ, line) in pairs.into_iter().chain(mirrored) {
         let i = match pos.get(&x) {
             Some(&i) => i,
@@ -235,7 +238,7 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
             }
         };
         // The first line that names a pair decides its type.
-        if !doc.chars[i].variants.iter().any(|v| v.cps == y) {
+        if given.insert((i, y.clone())) {
             doc.chars[i].variants.push(VarDef {
                 cps: y,
                 typ: Some(typ.to_string()),
