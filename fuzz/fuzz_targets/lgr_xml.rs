@@ -3,9 +3,4 @@
 //! labels made of its elements.
 #![no_main]
 
-use lgrscan::lgr::Lgr;
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    lgrscan_fuzz::exercise_lgr(Lgr::from_bytes("fuzz.xml", data), &[0x61, 0x2d, 0x30]);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| lgrscan_fuzz::lgr_xml(data));

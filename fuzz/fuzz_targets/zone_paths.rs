@@ -5,12 +5,4 @@
 //! and whether the format is forced to `zone` or detected.
 #![no_main]
 
-use lgrscan::input::InputFormat;
-use libfuzzer_sys::fuzz_target;
-
-fuzz_target!(|data: &[u8]| {
-    let Some((&knobs, rest)) = data.split_first() else { return };
-    let format = (knobs & 0x80 == 0).then_some(InputFormat::Zone);
-    let chunk = usize::from(knobs & 0x3f) + 1;
-    lgrscan_fuzz::read_every_way(rest, format, chunk);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| lgrscan_fuzz::zone_paths(data));

@@ -115,7 +115,9 @@ impl<'c> Reader<'c> {
         let mapped = src.data.is_some();
         let parser = match format {
             InputFormat::Zone => {
-                let st = ZoneState::new(idx, src.path.clone(), chain, canon_chain, origin, mapped);
+                let mut st =
+                    ZoneState::new(idx, src.path.clone(), chain, canon_chain, origin, mapped);
+                st.detect_fast(head);
                 Some(Parser::Zone(Box::new(st)))
             }
             InputFormat::List => Some(Parser::List(list::ListState::new(idx, mapped))),
