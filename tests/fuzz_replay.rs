@@ -14,7 +14,11 @@ fn fuzz_reproducers_pass_their_targets() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/fuzz");
     let mut failed = Vec::new();
     let mut ran = 0;
-    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     for dir in dirs {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
