@@ -627,6 +627,34 @@ fn mapped_stream_and_gzip_agree() {
     assert_eq!(summary(&set), base);
 }
 
+/// `Config::chunk_bytes`: the same bytes cut into windows, stream buffers
+/// and parallel chunks of any size (down to one byte, on 1 or 3 threads)
+/// give the labels and accounting of a read with the default sizes. The
+/// fuzz target `zone_paths` checks this on arbitrary bytes.
+#[test]
+fn small_chunks_read_as_the_defaults() {
+    let zone = CONSTRUCTS.join("\n") + "\n";
+    let list = "shop\nXN--BCHER-KVA\nbücher\n\nfoo-\n";
+    let pools: Vec<_> = [1, 3]
+        .iter()
+        .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap())
+        .collect();
+    for text in [czds_sample(), zone, list.to_string()] {
+        let base = read_bytes("z", text.as_bytes(), &Config::new());
+        let want = (summary(&base), format!("{:?}", base.accounting()));
+        for chunk in [1, 7, 64, 200] {
+            for pool in &pools {
+                let config = Config::new().chunk_bytes(Some(chunk));
+                for data in [text.as_bytes().to_vec(), gzip(text.as_bytes())] {
+                    let set = pool.install(|| read_bytes("z", &data, &config));
+                    let got = (summary(&set), format!("{:?}", set.accounting()));
+                    assert_eq!(got, want, "chunk {chunk}, {} threads", pool.current_num_threads());
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn several_inputs_share_apex_and_dedupe() {
     let dir = TempDir::new();

@@ -2164,7 +2164,8 @@ pub(crate) fn run(
     // Chunks: enough per thread that the last ones end together. With
     // `ahead`, its range is cut into chunks of its own, smaller ones (they
     // are read first, and the labels after them wait for the last).
-    let size = ((len - pos) / (8 * threads)).clamp(CHUNK_MIN, CHUNK_MAX);
+    let (chunk_min, chunk_max) = r.config.chunk.map_or((CHUNK_MIN, CHUNK_MAX), |c| (c, c));
+    let size = ((len - pos) / (8 * threads)).clamp(chunk_min, chunk_max);
     let block = ahead.map(|a| (a.range.0.clamp(pos, len), a.range.1.clamp(pos, len)));
     let mut bounds = vec![pos];
     let mut first = 0..0;
@@ -2189,7 +2190,7 @@ pub(crate) fn run(
         Some((lo, hi)) if lo < hi && (lo == pos || buf[lo - 1] == b'\n') => {
             cut(&mut bounds, lo, size);
             let b0 = bounds.len() - 1;
-            cut(&mut bounds, hi, (size / 4).max(CHUNK_MIN));
+            cut(&mut bounds, hi, (size / 4).max(chunk_min));
             first = b0..bounds.len() - 1;
             cut(&mut bounds, len, size);
             told = true;

@@ -182,6 +182,8 @@ pub struct Config {
     pub(crate) label_text: LabelText,
     pub(crate) progress: Option<ProgressFn>,
     pub(crate) settle: Option<Settler>,
+    /// See [`Config::chunk_bytes`]; `None`: the defaults.
+    pub(crate) chunk: Option<usize>,
 }
 
 impl Default for Config {
@@ -209,6 +211,7 @@ impl Config {
             label_text: LabelText::Borrow,
             progress: None,
             settle: None,
+            chunk: None,
         }
     }
 
@@ -276,6 +279,20 @@ impl Config {
     /// Sets how deep `$INCLUDE`s may nest.
     pub fn include_depth(mut self, depth: usize) -> Config {
         self.include_depth = depth;
+        self
+    }
+
+    /// Sets how many bytes the reader takes at a time (at least 1): the
+    /// windows of in-memory data fed to the parsers (the first one of a
+    /// zone too, which finds the apex), the buffer of a stream (past its
+    /// first 64 KiB, on which the format is detected), and the
+    /// chunks of a CZDS dump read in parallel. The defaults (16 MiB
+    /// windows and buffers, a first zone window of 64 KiB, chunks of 64 KiB
+    /// to 4 MiB) suit real files; small values make small inputs cross
+    /// every boundary, so tests and fuzzing can check that the result does
+    /// not depend on where the data is cut.
+    pub fn chunk_bytes(mut self, bytes: Option<usize>) -> Config {
+        self.chunk = bytes.map(|b| b.max(1));
         self
     }
 

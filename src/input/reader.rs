@@ -153,7 +153,9 @@ impl<'c> Reader<'c> {
         let mapped = src.data.is_some();
         let parser = match format {
             InputFormat::Zone => {
-                let st = ZoneState::new(idx, src.path.clone(), chain, canon_chain, origin, mapped);
+                let mut st =
+                    ZoneState::new(idx, src.path.clone(), chain, canon_chain, origin, mapped);
+                st.detect_fast(head);
                 Parser::Zone(Box::new(st))
             }
             InputFormat::List => Parser::List(list::ListState::new(idx, mapped)),
@@ -195,7 +197,12 @@ impl<'c> Reader<'c> {
                         // so progress can be reported between them.
                         // A zone's first window is small: once it has
                         // given the apex, a CZDS dump goes parallel.
-                        let first = if format == InputFormat::Zone { 64 << 10 } else { WINDOW };
+                        let first = match self.config.chunk {
+                            Some(c) => c,
+                            None if format == InputFormat::Zone => 64 << 10,
+                            None => WINDOW,
+                        };
+                        let full = self.config.chunk.unwrap_or(WINDOW);
                         let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
                         let (mut pos, mut window) = (start, first);
                         loop {
@@ -231,7 +238,7 @@ impl<'c> Reader<'c> {
                             }
                             self.config.report(consumed);
                             pos += consumed;
-                            window = WINDOW;
+                            window = full;
                         }
                         self.mark_czds(idx, &p);
                     }
@@ -239,8 +246,10 @@ impl<'c> Reader<'c> {
                 Ok(())
             }
             Opened::Stream { mut reader, .. } => {
-                let mut buf = Vec::with_capacity(CHUNK);
-                let mut eof = fill(self, idx, &mut reader, &mut buf, CHUNK)?;
+                let chunk = self.config.chunk.unwrap_or(CHUNK);
+                let mut buf = Vec::with_capacity(chunk);
+                // The first 64 KiB at least: the format is detected on them.
+                let mut eof = fill(self, idx, &mut reader, &mut buf, chunk.max(64 << 10))?;
                 let head = &buf[..buf.len().min(64 * 1024)];
                 let (_, parser) = self.make_parser(idx, head, forced, chain, canon_chain, origin);
                 let mut p = parser;
@@ -268,8 +277,8 @@ impl<'c> Reader<'c> {
                     base += consumed as u64;
                     let before = buf.len();
                     // Grow the buffer when one entry is longer than a chunk.
-                    let want = if consumed == 0 { buf.len() + CHUNK } else { CHUNK };
-                    eof = fill(self, idx, &mut reader, &mut buf, want.max(CHUNK))?;
+                    let want = if consumed == 0 { buf.len() + chunk } else { chunk };
+                    eof = fill(self, idx, &mut reader, &mut buf, want.max(chunk))?;
                     self.c.set.accounting.bytes += (buf.len() - before) as u64;
                 }
                 self.mark_czds(idx, &p);
@@ -368,10 +377,11 @@ fn fill(
     buf: &mut Vec<u8>,
     want: usize,
 ) -> Result<bool, Error> {
-    let mut tmp = vec![0u8; 256 * 1024];
+    let mut tmp = vec![0u8; want.min(256 * 1024)];
     let start_len = buf.len();
     while buf.len() < want {
-        match reader.read(&mut tmp) {
+        let room = (want - buf.len()).min(tmp.len());
+        match reader.read(&mut tmp[..room]) {
             Ok(0) => return Ok(true),
             Ok(n) => buf.extend_from_slice(&tmp[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -66,6 +66,15 @@ struct Tok {
 }
 
 impl ZoneState {
+    /// Decides from the head of the source (its first 64 KiB) whether
+    /// the CZDS fast path may be used, as [`parse`] otherwise does from
+    /// the first buffer it is fed: the decision must not depend on how
+    /// the source is cut (see `Config::chunk_bytes`).
+    pub(crate) fn detect_fast(&mut self, head: &[u8]) {
+        self.fast_checked = true;
+        self.fast = looks_czds(head);
+    }
+
     pub(crate) fn new(
         source: u32,
         path: PathBuf,
