@@ -11,6 +11,8 @@
 //! - any input files the command names.
 //!
 //! Every case runs even when one fails; the failures are listed together.
+//! Directories without `cmd` (the fuzz reproducers of `fuzz/` and
+//! `fuzz-open/`, see tests/fuzz_replay.rs) are not cases.
 
 mod cli_util;
 
@@ -79,7 +81,9 @@ fn hostile_cases() {
     let mut cases: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/hostile")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_dir())
+        // A case has a `cmd`; `fuzz/` and `fuzz-open/` hold the fuzz
+        // targets' reproducers, replayed by tests/fuzz_replay.rs.
+        .filter(|p| p.join("cmd").is_file())
         .collect();
     cases.sort();
     assert!(!cases.is_empty(), "no cases in {}", dir.display());
