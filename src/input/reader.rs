@@ -228,7 +228,7 @@ impl<'c> Reader<'c> {
                                 let next = skip_mapped_line(&data, pos);
                                 self.config.report(next - pos);
                                 pos = next;
-                                window = WINDOW;
+                                window = full;
                                 continue;
                             }
                             if consumed == 0 {

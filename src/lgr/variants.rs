@@ -81,8 +81,22 @@ struct Gen<'s> {
     /// membership test is polynomial in the two lengths, where the
     /// partitions of the original alone can be exponentially many.
     dead: HashSet<(usize, usize, bool)>,
-    /// Steps taken ([`Lgr::gen_step`] calls), for tests of the bound.
+    /// Steps taken ([`Lgr::gen_step`] calls).
     steps: usize,
+    /// Steps allowed: past them the search stops and `over` is set.
+    max_steps: usize,
+    over: bool,
+}
+
+/// Generation steps an enumeration may spend per element of each label it
+/// may produce (see [`Lgr::variants`]): branches whose context rules fail
+/// late produce nothing, and without a bound on steps their search is
+/// exponential while the count of labels found stays low.
+const STEPS_PER_ELEMENT: usize = 8;
+
+/// The step budget of an enumeration of at most `labels` labels of `cps`.
+fn step_budget(cps: &[u32], labels: usize) -> usize {
+    labels.saturating_add(1).saturating_mul(cps.len() + 1).saturating_mul(STEPS_PER_ELEMENT)
 }
 
 impl<'s> Gen<'s> {
@@ -105,6 +119,8 @@ impl<'s> Gen<'s> {
             buf: Vec::new(),
             dead: HashSet::new(),
             steps: 0,
+            max_steps: usize::MAX,
+            over: false,
         }
     }
 }
@@ -156,6 +172,10 @@ impl Lgr {
     ) -> Flow {
         if pos >= g.orig.len() || !g.completable[pos] {
             return Flow::Go;
+        }
+        if g.steps >= g.max_steps {
+            g.over = true;
+            return Flow::Stop;
         }
         g.steps += 1;
         let state = (pos, g.prefix.len(), has_variant);
@@ -294,37 +314,18 @@ impl Lgr {
 
     /// All variant labels of `cps` with their dispositions, invalid ones
     /// included, the original label last (RFC 7940 §8.2–§8.3, in the
-    /// reference implementation's order). At most `limit` generation steps.
+    /// reference implementation's order).
     ///
     /// # Errors
-    /// [`VariantLimitError`] when the variant space is larger than `limit`.
+    /// [`VariantLimitError`] when the variant space is larger than `limit`
+    /// labels, or its search takes more than a few steps per element of
+    /// `limit` labels (branches that produce nothing count too).
     pub fn variants(
         &self,
         cps: &[u32],
         limit: usize,
     ) -> Result<Vec<VariantLabel<'_>>, VariantLimitError> {
-        let mut seen: HashSet<Vec<u32>> = HashSet::new();
-        let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
-        let mut over = false;
-        if cps.len() > MAX_VARIANT_LABEL_CPS {
-            return Err(self.limit_error(cps, MAX_VARIANT_LABEL_CPS));
-        }
-        let mut g = Gen::new(self, cps, None);
-        let mut count = 0usize;
-        self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
-            count += 1;
-            if count > limit {
-                over = true;
-                return Flow::Stop;
-            }
-            if seen.insert(v.to_vec()) {
-                raw.push((v.to_vec(), s, o));
-            }
-            Flow::Go
-        });
-        if over {
-            return Err(self.limit_error(cps, limit));
-        }
+        let raw = self.enumerate(cps, limit)?;
         let mut out = Vec::with_capacity(raw.len() + 1);
         let mut original = None;
         for (v, s, o) in raw {
@@ -340,42 +341,54 @@ impl Lgr {
     /// without judging them: the enumeration [`Lgr::variants`] runs.
     ///
     /// # Errors
-    /// [`VariantLimitError`] when it takes more than `limit` generation
-    /// steps.
+    /// [`VariantLimitError`], as [`Lgr::variants`].
     pub fn variant_labels(
         &self,
         cps: &[u32],
         limit: usize,
     ) -> Result<Vec<Vec<u32>>, VariantLimitError> {
-        let mut seen: HashSet<Vec<u32>> = HashSet::new();
-        let mut out = Vec::new();
-        let mut count = 0usize;
+        Ok(self.enumerate(cps, limit)?.into_iter().map(|(v, _, _)| v).collect())
+    }
+
+    /// The distinct variant labels of `cps` with the types and
+    /// only-variants flag of their first generation, within `limit` labels
+    /// and the step budget.
+    fn enumerate(
+        &self,
+        cps: &[u32],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u32>, TypeSet, bool)>, VariantLimitError> {
         if cps.len() > MAX_VARIANT_LABEL_CPS {
             return Err(self.limit_error(cps, MAX_VARIANT_LABEL_CPS));
         }
+        let mut seen: HashSet<Vec<u32>> = HashSet::new();
+        let mut raw = Vec::new();
+        let mut count = 0usize;
         let mut g = Gen::new(self, cps, None);
-        self.gen_step(&mut g, 0, false, 0, true, &mut |v, _, _| {
+        g.max_steps = step_budget(cps, limit);
+        self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
             count += 1;
             if count > limit {
                 return Flow::Stop;
             }
             if seen.insert(v.to_vec()) {
-                out.push(v.to_vec());
+                raw.push((v.to_vec(), s, o));
             }
             Flow::Go
         });
-        if count > limit {
+        if count > limit || g.over {
             return Err(self.limit_error(cps, limit));
         }
-        Ok(out)
+        Ok(raw)
     }
 
     /// The first `n` distinct variant labels of `cps` other than `cps`
     /// itself, in the order [`Lgr::variants`] gives them, with their
-    /// dispositions. Generation stops once `n` are found, so this is cheap
-    /// even when the variant space is huge (see [`Lgr::variant_estimate`]
-    /// for its size). None for a label longer than
-    /// [`MAX_VARIANT_LABEL_CPS`].
+    /// dispositions. Generation stops once `n` are found, or after a few
+    /// steps per element of `n` labels (fewer are then returned), so this
+    /// is cheap even when the variant space is huge (see
+    /// [`Lgr::variant_estimate`] for its size). None for a label longer
+    /// than [`MAX_VARIANT_LABEL_CPS`].
     pub fn first_variants(&self, cps: &[u32], n: usize) -> Vec<VariantLabel<'_>> {
         let mut seen: HashSet<Vec<u32>> = HashSet::new();
         let mut raw: Vec<(Vec<u32>, TypeSet, bool)> = Vec::new();
@@ -383,6 +396,7 @@ impl Lgr {
             return Vec::new();
         }
         let mut g = Gen::new(self, cps, None);
+        g.max_steps = step_budget(cps, n);
         self.gen_step(&mut g, 0, false, 0, true, &mut |v, s, o| {
             if v != cps && seen.insert(v.to_vec()) {
                 raw.push((v.to_vec(), s, o));
