@@ -7,28 +7,14 @@
 
 mod util;
 
-use lgrscan::input::{self, Input, InputFormat, LabelSet};
+use lgrscan::input::LabelSet;
 use lgrscan::lgr::Lgr;
 use lgrscan::scan::{self, Grouping, LgrSet, NoProgress, Report, Role, ScanConfig};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-fn read_list(labels: &[String]) -> LabelSet {
-    let mut data = labels.join("\n").into_bytes();
-    data.push(b'\n');
-    let config = input::Config::new().format(Some(InputFormat::List));
-    input::read([Input::Bytes { name: "corpus".into(), data }], &config).expect("list reads")
-}
-
-fn tsv(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
-}
+use util::{read_list, tsv};
 
 fn run(set: &LgrSet, labels: &LabelSet, threads: usize) -> Report {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");

@@ -9,7 +9,7 @@
 
 mod util;
 
-use lgrscan::input::{self, Input, InputFormat, LabelSet};
+use lgrscan::input::LabelSet;
 use lgrscan::lgr::{IndexMode, Lgr};
 use lgrscan::scan::{self, Grouping, LgrSet, NoProgress, Relation, Report, Role, ScanConfig};
 use std::collections::{HashMap, HashSet};
@@ -20,21 +20,7 @@ use std::sync::Arc;
 /// checked from the other side, or counted as not checked.
 const ENUMERATION_LIMIT: usize = 2_000;
 
-fn read_list(labels: &[String]) -> LabelSet {
-    let mut data = labels.join("\n").into_bytes();
-    data.push(b'\n');
-    let config = input::Config::new().format(Some(InputFormat::List));
-    input::read([Input::Bytes { name: "list".into(), data }], &config).expect("list reads")
-}
-
-fn tsv(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').map(str::to_string).collect())
-        .collect()
-}
+use util::{read_list, tsv};
 
 fn cps(s: &str) -> Vec<u32> {
     s.chars().map(u32::from).collect()

@@ -33,3 +33,23 @@ pub fn parse_hex(s: &str) -> Vec<u32> {
         .map(|h| u32::from_str_radix(h, 16).expect("hex code point"))
         .collect()
 }
+
+/// The labels as a label list read by the library (one input named
+/// `list`).
+pub fn read_list(labels: &[String]) -> lgrscan::input::LabelSet {
+    use lgrscan::input::{self, Input, InputFormat};
+    let mut data = labels.join("\n").into_bytes();
+    data.push(b'\n');
+    let config = input::Config::new().format(Some(InputFormat::List));
+    input::read([Input::Bytes { name: "list".into(), data }], &config).expect("list reads")
+}
+
+/// The rows of a golden TSV file, its header left out.
+pub fn tsv(path: &std::path::Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
