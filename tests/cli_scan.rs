@@ -41,8 +41,18 @@ fn one_and_four_threads_give_identical_bytes() {
             let run = |threads: &str| {
                 let out = lgrscan(&["scan", path, "--format", format, "--threads", threads]);
                 assert_exit(&out, 1, path);
-                summary(&stderr(&out));
-                out.stdout
+                if format == "csv" {
+                    summary(&stderr(&out));
+                    return out.stdout;
+                }
+                // JSON Lines: the summary is the last record, not on
+                // standard error; the meta record (first) has the start
+                // time, the rows after it are the same bytes.
+                assert!(!stderr(&out).contains("scan summary"), "summary printed twice");
+                let text = stdout(&out);
+                let (meta, rest) = text.split_once('\n').expect("meta line");
+                assert!(meta.starts_with(r#"{"kind":"meta""#), "{meta}");
+                rest.as_bytes().to_vec()
             };
             let one = run("1");
             assert!(!one.is_empty());
@@ -93,9 +103,18 @@ fn holder_registered_picks_the_earliest_date() {
 fn allocatable_variants_and_registrants() {
     // aa (r1, 2020), ab (r1, 2021), ba (r2, 2019); tab / tbb both r3.
     let r = scan_rows(&["--lgr", ALLOC_LGR, ALLOC_CSV], 1);
-    let got: Vec<(&str, &str)> =
-        r.iter().map(|r| (r["ulabel"].as_str(), r["role"].as_str())).collect();
-    assert_eq!(got, [("aa", "holder"), ("ab", "allocated"), ("ba", "allocatable")]);
+    let got: Vec<(&str, &str, &str)> =
+        r.iter().map(|r| (r["kind"].as_str(), r["ulabel"].as_str(), r["role"].as_str())).collect();
+    // ba's registrant differs from the holder's: also a same-entity row.
+    assert_eq!(
+        got,
+        [
+            ("collision", "aa", "holder"),
+            ("collision", "ab", "allocated"),
+            ("collision", "ba", "allocatable"),
+            ("same-entity", "ba", "allocatable")
+        ]
+    );
     let out = lgrscan(&["scan", "--lgr", ALLOC_LGR, ALLOC_CSV]);
     let s = summary(&stderr(&out));
     assert_eq!((s.groups, s.conflict_groups, s.conflicts, s.allocated), (2, 1, 1, 2));
@@ -104,12 +123,16 @@ fn allocatable_variants_and_registrants() {
     let r = scan_rows(&["--lgr", ALLOC_LGR, "--holder", "registered", ALLOC_CSV], 1);
     let got: Vec<(&str, &str, &str)> = r
         .iter()
+        .filter(|r| r["kind"] == "collision")
         .map(|r| (r["ulabel"].as_str(), r["role"].as_str(), r["holder"].as_str()))
         .collect();
     assert_eq!(
         got,
         [("aa", "allocatable", "ba"), ("ab", "allocatable", "ba"), ("ba", "holder", "ba")]
     );
+    let same: Vec<&str> =
+        r.iter().filter(|r| r["kind"] == "same-entity").map(|r| r["ulabel"].as_str()).collect();
+    assert_eq!(same, ["aa", "ab"]);
 }
 
 #[test]
@@ -264,8 +287,11 @@ fn long_reports_keep_every_row_in_order() {
         );
         assert_eq!(row["kind"], "invalid");
     }
-    let lines: Vec<serde_json::Value> =
-        stdout(&out).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .filter(|v: &serde_json::Value| v["kind"] != "meta" && v["kind"] != "summary")
+        .collect();
     assert_eq!(lines.len(), n);
     for (i, v) in lines.iter().enumerate() {
         assert_eq!(v["line"], i as u64 + 1);

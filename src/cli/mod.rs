@@ -5,6 +5,7 @@
 pub(crate) mod alloc;
 mod annotate;
 mod builtins;
+mod diff;
 mod explain;
 mod lgr_info;
 mod progress;
@@ -17,7 +18,8 @@ use std::process::ExitCode;
 const AFTER_HELP: &str = "\
 Exit status:
   0  success, no findings
-  1  findings (scan: invalid labels or variant conflicts)
+  1  findings (scan: invalid labels, variant conflicts or contract findings
+     not accepted by --baseline; diff: new findings)
   2  error (bad arguments, unreadable or damaged input, malformed lines
      under --on-malformed fail, no registered label, bad LGR)";
 
@@ -43,6 +45,8 @@ enum Command {
     Lgr(lgr_info::LgrCommand),
     /// Explain one label: code points, verdicts, index label, variants.
     Explain(explain::Args),
+    /// Compare two JSON Lines reports of `scan`: findings new, resolved, changed.
+    Diff(diff::Args),
 }
 
 /// Parses the command line and runs the command.
@@ -61,6 +65,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Builtins(a) => builtins::run(a),
         Command::Lgr(c) => lgr_info::run(c),
         Command::Explain(a) => explain::run(a),
+        Command::Diff(a) => diff::run(a),
     }
 }
 
@@ -240,6 +245,18 @@ impl ScanIndexModeArg {
             ScanIndexModeArg::Rfc7940 => (IndexMode::Rfc7940, Grouping::IndexLabel),
         }
     }
+}
+
+/// `--color`, as ripgrep's.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and NO_COLOR is unset.
+    #[default]
+    Auto,
+    /// Always colour (ANSI escape sequences).
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// Output formats for per-label records.

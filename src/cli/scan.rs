@@ -5,6 +5,9 @@ use anyhow::Context;
 use lgrscan::builtin;
 use lgrscan::input::{self, Input};
 use lgrscan::lgr::{IndexMode, Lgr};
+use lgrscan::report::findings::RowContext;
+use lgrscan::report::meta::{self, InputMeta, LgrMeta, Meta};
+use lgrscan::report::scan::{GroupBy, ReportParts};
 use lgrscan::report::{self, Durability, ScanFormat};
 use lgrscan::scan::{self, HolderPolicy, LgrSet, ScanConfig, ScanSettler};
 use std::io::{IsTerminal, Write};
@@ -27,6 +30,32 @@ impl From<Format> for ScanFormat {
             Format::Text => ScanFormat::Text,
             Format::Csv => ScanFormat::Csv,
             Format::Jsonl => ScanFormat::Jsonl,
+        }
+    }
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupByArg {
+    /// The `registrar` CSV column.
+    Registrar,
+    /// The `registrant` CSV column.
+    Registrant,
+    /// The LGR that gave the disposition.
+    Lgr,
+    /// The label's Unicode script.
+    Script,
+    /// The finding's kind.
+    Kind,
+}
+
+impl From<GroupByArg> for GroupBy {
+    fn from(g: GroupByArg) -> Self {
+        match g {
+            GroupByArg::Registrar => GroupBy::Registrar,
+            GroupByArg::Registrant => GroupBy::Registrant,
+            GroupByArg::Lgr => GroupBy::Lgr,
+            GroupByArg::Script => GroupBy::Script,
+            GroupByArg::Kind => GroupBy::Kind,
         }
     }
 }
@@ -79,6 +108,24 @@ pub struct Args {
     holder: Holder,
     #[command(flatten)]
     input: super::InputArgs,
+    /// A previous JSON Lines report, or an allowlist CSV (`id` or `bundle`,
+    /// and `note` columns): the findings in it are reported as accepted
+    /// and do not make the exit status 1; allowlist rows that match
+    /// nothing are listed as stale.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// With --output: also write the meta and summary records (JSON) to
+    /// this file (atomically).
+    #[arg(long, requires = "output")]
+    meta: Option<PathBuf>,
+    /// Count findings by registrar, registrant, lgr, script or kind in the
+    /// summary (repeatable, or comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    group_by: Vec<GroupByArg>,
+    /// Colour in the text report: `auto` (when standard output is a
+    /// terminal and NO_COLOR is unset), `always` or `never`.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: super::ColorChoice,
     /// How labels are grouped into variant sets: `verified` (labels
     /// sharing either index label, each confirmed as a variant of the
     /// holder), `reference` (lgr-core's index label, ICANN's groups) or
@@ -119,14 +166,77 @@ pub fn lgr_set(
     Ok(LgrSet::new(judges, variants).map_err(anyhow::Error::msg)?.with_grouping(grouping))
 }
 
+/// The LGR specs of the judging set (the built-in set when none is given)
+/// and of the variant LGR (`None`: the single LGR, or the set's merge).
+fn specs(args: &Args) -> (Vec<String>, Option<String>) {
+    if args.lgrs.is_empty() {
+        let judges = builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect();
+        let v = args.variants.clone().unwrap_or(format!("builtin:{}", builtin::DEFAULT_VARIANTS));
+        return (judges, Some(v));
+    }
+    let v = args.variants.clone().or_else(|| (args.lgrs.len() == 1).then(|| args.lgrs[0].clone()));
+    (args.lgrs.clone(), v)
+}
+
+/// The meta record of the run: the LGRs' digests are read now, the
+/// inputs' (`inputs`, computed while the scan ran) are given.
+fn meta_record(
+    args: &Args,
+    set: &LgrSet,
+    started: String,
+    inputs: Vec<InputMeta>,
+) -> anyhow::Result<(Meta, String)> {
+    let (judges, variants) = specs(args);
+    let digests = judges
+        .iter()
+        .map(|s| meta::lgr_digest(s).with_context(|| format!("LGR {s}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let lgrs = set.judges().iter().zip(&digests).map(|(l, d)| LgrMeta::of(l, d.clone())).collect();
+    let vdigest = match &variants {
+        Some(v) => meta::lgr_digest(v).with_context(|| format!("LGR {v}"))?,
+        None => meta::merged_digest(&digests),
+    };
+    let mut options = serde_json::Map::new();
+    let holder = match args.holder {
+        Holder::Input => "input",
+        Holder::Registered => "registered",
+    };
+    options.insert("holder".into(), holder.into());
+    options
+        .insert("baseline".into(), args.baseline.as_ref().map(|b| b.display().to_string()).into());
+    options.insert(
+        "group_by".into(),
+        args.group_by.iter().map(|g| GroupBy::from(*g).as_str()).collect::<Vec<_>>().into(),
+    );
+    let m = Meta {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        started,
+        inputs,
+        lgrs,
+        variants: LgrMeta::of(set.variants(), vdigest.clone()),
+        index_mode: report::scan::index_mode(set).to_string(),
+        options,
+    };
+    Ok((m, vdigest))
+}
+
+/// Now, as an RFC 3339 UTC date-time.
+fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    lgrscan::input::Timestamp::from_unix_seconds(secs).to_string()
+}
+
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
+    let started = now_rfc3339();
     let stderr_tty = std::io::stderr().is_terminal();
-    let format =
-        args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {
-            Format::Text
-        } else {
-            Format::Csv
-        });
+    let stdout_tty = std::io::stdout().is_terminal();
+    let format = args.format.unwrap_or(if args.output.is_none() && stdout_tty {
+        Format::Text
+    } else {
+        Format::Csv
+    });
     // LGR files that cannot be opened are reported before the input is
     // read; the LGRs are then parsed while the input is read.
     for spec in args.lgrs.iter().chain(&args.variants) {
@@ -137,15 +247,38 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             anyhow::bail!("LGR {spec}: cannot read: {e}{hint}");
         }
     }
-    // The output file is opened before the input is read: a path that
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(report::baseline::Baseline::read)
+        .transpose()
+        .context("reading the baseline")?;
+    // The output files are opened before the input is read: a path that
     // cannot be written is an error at once, not after the scan.
     let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let mut meta_file = args.meta.as_deref().map(super::ReportFile::create).transpose()?;
+    // The inputs' sizes and digests are computed beside the scan (one more
+    // thread, reading each file once more) when a meta record is written.
+    let want_meta = format == Format::Jsonl || args.meta.is_some();
+    let input_meta = want_meta.then(|| {
+        let paths = args.inputs.clone();
+        std::thread::spawn(move || {
+            paths
+                .iter()
+                .map(|p| InputMeta::of(p).with_context(|| p.to_string()))
+                .collect::<anyhow::Result<Vec<_>>>()
+        })
+    });
     let bar = Bar::new(!args.quiet && stderr_tty);
     // Plain labels the scan would only count are counted as they are
     // read, once the LGR set is known (see `ScanSettler`).
     let settler = ScanSettler::new();
-    let config =
-        args.input.config()?.progress(bar.reading(&args.inputs)).settle(Some(settler.settler()));
+    let config = args
+        .input
+        .config()?
+        .ns_targets(input::NsTargets::Collect)
+        .progress(bar.reading(&args.inputs))
+        .settle(Some(settler.settler()));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let read_start = std::time::Instant::now();
     // Inside the pool: the reader converts IDN labels on rayon's current
@@ -172,11 +305,41 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let report = pool.install(|| scan::scan(&labels, &set, &scan_config, &bar));
     bar.finish();
 
-    let bad_pins = report::scan::unknown_pins(&labels, &set);
-    let summary = report::scan::summary(&labels, &set, &report, read_time, &bad_pins);
-    let write = |w: &mut (dyn Write + Send)| {
-        pool.install(|| report::scan::write(w, format.into(), &labels, &report, &summary))
+    let inputs = match input_meta {
+        Some(h) => {
+            h.join().map_err(|_| anyhow::anyhow!("computing the inputs' digests failed"))??
+        }
+        None => Vec::new(),
     };
+    let (meta, identity) = meta_record(&args, &set, started, inputs)?;
+    let rows = RowContext::new(&labels, &identity);
+    let (status, stale) = match &baseline {
+        Some(b) => b.apply(&rows, &report),
+        None => (Vec::new(), Vec::new()),
+    };
+    let rows = rows.with_status(&status);
+    let group_by: Vec<GroupBy> = args.group_by.iter().map(|g| (*g).into()).collect();
+    let totals = report::scan::totals(&rows, &report, &group_by, stale);
+    let bad_pins = report::scan::unknown_pins(&labels, &set);
+    let summary = report::scan::summary(&labels, &set, &report, &totals, &bad_pins);
+    let summary_record = report::scan::summary_record(&labels, &set, &report, &totals, &bad_pins);
+    let color = match args.color {
+        super::ColorChoice::Always => true,
+        super::ColorChoice::Never => false,
+        super::ColorChoice::Auto => {
+            args.output.is_none() && stdout_tty && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let parts = ReportParts {
+        report: &report,
+        rows,
+        summary: &summary,
+        meta: Some(meta.to_json()),
+        summary_record: Some(summary_record.clone()),
+        color,
+    };
+    let write =
+        |w: &mut (dyn Write + Send)| pool.install(|| report::scan::write(w, format.into(), &parts));
     match output.take() {
         Some(mut file) => {
             write(file.writer())?;
@@ -190,17 +353,29 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             anyhow::Ok(())
         })())?,
     }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let summary_in_output = to_terminal && format == Format::Text;
-    if !args.quiet && !summary_in_output {
-        eprint!("{summary}");
+    if let Some(mut file) = meta_file.take() {
+        let doc = serde_json::json!({"meta": meta.to_json(), "summary": summary_record});
+        serde_json::to_writer_pretty(&mut *file.writer(), &doc)?;
+        file.writer().write_all(b"\n")?;
+        file.commit(if args.sync { Durability::Sync } else { Durability::Rename })?;
+    }
+    // The summary is shown once: it is already in a text or JSON Lines
+    // report written to standard output.
+    let summary_in_output = args.output.is_none() && format != Format::Csv;
+    if !args.quiet {
+        if !summary_in_output {
+            eprint!("{summary}");
+        }
+        eprint!("{}", report::scan::timing(&report, read_time));
     }
     args.input.malformed_outcome(&labels, &bad_pins)?;
-    let code = std::process::ExitCode::from(if report.has_findings() { 1 } else { 0 });
+    let code = std::process::ExitCode::from(if totals.open > 0 { 1 } else { 0 });
     // The process ends here: freeing millions of small allocations one by
     // one takes longer than the system reclaiming the whole address space.
     // So do the LGRs (large ones hold tens of thousands of elements and
     // automata; the settler's copy of the set shares them).
+    std::mem::forget(parts);
+    std::mem::forget(status);
     std::mem::forget(labels);
     std::mem::forget(report);
     std::mem::forget(set);

@@ -180,6 +180,14 @@ pub struct CsvFields {
     pub extra: Vec<(u32, Box<str>)>,
 }
 
+impl CsvFields {
+    /// The value of the unknown column numbered `column` (an index into
+    /// [`LabelSet::csv_columns`]), if the row has one.
+    pub fn extra(&self, column: u32) -> Option<&str> {
+        self.extra.iter().find(|(c, _)| *c == column).map(|(_, v)| &**v)
+    }
+}
+
 /// Facts about one source read in the run (a file given, an `$INCLUDE`
 /// file, or standard input).
 #[derive(Debug)]
@@ -360,6 +368,12 @@ impl LabelSet {
     /// seen.
     pub fn csv_columns(&self) -> &[String] {
         &self.csv_columns
+    }
+
+    /// The number of the unknown CSV column named `name` (ASCII case
+    /// insensitive), for [`CsvFields::extra`].
+    pub fn csv_column(&self, name: &str) -> Option<u32> {
+        self.csv_columns.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|i| i as u32)
     }
 
     /// Consumes the set, returning the accounting.

@@ -21,6 +21,11 @@ impl Timestamp {
         self.secs
     }
 
+    /// The time `secs` seconds after 1970-01-01T00:00:00Z.
+    pub fn from_unix_seconds(secs: i64) -> Timestamp {
+        Timestamp { secs, nanos: 0 }
+    }
+
     /// Nanoseconds within the second.
     pub fn nanos(self) -> u32 {
         self.nanos

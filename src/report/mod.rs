@@ -1,5 +1,10 @@
 //! Reports: formatting findings and records, and writing them to a file.
 //!
+//! - [`findings`]: a scan's rows: stable finding ids, statuses, the
+//!   input's columns.
+//! - [`meta`]: the meta record (inputs, LGRs, options) of a report.
+//! - [`baseline`]: findings accepted by a previous report or an allowlist.
+//! - [`diff`]: what changed between two JSON Lines reports.
 //! - [`record`]: records of named fields as TSV, CSV or JSON Lines
 //!   ([`RecordWriter`]), the rows of `annotate` and of a scan.
 //! - [`scan`]: a scan's summary and findings, as text or rows.
@@ -10,12 +15,16 @@
 //! Writers take any [`std::io::Write`]; nothing here prints to standard
 //! output or standard error, and nothing installs a signal handler.
 
+pub mod baseline;
+pub mod diff;
+pub mod findings;
+pub mod meta;
 pub mod output;
 pub mod record;
 pub mod scan;
 pub mod terminal;
 
 pub use output::{Durability, OutputFile};
-pub use record::{RecordFormat, RecordWriter};
+pub use record::{FieldType, RecordFormat, RecordWriter};
 pub use scan::ScanFormat;
 pub use terminal::escape_for_terminal;

@@ -14,9 +14,43 @@ pub enum RecordFormat {
     ///
     /// [RFC 4180]: https://www.rfc-editor.org/rfc/rfc4180
     Csv,
-    /// One JSON object per line, keys in field order; a `line` field that
-    /// holds a number is written as a number.
+    /// One JSON object per line, keys in field order, values typed by
+    /// each field's [`FieldType`] (by default a `line` field that holds a
+    /// number is a number, the others strings).
     Jsonl,
+}
+
+/// How a field's value is written in JSON Lines (TSV and CSV write the
+/// text as it is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FieldType {
+    /// A string, empty or not.
+    Text,
+    /// A string, or `null` when empty (an absent value).
+    Optional,
+    /// A number when the text is an unsigned integer, `null` when empty.
+    Number,
+    /// An array of the `;`-separated parts, `null` when empty.
+    List,
+}
+
+impl FieldType {
+    fn json(self, v: &str) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            FieldType::Text => Value::from(v),
+            _ if v.is_empty() => Value::Null,
+            FieldType::Optional => Value::from(v),
+            FieldType::Number => v.parse::<u64>().map_or_else(|_| Value::from(v), Value::from),
+            FieldType::List => Value::from(v.split(';').collect::<Vec<_>>()),
+        }
+    }
+}
+
+/// The default types: `line` a number, the rest text.
+fn default_types(fields: &[&str]) -> Vec<FieldType> {
+    fields.iter().map(|f| if *f == "line" { FieldType::Number } else { FieldType::Text }).collect()
 }
 
 /// Writes records of named string fields in one [`RecordFormat`].
@@ -33,6 +67,7 @@ pub enum RecordFormat {
 /// ```
 pub struct RecordWriter<W: Write> {
     fields: &'static [&'static str],
+    types: Vec<FieldType>,
     sink: Sink<W>,
 }
 
@@ -61,6 +96,24 @@ impl<W: Write> RecordWriter<W> {
     /// Writing the header.
     pub fn new(out: W, format: RecordFormat, fields: &'static [&'static str]) -> io::Result<Self> {
         Self::with_header(out, format, fields, true)
+    }
+
+    /// A writer whose JSON Lines values are typed by `types` (one per
+    /// field); `header`: whether TSV and CSV write the header row now
+    /// (false for records following others, see [`Self::continuing`]).
+    ///
+    /// # Errors
+    /// Writing the header.
+    pub fn typed(
+        out: W,
+        format: RecordFormat,
+        fields: &'static [&'static str],
+        types: &[FieldType],
+        header: bool,
+    ) -> io::Result<Self> {
+        let mut w = Self::with_header(out, format, fields, header)?;
+        w.types = types.to_vec();
+        Ok(w)
     }
 
     /// A writer of records that follow others written with the same
@@ -94,7 +147,7 @@ impl<W: Write> RecordWriter<W> {
             }
             RecordFormat::Jsonl => Sink::Jsonl(out),
         };
-        Ok(RecordWriter { fields, sink })
+        Ok(RecordWriter { fields, types: default_types(fields), sink })
     }
 
     /// Writes one record; `values` are in the order of the fields.
@@ -111,15 +164,8 @@ impl<W: Write> RecordWriter<W> {
             }
             Sink::Jsonl(o) => {
                 let mut m = serde_json::Map::new();
-                for (k, v) in self.fields.iter().zip(values) {
-                    let val = if *k == "line" {
-                        v.parse::<u64>()
-                            .map(serde_json::Value::from)
-                            .unwrap_or_else(|_| (*v).into())
-                    } else {
-                        serde_json::Value::from(*v)
-                    };
-                    m.insert((*k).to_string(), val);
+                for ((k, v), t) in self.fields.iter().zip(values).zip(&self.types) {
+                    m.insert((*k).to_string(), t.json(v));
                 }
                 serde_json::to_writer(&mut *o, &m)?;
                 o.write_all(b"\n")?;

@@ -527,6 +527,8 @@ fn role_of(
 #[derive(Default)]
 struct Resolved {
     rows: Vec<Finding>,
+    /// Contract rows ([`super::contract`]).
+    contract: Vec<Finding>,
     conflicts: u64,
     allocated: u64,
     near: u64,
@@ -548,22 +550,34 @@ pub(crate) fn collide(
             let mut r = resolve(labels, set, config, g, invalid, sc);
             // Rows by input position within the group.
             r.rows.sort_by_key(|f| f.label);
+            r.contract = super::contract::check(labels, &r.rows);
             r
         })
         .collect();
     progress.advance(groups.len() as u64);
     let mut summary = Summary { groups: groups.len() as u64, ..Summary::default() };
-    resolved.retain(|r| {
+    resolved.retain_mut(|r| {
         summary.conflicts += r.conflicts;
         summary.allocated += r.allocated;
         if r.conflicts > 0 {
             summary.near += r.near;
+            summary.conflict_groups += 1;
+        } else {
+            // A group without conflict is reported by its contract rows
+            // alone.
+            r.rows.clear();
         }
-        r.conflicts > 0
+        for f in &r.contract {
+            match f.kind {
+                FindingKind::NsMismatch => summary.ns_mismatch += 1,
+                _ => summary.same_entity += 1,
+            }
+        }
+        r.rows.append(&mut r.contract);
+        !r.rows.is_empty()
     });
     // Groups by their holder's input position.
     resolved.sort_by_key(|r| r.rows[0].holder);
-    summary.conflict_groups = resolved.len() as u64;
     // Room for the invalid rows too, which the caller appends.
     let total = resolved.iter().map(|r| r.rows.len()).sum::<usize>() + judged.invalid.len();
     let mut rows = Vec::with_capacity(total);

@@ -314,7 +314,7 @@ pub(crate) fn family(lgr: &Lgr, j: &Judgement<'_>) -> String {
 /// The script of a label: the one Unicode script of its code points other
 /// than Common and Inherited, `Zyyy` when none, `Mixed` when several.
 /// The script of each code point comes from `script`.
-fn script_of_with(cps: &[u32], mut script: impl FnMut(u32) -> Script) -> &'static str {
+pub(crate) fn script_of_with(cps: &[u32], mut script: impl FnMut(u32) -> Script) -> &'static str {
     let mut found: Option<Script> = None;
     for &c in cps {
         let s = script(c);

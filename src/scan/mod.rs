@@ -36,6 +36,7 @@
 //! most of a zone, of which only those with such a text are kept as
 //! candidates.
 
+mod contract;
 mod group;
 mod judge;
 
@@ -501,16 +502,32 @@ pub enum FindingKind {
     Collision,
     /// A label invalid under its LGR or under IDNA2008.
     Invalid,
+    /// An activated (delegated) allocatable variant whose NS RRset differs
+    /// from its holder's (zone input only; see [`contract`]).
+    NsMismatch,
+    /// An allocatable variant whose registrant or registrar differs from
+    /// its holder's (CSV input with those columns; see [`contract`]).
+    SameEntity,
 }
 
 impl FindingKind {
-    /// `collision` or `invalid`.
+    /// `collision`, `invalid`, `ns-mismatch` or `same-entity`.
     pub fn as_str(self) -> &'static str {
         match self {
             FindingKind::Collision => "collision",
             FindingKind::Invalid => "invalid",
+            FindingKind::NsMismatch => "ns-mismatch",
+            FindingKind::SameEntity => "same-entity",
         }
     }
+
+    /// Every kind, in report order.
+    pub const ALL: [FindingKind; 4] = [
+        FindingKind::Collision,
+        FindingKind::Invalid,
+        FindingKind::NsMismatch,
+        FindingKind::SameEntity,
+    ];
 }
 
 /// One row of the report.
@@ -568,6 +585,10 @@ pub struct Summary {
     /// Members of groups with a conflict that are variants of the holder
     /// in neither direction ([`Role::Near`], no conflict).
     pub near: u64,
+    /// [`FindingKind::NsMismatch`] findings.
+    pub ns_mismatch: u64,
+    /// [`FindingKind::SameEntity`] findings.
+    pub same_entity: u64,
     /// Time the scan took.
     pub elapsed: Duration,
 }
@@ -575,8 +596,11 @@ pub struct Summary {
 /// The result of a scan.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
-    /// Collision rows (by group, then input position), then invalid rows
-    /// (by input position).
+    /// Per group (by holder position): its collision rows (by input
+    /// position) and its contract rows ([`FindingKind::NsMismatch`],
+    /// [`FindingKind::SameEntity`], by input position); then invalid rows
+    /// (by input position). A group with contract rows and no conflict has
+    /// only its contract rows.
     pub findings: Vec<Finding>,
     /// Counts.
     pub summary: Summary,
@@ -587,6 +611,16 @@ impl Report {
     pub fn has_findings(&self) -> bool {
         !self.findings.is_empty()
     }
+}
+
+/// The script of a label, as the summary counts it: the one Unicode
+/// script of its code points other than Common and Inherited, `Zyyy` when
+/// none, `Mixed` when several.
+pub fn label_script(text: &str) -> &'static str {
+    let cps: Vec<u32> = text.chars().map(u32::from).collect();
+    judge::script_of_with(&cps, |c| {
+        icu_properties::CodePointMapData::<icu_properties::props::Script>::new().get32(c)
+    })
 }
 
 /// Scans a label set (see the module documentation).

@@ -1,0 +1,62 @@
+//! `lgrscan diff OLD.jsonl NEW.jsonl`: findings new, resolved and changed
+//! between two JSON Lines reports of `scan`.
+
+use lgrscan::report::Durability;
+use lgrscan::report::diff::{self, Change, DiffFormat, JsonlReport};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Counts, the two meta records side by side, and the findings.
+    Text,
+    /// RFC 4180 CSV with a header row.
+    Csv,
+    /// A diff-meta record, one JSON object per finding, a diff-summary.
+    Jsonl,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The earlier report (`scan --format jsonl`).
+    old: PathBuf,
+    /// The later report.
+    new: PathBuf,
+    /// Output format (default: text on a terminal, csv otherwise).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Write the diff here (atomically, as `scan -o`).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
+    let format =
+        args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {
+            Format::Text
+        } else {
+            Format::Csv
+        });
+    let format = match format {
+        Format::Text => DiffFormat::Text,
+        Format::Csv => DiffFormat::Csv,
+        Format::Jsonl => DiffFormat::Jsonl,
+    };
+    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let old = JsonlReport::read(&args.old)?;
+    let new = JsonlReport::read(&args.new)?;
+    let d = diff::diff(old, new);
+    match output.take() {
+        Some(mut file) => {
+            diff::write(file.writer(), format, &d)?;
+            file.commit(Durability::Rename)?;
+        }
+        None => super::output_done((|| {
+            let mut out = super::stdout();
+            diff::write(&mut out, format, &d)?;
+            out.flush()?;
+            anyhow::Ok(())
+        })())?,
+    }
+    Ok(std::process::ExitCode::from(if d.count(Change::New) > 0 { 1 } else { 0 }))
+}

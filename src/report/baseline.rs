@@ -1,0 +1,202 @@
+//! Baselines (`scan --baseline FILE`): findings on record, reported with
+//! status `accepted`, counted apart and no cause for exit status 1.
+//!
+//! A baseline is either
+//! - a previous JSON Lines report of `scan` (its first octet is `{`):
+//!   every finding id in it is accepted; or
+//! - an allowlist CSV with a header naming `id`, `bundle` and `note`
+//!   columns (in any order, other columns ignored). Each row accepts one
+//!   finding id, or one variant bundle: labels (A-labels or U-labels)
+//!   separated by `;` or spaces. A bundle accepts the collision rows of
+//!   every variant set all of whose members are in it (a set that gains
+//!   a member outside the bundle is open again). The note says why the
+//!   exception is on record; an allowlist row that matches nothing is
+//!   reported as stale.
+
+use super::findings::{RowContext, Status};
+use crate::scan::{FindingKind, Report};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io;
+use std::path::Path;
+
+/// One allowlist row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its line in the file.
+    pub line: u64,
+    /// A finding id, or empty.
+    pub id: String,
+    /// The bundle's labels (lower case), or empty.
+    pub bundle: Vec<String>,
+    /// Why it is on record.
+    pub note: String,
+}
+
+impl Entry {
+    /// The entry as text, for the list of stale entries.
+    pub fn describe(&self, path: &Path) -> String {
+        let what = if self.id.is_empty() {
+            format!("bundle {}", self.bundle.join(";"))
+        } else {
+            format!("id {}", self.id)
+        };
+        let note = if self.note.is_empty() { String::new() } else { format!(" ({})", self.note) };
+        format!("{}:{}: {what}{note}", path.display(), self.line)
+    }
+}
+
+/// A baseline read from a file.
+#[derive(Clone, Debug, Default)]
+pub struct Baseline {
+    path: std::path::PathBuf,
+    /// Ids from a previous report (not reported as stale).
+    report_ids: HashSet<String>,
+    /// Allowlist rows.
+    entries: Vec<Entry>,
+}
+
+/// An error naming `path:line`.
+fn bad(path: &Path, line: u64, msg: impl std::fmt::Display) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("{}:{line}: {msg}", path.display()))
+}
+
+impl Baseline {
+    /// Reads a baseline (see the module documentation).
+    ///
+    /// # Errors
+    /// Reading the file; a line that is not a JSON object or a CSV row
+    /// without an id or bundle, naming the file and line.
+    pub fn read(path: &Path) -> io::Result<Baseline> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let mut b = Baseline { path: path.to_path_buf(), ..Baseline::default() };
+        if text.trim_start().starts_with('{') {
+            for (n, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let v: serde_json::Value =
+                    serde_json::from_str(line).map_err(|e| bad(path, n as u64 + 1, e))?;
+                let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or_default();
+                if kind == "meta" || kind == "summary" {
+                    continue;
+                }
+                let id = v.get("id").and_then(|k| k.as_str());
+                let id = id.ok_or_else(|| bad(path, n as u64 + 1, "a finding without an id"))?;
+                b.report_ids.insert(id.to_string());
+            }
+            return Ok(b);
+        }
+        b.entries = read_allowlist(path, &text)?;
+        Ok(b)
+    }
+
+    /// The status of each finding of `report` and the allowlist rows that
+    /// matched none, as text ([`Entry::describe`]).
+    pub fn apply(&self, rows: &RowContext<'_>, report: &Report) -> (Vec<Status>, Vec<String>) {
+        let labels = rows.labels();
+        let mut status = vec![Status::Open; report.findings.len()];
+        let mut used = vec![false; self.entries.len()];
+        let ids: HashMap<&str, usize> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.id.is_empty())
+            .map(|(i, e)| (e.id.as_str(), i))
+            .collect();
+        // The collision rows of each group, by group number.
+        let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (i, f) in report.findings.iter().enumerate() {
+            let id = rows.id(f);
+            if self.report_ids.contains(&id) {
+                status[i] = Status::Accepted;
+            }
+            if let Some(&e) = ids.get(id.as_str()) {
+                status[i] = Status::Accepted;
+                used[e] = true;
+            }
+            if let (FindingKind::Collision, Some(g)) = (f.kind, f.group) {
+                groups.entry(g).or_default().push(i);
+            }
+        }
+        let bundles: Vec<(usize, HashSet<&str>)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.bundle.is_empty())
+            .map(|(i, e)| (i, e.bundle.iter().map(String::as_str).collect()))
+            .collect();
+        for members in groups.values() {
+            let names: Vec<(String, String)> = members
+                .iter()
+                .filter_map(|&i| labels.get(report.findings[i].label))
+                .map(|l| (l.alabel().to_lowercase(), l.ulabel().to_lowercase()))
+                .collect();
+            for (e, set) in &bundles {
+                if names.iter().all(|(a, u)| set.contains(a.as_str()) || set.contains(u.as_str())) {
+                    used[*e] = true;
+                    for &i in members {
+                        status[i] = Status::Accepted;
+                    }
+                }
+            }
+        }
+        let stale = self
+            .entries
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| !**u)
+            .map(|(e, _)| e.describe(&self.path))
+            .collect();
+        (status, stale)
+    }
+
+    /// The allowlist rows (empty for a report baseline).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+}
+
+fn read_allowlist(path: &Path, text: &str) -> io::Result<Vec<Entry>> {
+    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
+    let header = r.headers().map_err(|e| bad(path, 1, e))?.clone();
+    let col = |name: &str| header.iter().position(|h| h.trim().eq_ignore_ascii_case(name));
+    let (id, bundle, note) = (col("id"), col("bundle"), col("note"));
+    if note.is_none() || (id.is_none() && bundle.is_none()) {
+        return Err(bad(
+            path,
+            1,
+            "an allowlist needs a `note` column and an `id` or `bundle` column (or is a JSON Lines report)",
+        ));
+    }
+    let mut entries = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| bad(path, e.position().map_or(0, |p| p.line()), e))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let get = |c: Option<usize>| c.and_then(|c| rec.get(c)).unwrap_or_default().trim();
+        let e = Entry {
+            line,
+            id: get(id).to_ascii_lowercase(),
+            bundle: get(bundle)
+                .split(|c: char| c == ';' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+                .map(|s| s.trim_end_matches('.').to_lowercase())
+                .collect(),
+            note: get(note).to_string(),
+        };
+        if e.id.is_empty() && e.bundle.is_empty() {
+            if rec.iter().all(|f| f.trim().is_empty()) {
+                continue;
+            }
+            return Err(bad(path, line, "neither an id nor a bundle"));
+        }
+        if !e.id.is_empty() && !e.bundle.is_empty() {
+            return Err(bad(path, line, "both an id and a bundle: one per row"));
+        }
+        if e.bundle.len() == 1 {
+            return Err(bad(path, line, "a bundle names two labels or more"));
+        }
+        entries.push(e);
+    }
+    Ok(entries)
+}

@@ -1,0 +1,365 @@
+//! `lgrscan diff OLD.jsonl NEW.jsonl`: what changed between two JSON Lines
+//! reports of `scan`, matched on finding ids
+//! ([`super::findings::finding_id`]): findings new, resolved, and changed
+//! (role, holder, disposition or NS set), with counts and both meta
+//! records.
+
+use super::record::{FieldType, RecordFormat, RecordWriter};
+use super::terminal::escape_for_terminal as esc;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// The fields of a finding compared by a diff.
+pub const COMPARED: &[&str] = &["role", "holder", "disposition", "ns"];
+
+/// The columns of a diff's CSV and JSON Lines rows.
+pub const FIELDS: &[&str] = &[
+    "change",
+    "kind",
+    "id",
+    "ulabel",
+    "alabel",
+    "index",
+    "role",
+    "holder",
+    "disposition",
+    "ns",
+    "old_role",
+    "old_holder",
+    "old_disposition",
+    "old_ns",
+    "changed",
+];
+
+const TYPES: &[FieldType] = {
+    use FieldType::{List, Optional, Text};
+    &[
+        Text, Text, Text, Text, Text, Optional, Optional, Optional, Optional, List, Optional,
+        Optional, Optional, List, List,
+    ]
+};
+
+/// A JSON Lines report read back.
+#[derive(Clone, Debug, Default)]
+pub struct JsonlReport {
+    /// Its meta record.
+    pub meta: Option<Value>,
+    /// Its summary record.
+    pub summary: Option<Value>,
+    /// Its findings, in order.
+    pub rows: Vec<Map<String, Value>>,
+}
+
+impl JsonlReport {
+    /// Reads a JSON Lines report of `scan`.
+    ///
+    /// # Errors
+    /// Reading the file; a line that is not a JSON object, or a finding
+    /// without an id (a report of an older lgrscan), naming file and line.
+    pub fn read(path: &Path) -> io::Result<JsonlReport> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let bad = |n: usize, m: String| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("{}:{}: {m}", path.display(), n + 1))
+        };
+        let mut r = JsonlReport::default();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let Value::Object(m) = serde_json::from_str(line).map_err(|e| bad(n, e.to_string()))?
+            else {
+                return Err(bad(n, "not a JSON object".into()));
+            };
+            match m.get("kind").and_then(Value::as_str) {
+                Some("meta") => r.meta = Some(Value::Object(m)),
+                Some("summary") => r.summary = Some(Value::Object(m)),
+                _ if m.get("id").and_then(Value::as_str).is_none() => {
+                    return Err(bad(
+                        n,
+                        "a finding without an id (not a JSON Lines report of lgrscan scan)".into(),
+                    ));
+                }
+                _ => r.rows.push(m),
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// What happened to a finding between two reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Only in the new report.
+    New,
+    /// Only in the old report.
+    Resolved,
+    /// In both, with a different role, holder, disposition or NS set.
+    Changed,
+}
+
+impl Change {
+    /// `new`, `resolved` or `changed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::New => "new",
+            Change::Resolved => "resolved",
+            Change::Changed => "changed",
+        }
+    }
+}
+
+/// One finding of a diff.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// What happened.
+    pub change: Change,
+    /// The finding in the old report, if there.
+    pub old: Option<Map<String, Value>>,
+    /// The finding in the new report, if there.
+    pub new: Option<Map<String, Value>>,
+    /// The [`COMPARED`] fields that differ (changed findings).
+    pub changed: Vec<&'static str>,
+}
+
+/// The difference between two reports.
+#[derive(Clone, Debug, Default)]
+pub struct Diff {
+    /// The old report's meta record.
+    pub old_meta: Option<Value>,
+    /// The new report's meta record.
+    pub new_meta: Option<Value>,
+    /// New findings (new report order), then changed ones (new report
+    /// order), then resolved ones (old report order).
+    pub entries: Vec<Entry>,
+    /// Findings in both reports with no change.
+    pub unchanged: u64,
+}
+
+impl Diff {
+    /// How many entries have this change.
+    pub fn count(&self, c: Change) -> u64 {
+        self.entries.iter().filter(|e| e.change == c).count() as u64
+    }
+}
+
+fn text(m: &Map<String, Value>, k: &str) -> String {
+    match m.get(k) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) => {
+            a.iter().map(|v| v.as_str().unwrap_or_default()).collect::<Vec<_>>().join(";")
+        }
+        Some(v) => v.to_string(),
+    }
+}
+
+fn id(m: &Map<String, Value>) -> &str {
+    m.get("id").and_then(Value::as_str).unwrap_or_default()
+}
+
+/// Compares two reports.
+pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
+    let old_by_id: HashMap<&str, &Map<String, Value>> =
+        old.rows.iter().map(|m| (id(m), m)).collect();
+    let new_ids: std::collections::HashSet<&str> = new.rows.iter().map(id).collect();
+    let mut d = Diff { old_meta: old.meta.clone(), new_meta: new.meta.clone(), ..Diff::default() };
+    let mut changed = Vec::new();
+    for m in &new.rows {
+        match old_by_id.get(id(m)) {
+            None => d.entries.push(Entry {
+                change: Change::New,
+                old: None,
+                new: Some(m.clone()),
+                changed: Vec::new(),
+            }),
+            Some(o) => {
+                let fields: Vec<&'static str> =
+                    COMPARED.iter().copied().filter(|k| text(o, k) != text(m, k)).collect();
+                if fields.is_empty() {
+                    d.unchanged += 1;
+                } else {
+                    changed.push(Entry {
+                        change: Change::Changed,
+                        old: Some((*o).clone()),
+                        new: Some(m.clone()),
+                        changed: fields,
+                    });
+                }
+            }
+        }
+    }
+    d.entries.append(&mut changed);
+    for o in &old.rows {
+        if !new_ids.contains(id(o)) {
+            d.entries.push(Entry {
+                change: Change::Resolved,
+                old: Some(o.clone()),
+                new: None,
+                changed: Vec::new(),
+            });
+        }
+    }
+    d
+}
+
+/// A diff's output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiffFormat {
+    /// Counts, the two meta records side by side and the entries, for
+    /// people.
+    Text,
+    /// [`FIELDS`] as CSV with a header row.
+    Csv,
+    /// `{"kind":"diff-meta","old":…,"new":…}`, one record per entry with
+    /// [`FIELDS`], then `{"kind":"diff-summary",…}`.
+    Jsonl,
+}
+
+/// The [`FIELDS`] of an entry.
+fn values(e: &Entry) -> Vec<String> {
+    let any = e.new.as_ref().or(e.old.as_ref()).expect("an entry has a side");
+    let side = |m: &Option<Map<String, Value>>, k: &str| {
+        m.as_ref().map(|m| text(m, k)).unwrap_or_default()
+    };
+    vec![
+        e.change.as_str().to_string(),
+        text(any, "kind"),
+        text(any, "id"),
+        text(any, "ulabel"),
+        text(any, "alabel"),
+        text(any, "index"),
+        side(&e.new, "role"),
+        side(&e.new, "holder"),
+        side(&e.new, "disposition"),
+        side(&e.new, "ns"),
+        side(&e.old, "role"),
+        side(&e.old, "holder"),
+        side(&e.old, "disposition"),
+        side(&e.old, "ns"),
+        e.changed.join(";"),
+    ]
+}
+
+/// The `{"kind":"diff-summary",…}` counts.
+pub fn summary_record(d: &Diff) -> Value {
+    json!({
+        "kind": "diff-summary",
+        "new": d.count(Change::New),
+        "resolved": d.count(Change::Resolved),
+        "changed": d.count(Change::Changed),
+        "unchanged": d.unchanged,
+    })
+}
+
+/// Writes a diff.
+///
+/// # Errors
+/// Writing to `out`.
+pub fn write(out: &mut dyn Write, format: DiffFormat, d: &Diff) -> io::Result<()> {
+    let rf = match format {
+        DiffFormat::Text => return write_text(out, d),
+        DiffFormat::Csv => RecordFormat::Csv,
+        DiffFormat::Jsonl => RecordFormat::Jsonl,
+    };
+    if rf == RecordFormat::Jsonl {
+        let meta = json!({"kind": "diff-meta", "old": d.old_meta, "new": d.new_meta});
+        serde_json::to_writer(&mut *out, &meta)?;
+        out.write_all(b"\n")?;
+    }
+    let mut w = RecordWriter::typed(&mut *out, rf, FIELDS, TYPES, true)?;
+    for e in &d.entries {
+        let v = values(e);
+        w.write(&v.iter().map(String::as_str).collect::<Vec<_>>())?;
+    }
+    w.finish()?;
+    if rf == RecordFormat::Jsonl {
+        serde_json::to_writer(&mut *out, &summary_record(d))?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// A meta record's facts for the side-by-side table: (what, value).
+fn meta_lines(m: &Option<Value>) -> Vec<(String, String)> {
+    let Some(m) = m else { return vec![("meta".into(), "(none)".into())] };
+    let s = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".into(),
+        v => v.to_string(),
+    };
+    let mut out = vec![
+        ("lgrscan".to_string(), s(&m["lgrscan"])),
+        ("started".to_string(), s(&m["started"])),
+        ("index mode".to_string(), s(&m["index_mode"])),
+    ];
+    for (i, inp) in m["inputs"].as_array().into_iter().flatten().enumerate() {
+        out.push((format!("input {}", i + 1), s(&inp["path"])));
+        out.push(("  serial".to_string(), s(&inp["soa_serial"])));
+        out.push(("  sha256".to_string(), s(&inp["sha256"])));
+    }
+    for l in m["lgrs"].as_array().into_iter().flatten() {
+        out.push(("lgr".into(), format!("{} {}", s(&l["name"]), s(&l["version"]))));
+    }
+    out.push(("variant lgr".into(), s(&m["variant_lgr"]["name"])));
+    out
+}
+
+fn write_text(w: &mut dyn Write, d: &Diff) -> io::Result<()> {
+    writeln!(w, "lgrscan diff")?;
+    writeln!(
+        w,
+        "  findings: {} new, {} resolved, {} changed, {} unchanged",
+        d.count(Change::New),
+        d.count(Change::Resolved),
+        d.count(Change::Changed),
+        d.unchanged
+    )?;
+    let (old, new) = (meta_lines(&d.old_meta), meta_lines(&d.new_meta));
+    let width = old.iter().map(|(_, v)| v.chars().count()).max().unwrap_or(0).min(64);
+    writeln!(w, "  {:<12} {:<width$}  new", "", "old")?;
+    for i in 0..old.len().max(new.len()) {
+        let (k, o) = old.get(i).cloned().unwrap_or_default();
+        let (k2, n) = new.get(i).cloned().unwrap_or_default();
+        let k = if k.is_empty() { k2 } else { k };
+        writeln!(w, "  {:<12} {:<width$}  {}", esc(&k), esc(&o), esc(&n))?;
+    }
+    for c in [Change::New, Change::Changed, Change::Resolved] {
+        let list: Vec<&Entry> = d.entries.iter().filter(|e| e.change == c).collect();
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(w, "\n{} ({}):", c.as_str(), list.len())?;
+        for e in list {
+            let v = values(e);
+            let detail = match c {
+                Change::Changed => e
+                    .changed
+                    .iter()
+                    .map(|k| {
+                        let (o, n) = (
+                            e.old.as_ref().map(|m| text(m, k)).unwrap_or_default(),
+                            e.new.as_ref().map(|m| text(m, k)).unwrap_or_default(),
+                        );
+                        format!("{k}: {o} -> {n}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                _ => format!("{} {}", v[6].clone() + &v[10], v[8].clone() + &v[12]),
+            };
+            writeln!(
+                w,
+                "  {}  {}  {}  [{}]  {}",
+                esc(&v[1]),
+                esc(&v[3]),
+                esc(&v[4]),
+                v[2],
+                esc(detail.trim())
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! What produced a report: the `{"kind":"meta",…}` record that starts a
+//! JSON Lines report (and `--meta FILE`): lgrscan's version, the start
+//! time, each input's path, size, SHA-256 and SOA serial, each LGR's name,
+//! version, date and SHA-256, the variant LGR, the index mode and the
+//! options.
+//!
+//! The SOA serial is read from the start of the file here (the first SOA
+//! record in its first [`SOA_WINDOW`] octets, after gzip decompression)
+//! rather than by the reader, so that computing the meta record needs no
+//! change to the reader's hot path; a zone whose SOA record comes later
+//! has a `null` serial.
+
+use crate::lgr::Lgr;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use std::io::{self, Read};
+use std::path::Path;
+
+/// How much of a zone is searched for its SOA record.
+pub const SOA_WINDOW: usize = 1 << 20;
+
+/// One input of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputMeta {
+    /// The path as given (`-` for standard input).
+    pub path: String,
+    /// Its size in octets (`None` for standard input).
+    pub size: Option<u64>,
+    /// The SHA-256 of its octets as stored, in hex (`None` for standard
+    /// input).
+    pub sha256: Option<String>,
+    /// The serial of its first SOA record, if it has one near the start.
+    pub soa_serial: Option<u32>,
+}
+
+impl InputMeta {
+    /// The facts about the input at `path` (`-`: standard input, which
+    /// is not read again).
+    ///
+    /// # Errors
+    /// Reading the file.
+    pub fn of(path: &str) -> io::Result<InputMeta> {
+        if path == "-" {
+            return Ok(InputMeta { path: path.into(), ..InputMeta::default() });
+        }
+        let mut f = std::fs::File::open(path)?;
+        let mut h = Sha256::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut head: Vec<u8> = Vec::new();
+        let mut size = 0u64;
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            h.update(&buf[..n]);
+            size += n as u64;
+            if head.len() < SOA_WINDOW {
+                let take = n.min(SOA_WINDOW - head.len());
+                head.extend_from_slice(&buf[..take]);
+            }
+        }
+        let text = if head.starts_with(&[0x1f, 0x8b]) {
+            let mut out = Vec::new();
+            let d = flate2::read::MultiGzDecoder::new(&head[..]);
+            // A truncated stream ends the window early: what was
+            // decompressed is searched.
+            let _ = d.take(SOA_WINDOW as u64).read_to_end(&mut out);
+            out
+        } else {
+            head
+        };
+        Ok(InputMeta {
+            path: path.into(),
+            size: Some(size),
+            sha256: Some(hex(&h.finalize())),
+            soa_serial: soa_serial(&text),
+        })
+    }
+
+    fn to_json(&self) -> Value {
+        json!({"path": self.path, "size": self.size, "sha256": self.sha256, "soa_serial": self.soa_serial})
+    }
+}
+
+/// Lower-case hex.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The serial of the first SOA record of a master file's text (RFC 1035
+/// §3.3.13: MNAME RNAME SERIAL …), comments and parentheses skipped.
+///
+/// # Example
+/// ```
+/// use lgrscan::report::meta::soa_serial;
+/// let zone = b"$ORIGIN example.\n@ IN SOA ns. host. ( 2024010101 ; serial\n 1 2 3 4 )\n";
+/// assert_eq!(soa_serial(zone), Some(2024010101));
+/// assert_eq!(soa_serial(b"soa NS ns.example.\n"), None);
+/// ```
+pub fn soa_serial(text: &[u8]) -> Option<u32> {
+    let mut words: Vec<&[u8]> = Vec::new();
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.split(|&b| b == b';').next().unwrap_or_default();
+        words.extend(
+            line.split(|b| b.is_ascii_whitespace() || *b == b'(' || *b == b')')
+                .filter(|w| !w.is_empty()),
+        );
+    }
+    let is_name = |w: &[u8]| w == b"@" || w.contains(&b'.');
+    words.windows(4).find_map(|w| {
+        (w[0].eq_ignore_ascii_case(b"SOA") && is_name(w[1]) && is_name(w[2]))
+            .then(|| std::str::from_utf8(w[3]).ok()?.parse::<u32>().ok())
+            .flatten()
+    })
+}
+
+/// The SHA-256 (hex) of an LGR spec's source: the embedded XML of
+/// `builtin:NAME`, else the file's octets. It is the LGR's identity in
+/// finding ids ([`super::findings::finding_id`]).
+///
+/// # Errors
+/// Reading the file; an unknown built-in.
+pub fn lgr_digest(spec: &str) -> io::Result<String> {
+    let bytes: Vec<u8> = match spec.strip_prefix("builtin:") {
+        Some(name) => crate::builtin::get(name)
+            .ok_or_else(|| io::Error::other(format!("no built-in LGR '{name}'")))?
+            .xml
+            .as_bytes()
+            .to_vec(),
+        None => std::fs::read(Path::new(spec))?,
+    };
+    Ok(hex(&Sha256::digest(&bytes)))
+}
+
+/// The digest standing for an LGR merged from others: the SHA-256 of
+/// their digests, in order.
+pub fn merged_digest(parts: &[String]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0]);
+    }
+    hex(&h.finalize())
+}
+
+/// One LGR of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LgrMeta {
+    /// Its spec (`builtin:NAME` or the path given; `merge(…)` for a
+    /// merged variant LGR).
+    pub name: String,
+    /// Its `<version>` (RFC 7940 §4.3.1), if any.
+    pub version: Option<String>,
+    /// Its `<date>` (RFC 7940 §4.3.2), if any.
+    pub date: Option<String>,
+    /// [`lgr_digest`] (or [`merged_digest`]).
+    pub sha256: String,
+}
+
+impl LgrMeta {
+    /// The meta of a loaded LGR whose source digest is `sha256`.
+    pub fn of(lgr: &Lgr, sha256: String) -> LgrMeta {
+        let m = &lgr.doc().meta;
+        LgrMeta {
+            name: lgr.name().to_string(),
+            version: m.version.clone(),
+            date: m.date.clone(),
+            sha256,
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        json!({"name": self.name, "version": self.version, "date": self.date, "sha256": self.sha256})
+    }
+}
+
+/// The meta record of a report.
+#[derive(Clone, Debug, Default)]
+pub struct Meta {
+    /// lgrscan's version.
+    pub version: String,
+    /// When the run started (RFC 3339, UTC).
+    pub started: String,
+    /// The inputs, in order.
+    pub inputs: Vec<InputMeta>,
+    /// The judging LGRs, in order.
+    pub lgrs: Vec<LgrMeta>,
+    /// The variant LGR.
+    pub variants: LgrMeta,
+    /// `verified`, `reference` or `rfc7940`.
+    pub index_mode: String,
+    /// The other options that change the findings (e.g. `holder`,
+    /// `baseline`, `group_by`), by name.
+    pub options: Map<String, Value>,
+}
+
+impl Meta {
+    /// `{"kind":"meta",…}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "kind": "meta",
+            "lgrscan": self.version,
+            "started": self.started,
+            "inputs": self.inputs.iter().map(InputMeta::to_json).collect::<Vec<_>>(),
+            "lgrs": self.lgrs.iter().map(LgrMeta::to_json).collect::<Vec<_>>(),
+            "variant_lgr": self.variants.to_json(),
+            "index_mode": self.index_mode,
+            "options": self.options,
+        })
+    }
+}
