@@ -26,15 +26,15 @@ fn literal_matches_golden_rows() {
     let got: Vec<Vec<&str>> = out.lines().skip(1).map(|l| l.split('\t').collect()).collect();
     assert_eq!(got.len(), rows.len());
     for (g, w) in got.iter().zip(&rows) {
-        // line, input, ulabel, alabel, lgr, disposition, reason, index
-        assert_eq!((g[1], g[5], g[6]), (w[0], w[4], w[5]), "{}", w[0]);
+        // source, line, input, ulabel, alabel, lgr, disposition, reason, index
+        assert_eq!((g[2], g[6], g[7]), (w[0], w[4], w[5]), "{}", w[0]);
         let index: String = w
             .get(6)
             .unwrap_or(&"")
             .split_whitespace()
             .map(|h| char::from_u32(u32::from_str_radix(h, 16).unwrap()).unwrap())
             .collect();
-        assert_eq!(g[7], index, "{}", w[0]);
+        assert_eq!(g[8], index, "{}", w[0]);
     }
 }
 

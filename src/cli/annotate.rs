@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use std::io::Read;
 
 const FIELDS: &[&str] =
-    &["line", "input", "ulabel", "alabel", "lgr", "disposition", "reason", "index"];
+    &["source", "line", "input", "ulabel", "alabel", "lgr", "disposition", "reason", "index"];
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -45,12 +45,13 @@ pub struct Args {
 /// Judges one label; `finding` is an IDNA2008 problem that makes it invalid.
 fn record(
     lgr: &Lgr,
+    source: &str,
     line: u64,
     input: &str,
     ulabel: &str,
     alabel: &str,
     finding: Option<String>,
-) -> [String; 8] {
+) -> [String; 9] {
     let (disp, reason, index) = match finding {
         Some(f) => ("invalid".to_string(), f, String::new()),
         None => {
@@ -64,6 +65,7 @@ fn record(
         }
     };
     [
+        source.to_string(),
         line.to_string(),
         input.to_string(),
         ulabel.to_string(),
@@ -76,7 +78,7 @@ fn record(
 }
 
 /// `--literal`: every non-blank, non-comment line as its code points.
-fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 8]>> {
+fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 9]>> {
     let mut text = String::new();
     let inputs: Vec<&str> = if args.inputs.is_empty() {
         vec!["-"]
@@ -106,7 +108,7 @@ fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 8]>> {
             } else {
                 idna::punycode::encode_str(l).map(|p| format!("xn--{p}")).unwrap_or_default()
             };
-            record(lgr, n, l, l, &alabel, None)
+            record(lgr, name, n, l, l, &alabel, None)
         }));
     }
     Ok(out)
@@ -136,7 +138,15 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                 .filter_map(|i| labels.get(i))
                 .map(|l| {
                     let f = l.finding().map(ToString::to_string);
-                    record(&lgr, u64::from(l.line()), &l.original_text(), l.ulabel(), l.alabel(), f)
+                    record(
+                        &lgr,
+                        &l.source_path().to_string_lossy(),
+                        u64::from(l.line()),
+                        &l.original_text(),
+                        l.ulabel(),
+                        l.alabel(),
+                        f,
+                    )
                 })
                 .collect()
         });

@@ -17,6 +17,14 @@ const FULL_ENUMERATION_STEPS: usize = 100_000;
 /// Longest DNS label, in octets (RFC 1035 §2.3.4).
 const MAX_LABEL_OCTETS: usize = 63;
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// For people.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// An LGR of the set, in order: an RFC 7940 XML file, an RFC 3743
@@ -32,6 +40,14 @@ pub struct Args {
     /// List at most this many variant labels (the count is always given).
     #[arg(long, default_value_t = 100)]
     limit: usize,
+    /// How the index label tests variant context rules.
+    #[arg(long, value_enum, default_value = "reference")]
+    index_mode: super::IndexModeArg,
+    /// `text` for people, or `json`: one JSON object with the code points,
+    /// verdicts, index label and each listed variant's U-label, A-label,
+    /// disposition and reason.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
     /// The label: a U-label, or an A-label (`xn--…`); ASCII letters are
     /// folded to lower case.
     label: String,
@@ -99,6 +115,115 @@ fn write_variant(out: &mut dyn Write, lgr: &Lgr, v: &VariantLabel<'_>) -> std::i
     )
 }
 
+/// The A-label of a label's code points (itself when all ASCII; empty
+/// when it cannot be encoded).
+fn alabel_of(cps: &[u32]) -> String {
+    let t: String = cps.iter().filter_map(|&c| char::from_u32(c)).collect();
+    if t.is_ascii() {
+        return t;
+    }
+    idna::punycode::encode_str(&t).map(|p| format!("xn--{p}")).unwrap_or_default()
+}
+
+/// The variant labels of the label: all of them (generation order, those
+/// that are not invalid first), or when the space is too large its
+/// estimated size and the first `limit`.
+enum Variants<'a> {
+    All(Vec<VariantLabel<'a>>),
+    Estimated(String, Vec<VariantLabel<'a>>),
+}
+
+fn variants<'a>(vlgr: &'a Lgr, cps: &[u32], limit: usize) -> Variants<'a> {
+    match vlgr.variants(cps, FULL_ENUMERATION_STEPS) {
+        Ok(mut all) => {
+            all.pop(); // the original label comes last
+            // Labels that could be registered or that block come first;
+            // generation order otherwise.
+            all.sort_by_key(|v| v.disposition == "invalid");
+            Variants::All(all)
+        }
+        Err(e) => Variants::Estimated(e.estimate_text.clone(), vlgr.first_variants(cps, limit)),
+    }
+}
+
+/// Counts per disposition, in order of first appearance.
+fn by_disposition<'a>(all: &[VariantLabel<'a>]) -> Vec<(&'a str, usize)> {
+    let mut by_disp: Vec<(&str, usize)> = Vec::new();
+    for v in all {
+        match by_disp.iter_mut().find(|(d, _)| *d == v.disposition) {
+            Some((_, n)) => *n += 1,
+            None => by_disp.push((v.disposition, 1)),
+        }
+    }
+    by_disp
+}
+
+/// The explanation as one JSON object.
+fn json(
+    args: &Args,
+    (ulabel, alabel): (&str, &str),
+    lgrs: &[Lgr],
+    (judge, why): (usize, &str),
+    vlgr: &Lgr,
+    cps: &[u32],
+) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let chars = &lgrs[judge].doc().chars;
+    let points: Vec<Value> = cps
+        .iter()
+        .map(|&cp| {
+            let c = chars.iter().find(|c| c.cps == [cp]);
+            json!({
+                "cp": fmt_cps(&[cp]),
+                "name": name(cp),
+                "tags": c.map(|c| c.tags.clone()).unwrap_or_default(),
+                "in_repertoire": lgrs[judge].starts_element(cp),
+            })
+        })
+        .collect();
+    let verdicts: Vec<Value> = lgrs
+        .iter()
+        .map(|l| {
+            let v = l.judge(cps);
+            json!({"lgr": l.name(), "eligible": v.eligible, "disposition": v.disposition,
+                   "reason": l.reason_text(&v.reason)})
+        })
+        .collect();
+    let index = vlgr.index_label(cps).map(|i| {
+        let t: String = i.iter().filter_map(|&c| char::from_u32(c)).collect();
+        json!({"ulabel": t, "alabel": alabel_of(&i)})
+    });
+    let variant = |v: &VariantLabel<'_>| {
+        let t: String = v.cps.iter().filter_map(|&c| char::from_u32(c)).collect();
+        json!({"ulabel": t, "alabel": alabel_of(&v.cps), "disposition": v.disposition,
+               "reason": vlgr.variant_reason_text(v)})
+    };
+    let (count, estimate, listed, counts) = match variants(vlgr, cps, args.limit) {
+        Variants::All(all) => {
+            let counts: serde_json::Map<String, Value> =
+                by_disposition(&all).into_iter().map(|(d, n)| (d.to_string(), n.into())).collect();
+            let listed: Vec<Value> = all.iter().take(args.limit).map(variant).collect();
+            (Some(all.len()), None, listed, Some(counts))
+        }
+        Variants::Estimated(e, first) => (None, Some(e), first.iter().map(variant).collect(), None),
+    };
+    json!({
+        "label": ulabel,
+        "alabel": alabel,
+        "code_points": points,
+        "verdicts": verdicts,
+        "judged_by": lgrs[judge].name(),
+        "judged_because": why,
+        "variant_lgr": vlgr.name(),
+        "index_mode": match args.index_mode {
+            super::IndexModeArg::Reference => "reference",
+            super::IndexModeArg::Rfc7940 => "rfc7940",
+        },
+        "index_label": index,
+        "variants": {"count": count, "estimate": estimate, "by_disposition": counts, "listed": listed},
+    })
+}
+
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let (ulabel, alabel) = decode(&args.label)?;
     if alabel.is_empty() || alabel.len() > MAX_LABEL_OCTETS {
@@ -119,7 +244,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     } else {
         args.lgr.clone()
     };
-    let lgrs = specs.iter().map(|s| super::load_lgr(s)).collect::<anyhow::Result<Vec<Lgr>>>()?;
+    let mode = args.index_mode.into();
+    let load = |s: &str| super::load_lgr(s).map(|l| l.with_index_mode(mode));
+    let lgrs = specs.iter().map(|s| load(s)).collect::<anyhow::Result<Vec<Lgr>>>()?;
     let (judge, why) = judging(&lgrs, &cps);
     let variant_spec = match (&args.variants, default_set) {
         (Some(v), _) => Some(v.clone()),
@@ -129,13 +256,20 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let loaded;
     let vlgr: &Lgr = match &variant_spec {
         Some(s) => {
-            loaded = super::load_lgr(s)?;
+            loaded = load(s)?;
             &loaded
         }
         None => &lgrs[judge],
     };
 
     let mut out = super::stdout();
+    if args.format == Format::Json {
+        let v = json(&args, (&ulabel, &alabel), &lgrs, (judge, why), vlgr, &cps);
+        serde_json::to_writer_pretty(&mut out, &v)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
     writeln!(out, "label: {}  (A-label: {})", esc(&ulabel), esc(&alabel))?;
     writeln!(out)?;
     writeln!(out, "code points (tags from {}):", esc(lgrs[judge].name()))?;
@@ -175,21 +309,10 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         }
         None => writeln!(out, "index label ({}): none, not in its repertoire", esc(vlgr.name()))?,
     }
-    match vlgr.variants(&cps, FULL_ENUMERATION_STEPS) {
-        Ok(mut all) => {
-            all.pop(); // the original label comes last
-            // Labels that could be registered or that block come first;
-            // generation order otherwise.
-            all.sort_by_key(|v| v.disposition == "invalid");
-            let mut by_disp: Vec<(&str, usize)> = Vec::new();
-            for v in &all {
-                match by_disp.iter_mut().find(|(d, _)| *d == v.disposition) {
-                    Some((_, n)) => *n += 1,
-                    None => by_disp.push((v.disposition, 1)),
-                }
-            }
+    match variants(vlgr, &cps, args.limit) {
+        Variants::All(all) => {
             let counts: Vec<String> =
-                by_disp.iter().map(|(d, n)| format!("{n} {}", esc(d))).collect();
+                by_disposition(&all).iter().map(|(d, n)| format!("{n} {}", esc(d))).collect();
             writeln!(
                 out,
                 "variant labels ({}): {}{}",
@@ -210,13 +333,12 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                 )?;
             }
         }
-        Err(e) => {
-            let first = vlgr.first_variants(&cps, args.limit);
+        Variants::Estimated(estimate, first) => {
             writeln!(
                 out,
                 "variant labels ({}): about {} (estimated variant space); the first {} shown",
                 esc(vlgr.name()),
-                e.estimate_text,
+                estimate,
                 first.len()
             )?;
             for v in &first {

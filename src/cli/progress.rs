@@ -15,10 +15,8 @@ impl Bar {
         let bar = show.then(|| {
             let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
             b.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} {msg}: {human_pos}/{human_len} ({per_sec}, ETA {eta}) {wide_bar}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template("{spinner} {msg} {wide_bar}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             b
         });
@@ -58,13 +56,16 @@ impl lgrscan::scan::Progress for Bar {
             if let Ok(mut p) = self.phase.lock() {
                 *p = name.to_string();
             }
+            // Items counted in the phase's own unit (its name's last word:
+            // labels, sets), never as bytes.
             b.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} {msg}: {human_pos}/{human_len} ({per_sec}, ETA {eta}) {wide_bar}",
+                    "{spinner} {msg}: {human_pos}/{human_len} {prefix} ({per_sec}, ETA {eta}) {wide_bar}",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             b.reset();
+            b.set_prefix(name.rsplit(' ').next().unwrap_or_default().to_string());
             b.set_message(name.to_string());
             b.set_length(total);
         }

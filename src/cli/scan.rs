@@ -122,6 +122,12 @@ pub struct Args {
     /// summary (repeatable, or comma-separated).
     #[arg(long, value_enum, value_delimiter = ',')]
     group_by: Vec<GroupByArg>,
+    /// Collect the NS targets of zone input: the `ns` column and the
+    /// ns-mismatch check (an activated variant delegated to other name
+    /// servers than its holder). Off by default: on a large zone it keeps
+    /// every plain label in memory (see README).
+    #[arg(long)]
+    check_ns: bool,
     /// Colour in the text report: `auto` (when standard output is a
     /// terminal and NO_COLOR is unset), `always` or `never`.
     #[arg(long, value_enum, default_value = "auto")]
@@ -202,6 +208,7 @@ fn meta_record(
         Holder::Registered => "registered",
     };
     options.insert("holder".into(), holder.into());
+    options.insert("check_ns".into(), args.check_ns.into());
     options
         .insert("baseline".into(), args.baseline.as_ref().map(|b| b.display().to_string()).into());
     options.insert(
@@ -276,7 +283,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let config = args
         .input
         .config()?
-        .ns_targets(input::NsTargets::Collect)
+        .ns_targets(if args.check_ns { input::NsTargets::Collect } else { input::NsTargets::Skip })
         .progress(bar.reading(&args.inputs))
         .settle(Some(settler.settler()));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
