@@ -503,10 +503,13 @@ pub enum FindingKind {
     /// A label invalid under its LGR or under IDNA2008.
     Invalid,
     /// An activated (delegated) allocatable variant whose NS RRset differs
-    /// from its holder's (zone input only; see [`contract`]).
+    /// from its holder's (zone input with NS targets collected): registry
+    /// agreements provision active variants as zone cuts with the same NS
+    /// records as the name they are variants of.
     NsMismatch,
     /// An allocatable variant whose registrant or registrar differs from
-    /// its holder's (CSV input with those columns; see [`contract`]).
+    /// its holder's (CSV input with those columns): the "same entity"
+    /// principle of ICANN's EPDP on Internationalized Domain Names.
     SameEntity,
 }
 
