@@ -153,7 +153,7 @@ fn a_symlink_is_followed_and_modes_kept() {
     let o = run(&["annotate", "--lgr", "builtin:ascii", "-o", path_str(&link), ZONE]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert!(fs::read_to_string(&real).unwrap().starts_with("line\tinput\t"));
+    assert!(fs::read_to_string(&real).unwrap().starts_with("source\tline\tinput\t"));
     assert_eq!(fs::metadata(&real).unwrap().mode() & 0o7777, 0o640);
     let fresh = dir.join("fresh.csv");
     let o = run(&["annotate", "--lgr", "builtin:ascii", "-o", path_str(&fresh), ZONE]);
