@@ -227,6 +227,39 @@ fn meta_record(
     Ok((m, vdigest))
 }
 
+/// Writes the report (to `-o` or standard output) and the `--meta` file.
+fn write_outputs(
+    args: &Args,
+    format: Format,
+    pool: &rayon::ThreadPool,
+    (output, meta_file): (Option<super::ReportFile>, Option<super::ReportFile>),
+    parts: &ReportParts<'_>,
+    meta_doc: &serde_json::Value,
+) -> anyhow::Result<()> {
+    let durability = if args.sync { Durability::Sync } else { Durability::Rename };
+    let write =
+        |w: &mut (dyn Write + Send)| pool.install(|| report::scan::write(w, format.into(), parts));
+    match output {
+        Some(mut file) => {
+            write(file.writer())?;
+            file.commit(durability)?;
+        }
+        None => super::output_done((|| {
+            // Not the locked handle: the report is written from the pool.
+            let mut out = std::io::BufWriter::new(std::io::stdout());
+            write(&mut out)?;
+            out.flush()?;
+            anyhow::Ok(())
+        })())?,
+    }
+    if let Some(mut file) = meta_file {
+        serde_json::to_writer_pretty(&mut *file.writer(), meta_doc)?;
+        file.writer().write_all(b"\n")?;
+        file.commit(durability)?;
+    }
+    Ok(())
+}
+
 /// Now, as an RFC 3339 UTC date-time.
 fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()
@@ -345,27 +378,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         summary_record: Some(summary_record.clone()),
         color,
     };
-    let write =
-        |w: &mut (dyn Write + Send)| pool.install(|| report::scan::write(w, format.into(), &parts));
-    match output.take() {
-        Some(mut file) => {
-            write(file.writer())?;
-            file.commit(if args.sync { Durability::Sync } else { Durability::Rename })?;
-        }
-        None => super::output_done((|| {
-            // Not the locked handle: the report is written from the pool.
-            let mut out = std::io::BufWriter::new(std::io::stdout());
-            write(&mut out)?;
-            out.flush()?;
-            anyhow::Ok(())
-        })())?,
-    }
-    if let Some(mut file) = meta_file.take() {
-        let doc = serde_json::json!({"meta": meta.to_json(), "summary": summary_record});
-        serde_json::to_writer_pretty(&mut *file.writer(), &doc)?;
-        file.writer().write_all(b"\n")?;
-        file.commit(if args.sync { Durability::Sync } else { Durability::Rename })?;
-    }
+    let meta_doc = serde_json::json!({"meta": meta.to_json(), "summary": summary_record});
+    write_outputs(&args, format, &pool, (output.take(), meta_file.take()), &parts, &meta_doc)?;
     // The summary is shown once: it is already in a text or JSON Lines
     // report written to standard output.
     let summary_in_output = args.output.is_none() && format != Format::Csv;
