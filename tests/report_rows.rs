@@ -254,3 +254,30 @@ fn explain_json_lists_variants_with_alabels() {
     );
     assert_eq!(v["variants"]["count"], listed.len() as u64);
 }
+
+/// Standard input is read once, by the scan: its meta has no size,
+/// digest or serial, and the rows are those of the file.
+#[test]
+fn stdin_is_not_read_twice_for_the_meta_record() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+        .args(["scan", "-", "--format", "jsonl"])
+        .current_dir(cli_util::root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let zone = std::fs::read(cli_util::root().join("samples/zone.txt")).unwrap();
+    child.stdin.take().unwrap().write_all(&zone).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 1, "scan -");
+    let got: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let input = &got[0]["inputs"][0];
+    assert_eq!((input["path"].as_str(), input["sha256"].is_null()), (Some("-"), true));
+    let want = jsonl(&["samples/zone.txt"], 1);
+    let alabels = |v: &[Value]| -> Vec<String> {
+        findings(v).iter().map(|r| format!("{}{}", r["kind"], r["alabel"])).collect()
+    };
+    assert_eq!(alabels(&got), alabels(&want));
+}

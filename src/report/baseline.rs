@@ -8,13 +8,13 @@
 //!   columns (in any order, other columns ignored). Each row accepts one
 //!   finding id, or one variant bundle: labels (A-labels or U-labels)
 //!   separated by `;` or spaces. A bundle accepts the collision rows of
-//!   every variant set all of whose members are in it (a set that gains
-//!   a member outside the bundle is open again). The note says why the
+//!   every variant set all of whose members (but `near` ones) are in it
+//!   (a set that gains a member outside the bundle is open again). The note says why the
 //!   exception is on record; an allowlist row that matches nothing is
 //!   reported as stale.
 
 use super::findings::{RowContext, Status};
-use crate::scan::{FindingKind, Report};
+use crate::scan::{FindingKind, Report, Role};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
@@ -127,8 +127,11 @@ impl Baseline {
             .map(|(i, e)| (i, e.bundle.iter().map(String::as_str).collect()))
             .collect();
         for members in groups.values() {
+            // A near member (a variant of the holder in neither
+            // direction) need not be in the bundle.
             let names: Vec<(String, String)> = members
                 .iter()
+                .filter(|&&i| report.findings[i].role != Some(Role::Near))
                 .filter_map(|&i| labels.get(report.findings[i].label))
                 .map(|l| (l.alabel().to_lowercase(), l.ulabel().to_lowercase()))
                 .collect();

@@ -24,23 +24,25 @@ pub const SOA_WINDOW: usize = 1 << 20;
 pub struct InputMeta {
     /// The path as given (`-` for standard input).
     pub path: String,
-    /// Its size in octets (`None` for standard input).
+    /// Its size in octets (`None` when not a regular file).
     pub size: Option<u64>,
-    /// The SHA-256 of its octets as stored, in hex (`None` for standard
-    /// input).
+    /// The SHA-256 of its octets as stored, in hex (`None` when not a
+    /// regular file).
     pub sha256: Option<String>,
     /// The serial of its first SOA record, if it has one near the start.
     pub soa_serial: Option<u32>,
 }
 
 impl InputMeta {
-    /// The facts about the input at `path` (`-`: standard input, which
-    /// is not read again).
+    /// The facts about the input at `path`. Only a regular file is read
+    /// (again): standard input (`-`), a FIFO or a device would lose to
+    /// this read what the scan needs, so they have no size, digest or
+    /// serial.
     ///
     /// # Errors
     /// Reading the file.
     pub fn of(path: &str) -> io::Result<InputMeta> {
-        if path == "-" {
+        if path == "-" || !std::fs::metadata(path)?.is_file() {
             return Ok(InputMeta { path: path.into(), ..InputMeta::default() });
         }
         let mut f = std::fs::File::open(path)?;
