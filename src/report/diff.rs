@@ -348,7 +348,16 @@ fn write_text(w: &mut dyn Write, d: &Diff) -> io::Result<()> {
                     })
                     .collect::<Vec<_>>()
                     .join(", "),
-                _ => format!("{} {}", v[6].clone() + &v[10], v[8].clone() + &v[12]),
+                _ => {
+                    // One side is empty: the other's role, disposition, holder.
+                    let pick = |n: usize| if v[n].is_empty() { &v[n + 4] } else { &v[n] };
+                    [("role", pick(6)), ("disposition", pick(8)), ("holder", pick(7))]
+                        .iter()
+                        .filter(|(_, x)| !x.is_empty())
+                        .map(|(k, x)| format!("{k} {x}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
             };
             writeln!(
                 w,
