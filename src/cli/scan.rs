@@ -380,11 +380,14 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     };
     let meta_doc = serde_json::json!({"meta": meta.to_json(), "summary": summary_record});
     write_outputs(&args, format, &pool, (output.take(), meta_file.take()), &parts, &meta_doc)?;
-    // The summary is shown once: it is already in a text or JSON Lines
-    // report written to standard output.
-    let summary_in_output = args.output.is_none() && format != Format::Csv;
+    // The summary is shown once: a text or JSON Lines report written to
+    // standard output holds it, and it goes to standard error as well only
+    // for a person watching a terminal while standard output goes
+    // elsewhere.
+    let summary_in_stdout = args.output.is_none() && format != Format::Csv;
+    let summary_on_stderr = !summary_in_stdout || (stderr_tty && !stdout_tty);
     if !args.quiet {
-        if !summary_in_output {
+        if summary_on_stderr {
             eprint!("{summary}");
         }
         eprint!("{}", report::scan::timing(&report, read_time));
