@@ -199,6 +199,14 @@ fn same_entity_positive_and_negative() {
     let s = cli_util::summary(&stderr(&out));
     cli_util::check_against_rows(&s, &r, &stderr(&out));
     assert!(stderr(&out).contains("contract findings: 0 ns-mismatch, 2 same-entity"));
+    // Problems by registrar: ba's same-entity row (rr2), cb's collision and
+    // same-entity rows (rr1).
+    let records = jsonl(&["--lgr", LGR, CSV, "--group-by", "registrar"], 1);
+    let table = &records.last().unwrap()["group_by"]["registrar"];
+    assert_eq!(
+        table,
+        &serde_json::json!([{"key": "rr1", "findings": 2}, {"key": "rr2", "findings": 1}])
+    );
 }
 
 /// The summary is printed once: in a text or JSON Lines report on
