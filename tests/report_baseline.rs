@@ -194,6 +194,10 @@ fn diff_finds_exactly_the_changes() {
     );
     let o = lgrscan(&["diff", rn.to_str().unwrap(), rn.to_str().unwrap()]);
     assert_exit(&o, 0, "a report against itself");
+    // Not a JSON Lines report: an error naming the file and line.
+    let o = lgrscan(&["diff", CSV, rn.to_str().unwrap()]);
+    assert_exit(&o, 2, "a CSV file");
+    assert!(cli_util::stderr(&o).contains("contract.csv:1:"), "{}", cli_util::stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -46,6 +46,7 @@ enum Command {
     /// Explain one label: code points, verdicts, index label, variants.
     Explain(explain::Args),
     /// Compare two JSON Lines reports of `scan`: findings new, resolved, changed.
+    #[command(after_help = AFTER_HELP)]
     Diff(diff::Args),
 }
 
