@@ -1,7 +1,5 @@
 //! `Lgr::from_table`: RFC 3743 IDN tables and code point lists (issue #2).
 
-mod util;
-
 use lgrscan::lgr::Lgr;
 use regex_automata::meta::Regex;
 use std::collections::BTreeSet;
@@ -31,7 +29,7 @@ fn vars(lgr: &Lgr, cps: &[u32]) -> Vec<(Vec<u32>, String)> {
 /// table: prose, then `U+0915<TAB>क<TAB>DEVANAGARI LETTER KA` lines.
 #[test]
 fn rfc3743_seed_table() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let seeds = dir.join("seeds");
     let Some(path) = std::fs::read_dir(&seeds)
         .ok()
@@ -41,7 +39,7 @@ fn rfc3743_seed_table() {
         .map(|e| e.path())
         .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("001_")))
     else {
-        assert!(!util::required(), "seed 001 not found in {}", seeds.display());
+        assert!(!crate::util::required(), "seed 001 not found in {}", seeds.display());
         println!("skipped: reference data not found");
         return;
     };
@@ -166,7 +164,7 @@ fn bad_lines_name_their_line() {
 /// an error, none panics.
 #[test]
 fn mutated_tables_never_panic() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let Some(path) = std::fs::read_dir(dir.join("seeds"))
         .ok()
         .into_iter()

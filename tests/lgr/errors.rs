@@ -1,8 +1,6 @@
 //! Malformed LGRs (issue #2): every case is refused with a message naming
 //! line:column, element and what is wrong; nothing panics.
 
-mod util;
-
 use lgrscan::lgr::Lgr;
 
 const NS: &str = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0">"#;
@@ -449,7 +447,7 @@ fn mutate(src: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
 
 #[test]
 fn mutated_lgrs_never_panic() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let path = dir.join("lgr").join("lgr-second-level-khmer-script-31may22-en.xml");
     let src = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     // Debug builds compile rules ~10x slower; keep `cargo test` quick.
