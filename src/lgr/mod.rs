@@ -31,6 +31,7 @@ pub use cpset::CpSet;
 pub(crate) use eval::IndexScratch;
 pub use eval::{Failure, IndexMode, Label, Reason, Verdict};
 pub use merge::merge;
+pub use model::MAX_REPERTOIRE;
 pub use props::UNICODE_VERSION;
 pub use refgraph::{MAX_RULE_DEPTH, MAX_RULE_ELEMENTS};
 pub use variants::{MAX_VARIANT_LABEL_CPS, VariantLabel, VariantLimitError};
