@@ -361,10 +361,10 @@ fn letters_counted_unasked_are_those_counted_when_asked() {
     assert!(w.ready());
     let (mask, kind) = w.letters();
     assert_eq!(mask, ((1u64 << 33) - 1) & !1, "lengths 1 to 32");
-    let mut rng = crate::util::Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = fastrand::Rng::with_seed(0x2545_f491_4f6c_dd1d);
     for n in 1..=40usize {
         for _ in 0..40 {
-            let text: Vec<u8> = (0..n).map(|_| b'a' + (rng.next() % 26) as u8).collect();
+            let text: Vec<u8> = (0..n).map(|_| rng.u8(b'a'..=b'z')).collect();
             let asked = w.settle(&text, &text);
             if n <= 32 {
                 assert_eq!(w.settle_ldh(&text, 0, 0), asked);
@@ -402,14 +402,14 @@ fn letters_and_digits_counted_unasked_are_those_counted_when_asked() {
     assert!(w.ready());
     assert_eq!(w.letters_and_digits(), Some(true));
     let (mask, kind) = w.letters();
-    let mut rng = crate::util::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
     let mut n_checked = 0;
     for n in 2..=32usize {
         for _ in 0..40 {
             let text: Vec<u8> = (0..n)
-                .map(|_| match rng.next() % 3 {
-                    0 => b'0' + (rng.next() % 10) as u8,
-                    _ => b'a' + (rng.next() % 26) as u8,
+                .map(|_| match rng.u8(..3) {
+                    0 => rng.u8(b'0'..=b'9'),
+                    _ => rng.u8(b'a'..=b'z'),
                 })
                 .collect();
             let digits = text

@@ -193,22 +193,10 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
+/// `n` random bytes from `rng` (the tests' one generator, `fastrand`,
+/// seeded so that every run is the same).
+pub fn random_bytes(rng: &mut fastrand::Rng, n: usize) -> Vec<u8> {
+    std::iter::repeat_with(|| rng.u8(..)).take(n).collect()
 }
 
 // ---- Scanning ----
