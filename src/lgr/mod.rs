@@ -16,6 +16,7 @@
 
 pub mod check;
 mod compile;
+mod context;
 mod cpset;
 mod eval;
 mod index;
