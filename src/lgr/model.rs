@@ -201,8 +201,9 @@ pub struct ActionDef {
 
 /// Most elements a repertoire may hold (RFC 7940 §5: `<char>` elements,
 /// each code point of a `<range>` counted; in a table, each listed code
-/// point, sequence or code point of a range). Unicode 15.1 assigns 149,813
-/// characters, so no real repertoire comes near; a longer one is refused
+/// point, sequence or code point of a range). Unicode 16.0, the version of
+/// the property data, assigns 154,998 characters, so no real repertoire
+/// comes near; a longer one is refused
 /// before it is built (a 77-byte list with the range `0915-09094D` asked
 /// for 590,000 elements).
 pub const MAX_REPERTOIRE: usize = 200_000;
