@@ -180,7 +180,7 @@ fn repertoire_is_bounded() {
     assert!(table_err(&past).contains("would hold 200001 elements"), "{}", table_err(&past));
     let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
         <range first-cp="0000" last-cp="10FFFF"/></data></lgr>"#;
-    let e = Lgr::from_xml("t.xml", xml).err().expect("refused").to_string();
+    let e = Lgr::from_xml("t.xml", xml).expect_err("refused").to_string();
     assert!(e.contains("<range>") && e.contains("more than the limit of 200000"), "{e}");
 }
 
