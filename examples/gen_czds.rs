@@ -4,37 +4,22 @@
 //! Usage: `gen_czds OUT [BYTES] [SEED]` (defaults: 1 GiB, seed 42).
 //! The same arguments always give the same file.
 
+use fastrand::Rng;
 use std::io::{BufWriter, Write};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 const LDH: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 const UNI: &[char] = &['ä', 'ö', 'ü', 'é', 'ñ', 'ç', 'ß', 'ø', 'å', '中', '国', '한', 'и', 'я'];
 
 fn label(rng: &mut Rng) -> String {
-    if rng.below(50) == 0 {
+    if rng.u64(..50) == 0 {
         // About 2% IDNs.
-        let n = 3 + rng.below(8) as usize;
+        let n = 3 + rng.usize(..8);
         let u: String = (0..n)
             .map(|_| {
-                if rng.below(3) == 0 {
-                    UNI[rng.below(UNI.len() as u64) as usize]
+                if rng.u64(..3) == 0 {
+                    UNI[rng.usize(..UNI.len())]
                 } else {
-                    LDH[rng.below(26) as usize] as char
+                    LDH[rng.usize(..26)] as char
                 }
             })
             .collect();
@@ -42,10 +27,10 @@ fn label(rng: &mut Rng) -> String {
             return a;
         }
     }
-    let n = 3 + rng.below(14) as usize;
-    let mut s: Vec<u8> = (0..n).map(|_| LDH[rng.below(36) as usize]).collect();
-    if n > 4 && rng.below(8) == 0 {
-        s[1 + rng.below(n as u64 - 2) as usize] = b'-';
+    let n = 3 + rng.usize(..14);
+    let mut s: Vec<u8> = (0..n).map(|_| LDH[rng.usize(..36)]).collect();
+    if n > 4 && rng.u64(..8) == 0 {
+        s[1 + rng.usize(..n - 2)] = b'-';
         if s[2] == b'-' && s[3] == b'-' {
             s[3] = b'x';
         }
@@ -58,7 +43,7 @@ fn main() -> std::io::Result<()> {
     let out = args.get(1).expect("usage: gen_czds OUT [BYTES] [SEED]");
     let bytes: u64 = args.get(2).map_or(1 << 30, |s| s.parse().expect("BYTES"));
     let seed: u64 = args.get(3).map_or(42, |s| s.parse().expect("SEED"));
-    let mut rng = Rng(seed.max(1));
+    let mut rng = Rng::with_seed(seed);
     // About 150 bytes of records per domain on average. Every label is
     // written (so the late-sorting "xn--" labels are in); if the file is
     // still short, glue records are added at the end.
@@ -74,25 +59,25 @@ fn main() -> std::io::Result<()> {
         "com.\t900\tin\tsoa\ta.gtld-servers.net. nstld.verisign-grs.com. 1 1800 900 604800 86400\n";
     w.write_all(soa.as_bytes())?;
     for l in &labels {
-        let p = providers[rng.below(4) as usize];
-        let nns = 2 + rng.below(3);
+        let p = providers[rng.usize(..4)];
+        let nns = 2 + rng.u64(..3);
         let mut block = String::new();
         for i in 1..=nns {
             block.push_str(&format!("{l}.com.\t172800\tin\tns\tns{i}.{p}\n"));
         }
-        if rng.below(3) == 0 {
-            let (tag, a, b) = (rng.below(65536), rng.next(), rng.next());
+        if rng.u64(..3) == 0 {
+            let (tag, a, b) = (rng.u64(..65536), rng.u64(..), rng.u64(..));
             block.push_str(&format!("{l}.com.\t86400\tin\tds\t{tag} 13 2 {a:016x}{b:016x}\n"));
         }
-        if rng.below(20) == 0 {
-            block.push_str(&format!("ns1.{l}.com.\t172800\tin\ta\t192.0.2.{}\n", rng.below(256)));
+        if rng.u64(..20) == 0 {
+            block.push_str(&format!("ns1.{l}.com.\t172800\tin\ta\t192.0.2.{}\n", rng.u64(..256)));
         }
         w.write_all(block.as_bytes())?;
         written += block.len() as u64;
     }
     while written < bytes {
-        let l = &labels[rng.below(labels.len() as u64) as usize];
-        let line = format!("ns9.{l}.com.\t172800\tin\ta\t192.0.2.{}\n", rng.below(256));
+        let l = &labels[rng.usize(..labels.len())];
+        let line = format!("ns9.{l}.com.\t172800\tin\ta\t192.0.2.{}\n", rng.u64(..256));
         w.write_all(line.as_bytes())?;
         written += line.len() as u64;
     }

@@ -18,22 +18,8 @@
 //! one, upper-case `IN`/`NS`), `labels.list` (one A-label a line) and
 //! `labels.csv` (`label,registered,registrant`), both in sorted order.
 
+use fastrand::Rng;
 use std::io::{BufWriter, Write};
-
-/// xorshift64*: a small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn words(corpus: &str) -> (Vec<String>, Vec<String>) {
     let text = std::fs::read_to_string(corpus).unwrap_or_else(|e| panic!("{corpus}: {e}"));
@@ -54,14 +40,14 @@ fn words(corpus: &str) -> (Vec<String>, Vec<String>) {
 const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
 
 fn ascii_label(r: &mut Rng, out: &mut String) {
-    let len = 3 + r.below(12);
+    let len = 3 + r.usize(..12);
     for i in 0..len {
-        let c = if i > 0 && i + 1 < len && r.below(30) == 0 {
+        let c = if i > 0 && i + 1 < len && r.usize(..30) == 0 {
             b'-'
-        } else if r.below(12) == 0 {
-            b'0' + r.below(10) as u8
+        } else if r.usize(..12) == 0 {
+            b'0' + r.usize(..10) as u8
         } else {
-            LETTERS[r.below(26)]
+            LETTERS[r.usize(..26)]
         };
         out.push(c as char);
     }
@@ -72,32 +58,32 @@ fn ascii_label(r: &mut Rng, out: &mut String) {
 
 fn digits(r: &mut Rng, script: usize, out: &mut String) {
     let base = [0x30u32, 0x966, 0x17E0][script];
-    for _ in 0..2 + r.below(4) {
-        out.push(char::from_u32(base + r.below(10) as u32).expect("digit"));
+    for _ in 0..2 + r.usize(..4) {
+        out.push(char::from_u32(base + r.usize(..10) as u32).expect("digit"));
     }
 }
 
 fn idn_label(r: &mut Rng, deva: &[String], khmr: &[String], out: &mut String) {
-    match r.below(10) {
+    match r.usize(..10) {
         0 => {
-            let s = 1 + r.below(2);
+            let s = 1 + r.usize(..2);
             digits(r, s, out)
         }
         1..=5 => {
-            out.push_str(&deva[r.below(deva.len())]);
-            if r.below(2) == 0 {
-                out.push_str(&deva[r.below(deva.len())]);
+            out.push_str(&deva[r.usize(..deva.len())]);
+            if r.usize(..2) == 0 {
+                out.push_str(&deva[r.usize(..deva.len())]);
             } else {
-                let s = r.below(2);
+                let s = r.usize(..2);
                 digits(r, s, out);
             }
         }
         _ => {
-            out.push_str(&khmr[r.below(khmr.len())]);
-            if r.below(2) == 0 {
-                out.push_str(&khmr[r.below(khmr.len())]);
+            out.push_str(&khmr[r.usize(..khmr.len())]);
+            if r.usize(..2) == 0 {
+                out.push_str(&khmr[r.usize(..khmr.len())]);
             } else {
-                let s = if r.below(2) == 0 { 0 } else { 2 };
+                let s = if r.usize(..2) == 0 { 0 } else { 2 };
                 digits(r, s, out);
             }
         }
@@ -119,9 +105,9 @@ fn gen_names(r: &mut Rng, n: usize, pct: usize, deva: &[String], khmr: &[String]
     let mut names = Vec::with_capacity(n);
     while names.len() < n {
         label.clear();
-        if r.below(100) < pct {
+        if r.usize(..100) < pct {
             idn_label(r, deva, khmr, &mut label);
-        } else if r.below(50) == 0 {
+        } else if r.usize(..50) == 0 {
             digits(r, 0, &mut label);
         } else {
             ascii_label(r, &mut label);
@@ -133,13 +119,6 @@ fn gen_names(r: &mut Rng, n: usize, pct: usize, deva: &[String], khmr: &[String]
         names.push(a);
     }
     names
-}
-
-/// Fisher-Yates with the generator: the owners of an unsorted zone.
-fn shuffle<T>(r: &mut Rng, v: &mut [T]) {
-    for i in (1..v.len()).rev() {
-        v.swap(i, r.below(i + 1));
-    }
 }
 
 /// One name's records: two NS and, for one name in 20, glue below it.
@@ -154,13 +133,13 @@ fn write_shapes(r: &mut Rng, mut names: Vec<String>, dir: &str) -> std::io::Resu
     let recs: Vec<Records> = names
         .iter()
         .map(|_| Records {
-            ns: [r.below(500), r.below(500)],
-            glue: (r.below(20) == 0).then(|| r.below(250)),
+            ns: [r.usize(..500), r.usize(..500)],
+            glue: (r.usize(..20) == 0).then(|| r.usize(..250)),
         })
         .collect();
     let sorted: Vec<usize> = (0..names.len()).collect();
     let mut random = sorted.clone();
-    shuffle(r, &mut random);
+    r.shuffle(&mut random);
     let file = |name: &str| -> std::io::Result<BufWriter<std::fs::File>> {
         Ok(BufWriter::with_capacity(1 << 20, std::fs::File::create(format!("{dir}/{name}"))?))
     };
@@ -203,8 +182,8 @@ fn write_shapes(r: &mut Rng, mut names: Vec<String>, dir: &str) -> std::io::Resu
     // order) and the reports agree.
     for &i in &sorted {
         writeln!(list, "{}", names[i])?;
-        let (y, m, d) = (2000 + r.below(26), 1 + r.below(12), 1 + r.below(28));
-        writeln!(csv, "{},{y}-{m:02}-{d:02},reg-{}", names[i], r.below(100_000))?;
+        let (y, m, d) = (2000 + r.usize(..26), 1 + r.usize(..12), 1 + r.usize(..28));
+        writeln!(csv, "{},{y}-{m:02}-{d:02},reg-{}", names[i], r.usize(..100_000))?;
     }
     list.flush()?;
     csv.flush()
@@ -216,7 +195,7 @@ fn main() -> std::io::Result<()> {
                  | gen_zone shapes N IDN_PERCENT DIR [CORPUS]";
     let mode = args.get(1).expect(usage).as_str();
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
-    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut r = Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let mut label = String::new();
     match mode {
         "czds" => {
@@ -234,10 +213,10 @@ fn main() -> std::io::Result<()> {
             // CZDS dumps are sorted by owner name.
             names.sort_unstable();
             for a in names {
-                writeln!(w, "{a}.tld.\t86400\tin\tns\tns1.dns{}.example.net.", r.below(500))?;
-                writeln!(w, "{a}.tld.\t86400\tin\tns\tns2.dns{}.example.net.", r.below(500))?;
-                if r.below(20) == 0 {
-                    writeln!(w, "ns1.{a}.tld.\t86400\tin\ta\t192.0.2.{}", r.below(250))?;
+                writeln!(w, "{a}.tld.\t86400\tin\tns\tns1.dns{}.example.net.", r.usize(..500))?;
+                writeln!(w, "{a}.tld.\t86400\tin\tns\tns2.dns{}.example.net.", r.usize(..500))?;
+                if r.usize(..20) == 0 {
+                    writeln!(w, "ns1.{a}.tld.\t86400\tin\ta\t192.0.2.{}", r.usize(..250))?;
                 }
             }
             w.flush()

@@ -79,7 +79,7 @@ fn main() {
     println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for name in &names {
         let text = std::fs::read_to_string(dir.join(format!("golden/{name}.tsv"))).expect("golden");
-        // As tests/scan_golden.rs: labels a DNS reader takes otherwise are
+        // As the tests (`dns_differs` in tests/util): labels a DNS reader takes otherwise are
         // left out (they have no index label).
         let corpus: Vec<&str> = text
             .lines()

@@ -1,8 +1,9 @@
 //! What the fuzz targets run, with the checks that must hold on any input:
 //! each target is one call of a function here (named after it), which
-//! calls lgrscan's public API. The test `fuzz_replay` (in the main crate)
-//! includes this file and replays the reproducers of `tests/hostile/fuzz/`
-//! through the same functions, so it needs no nightly toolchain.
+//! calls lgrscan's public API. The tests' helper module (tests/util)
+//! includes this file: `cli::fuzz_replay` replays the reproducers of
+//! `tests/hostile/fuzz/` through the same functions, so it needs no nightly
+//! toolchain, and the input tests compare reads with [`label_lines`].
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -54,13 +55,10 @@ pub fn exercise_lgr(lgr: Result<Lgr, lgrscan::LgrError>, extra: &[u32]) {
     let _ = lgr.index_label(&label);
 }
 
-/// The labels of a read, with everything a report shows of them, and the
-/// accounting; or the error.
-pub fn outcome(result: Result<LabelSet, lgrscan::input::Error>) -> Result<Vec<String>, String> {
-    let set = result.map_err(|e| e.to_string())?;
-    set.accounting().check().map_err(|e| format!("accounting does not add up: {e}"))?;
-    let mut out: Vec<String> = set
-        .iter()
+/// Each label of `set` with everything a report shows of it, in order:
+/// two reads of the same content must give the same lines.
+pub fn label_lines(set: &LabelSet) -> Vec<String> {
+    set.iter()
         .map(|l| {
             format!(
                 "{:?} {} {} {:?} line={} off={} ns={:?} finding={:?}",
@@ -74,7 +72,15 @@ pub fn outcome(result: Result<LabelSet, lgrscan::input::Error>) -> Result<Vec<St
                 l.finding().map(|f| f.to_string())
             )
         })
-        .collect();
+        .collect()
+}
+
+/// The labels of a read ([`label_lines`]) and the accounting; or the
+/// error.
+pub fn outcome(result: Result<LabelSet, lgrscan::input::Error>) -> Result<Vec<String>, String> {
+    let set = result.map_err(|e| e.to_string())?;
+    set.accounting().check().map_err(|e| format!("accounting does not add up: {e}"))?;
+    let mut out = label_lines(&set);
     out.push(format!("apex={:?} {:?}", set.apex(), set.accounting()));
     Ok(out)
 }
@@ -87,7 +93,8 @@ fn pool(threads: usize) -> &'static rayon::ThreadPool {
     &pools[usize::from(threads > 1)]
 }
 
-fn gzip(data: &[u8]) -> Vec<u8> {
+/// `data` compressed as one gzip member.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(data).unwrap();
     e.finish().unwrap()

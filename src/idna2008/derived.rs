@@ -20,9 +20,11 @@ use icu_properties::{CodePointMapData, CodePointSetData};
 
 /// The Unicode version whose character data the derived property reflects.
 ///
-/// This is the version carried by `icu_properties_data` 2.4 (ICU4X 2.1),
-/// pinned in `Cargo.lock`. A test checks a code point assigned in that
-/// version so that a dependency update that changes it is noticed.
+/// This is the version carried by `icu_properties_data` 2.0.1 (ICU4X 2.0,
+/// ICU 77 data), pinned in `Cargo.toml` and `Cargo.lock`, as the LGR
+/// property classes' ([`crate::lgr::UNICODE_VERSION`]). A test checks a
+/// code point assigned in that version so that a dependency update that
+/// changes it is noticed.
 pub const UNICODE_VERSION: &str = crate::lgr::UNICODE_VERSION;
 
 /// The IDNA2008 derived property value of a code point ([RFC 5892 §2]).

@@ -161,48 +161,9 @@ fn elements(doc: &LgrDoc) -> HashMap<&[u32], &CharDef> {
 /// As in the reference implementation, when a mapping has both `when` and
 /// `not-when`, only `when` is compared.
 pub fn symmetry(doc: &LgrDoc) -> Vec<Warning> {
-    let by_cps = elements(doc);
-    let mut out = Vec::new();
-    for a in &doc.chars {
-        for b in &a.variants {
-            let Some(bc) = by_cps.get(&b.cps[..]) else {
-                out.push(Warning::TargetNotInRepertoire {
-                    from: a.cps.clone(),
-                    to: b.cps.clone(),
-                    line: b.line,
-                });
-                continue;
-            };
-            let reverse: Vec<_> = bc.variants.iter().filter(|r| r.cps == a.cps).collect();
-            if reverse.is_empty() {
-                out.push(Warning::Asymmetric {
-                    from: a.cps.clone(),
-                    to: b.cps.clone(),
-                    line: b.line,
-                });
-                continue;
-            }
-            let missing = if let Some(w) = &b.when {
-                (!reverse.iter().any(|r| r.when.as_ref() == Some(w)))
-                    .then(|| (ContextKind::When, w.clone()))
-            } else if let Some(n) = &b.not_when {
-                (!reverse.iter().any(|r| r.not_when.as_ref() == Some(n)))
-                    .then(|| (ContextKind::NotWhen, n.clone()))
-            } else {
-                None
-            };
-            if let Some((kind, rule)) = missing {
-                out.push(Warning::ContextAsymmetric {
-                    from: a.cps.clone(),
-                    to: b.cps.clone(),
-                    kind,
-                    rule,
-                    line: b.line,
-                });
-            }
-        }
-    }
-    out
+    let mut report = CheckReport::default();
+    Graph::new(doc).symmetry(doc, usize::MAX, &mut report);
+    report.listed
 }
 
 /// Checks that the variant relation is transitive (RFC 8228 §3): for every
@@ -213,24 +174,7 @@ pub fn transitivity(doc: &LgrDoc) -> Vec<Warning> {
     let by_cps = elements(doc);
     let mut out = Vec::new();
     for a in &doc.chars {
-        if a.variants.is_empty() {
-            continue;
-        }
-        let direct: HashSet<&[u32]> = a.variants.iter().map(|v| &v.cps[..]).collect();
-        let mut reported: HashSet<&[u32]> = HashSet::new();
-        for b in &a.variants {
-            let Some(bc) = by_cps.get(&b.cps[..]) else { continue };
-            for c in &bc.variants {
-                if c.cps == a.cps || direct.contains(&c.cps[..]) || !reported.insert(&c.cps[..]) {
-                    continue;
-                }
-                out.push(Warning::NonTransitive {
-                    a: a.cps.clone(),
-                    b: b.cps.clone(),
-                    c: c.cps.clone(),
-                });
-            }
-        }
+        transitive_of(a, &by_cps, usize::MAX, &mut out);
     }
     out
 }

@@ -171,18 +171,9 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
     let mut members: Vec<&Lgr> = set.to_vec();
     members.sort_by_key(|l| tag_of(l).replace("und-", "zzz"));
 
-    let mut out = LgrDoc::default();
+    let mut m = Merger::default();
     let mut used_prefixes: Vec<String> = Vec::new();
-    let mut at: HashMap<Vec<Cp>, usize> = HashMap::new();
-    // Unprefixed `when` / `not-when` names of each merged char, with the
-    // name of the member that gave each.
-    let mut base_ctx: Vec<[Option<(String, &str)>; 2]> = Vec::new();
-    // Variant sets two members disagree on, to be made variants of each other.
-    let mut transitive: Vec<(Vec<Seq>, Vec<Seq>)> = Vec::new();
-    let mut versions: Vec<String> = Vec::new();
-
     for (i, lgr) in members.iter().enumerate() {
-        let doc = lgr.doc();
         let tag = tag_of(lgr);
         let mut p = tag.strip_prefix("und-").unwrap_or(tag).to_string();
         if p.is_empty() {
@@ -193,38 +184,80 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
         }
         used_prefixes.push(p.clone());
         let r = Renamer { prefix: format!("{p}--") };
+        m.add_meta(&lgr.doc().meta);
+        m.add_chars(lgr, &r)?;
+        m.add_rules(lgr.doc(), &r);
+    }
+    m.keep_transitivity();
 
-        for l in &doc.meta.languages {
-            if !out.meta.languages.contains(l) {
-                out.meta.languages.push(l.clone());
+    let mut out = m.out;
+    if !m.versions.is_empty() {
+        out.meta.version = Some(m.versions.join("|"));
+    }
+    let names: Vec<&str> = members.iter().map(|l| l.name()).collect();
+    out.meta.description = Some(format!("Merge of {}", names.join(", ")));
+    let name = format!("merged({})", names.join("+"));
+    Lgr::compile(&name, out)
+}
+
+/// The merged document being built, member by member.
+#[derive(Default)]
+struct Merger<'a> {
+    out: LgrDoc,
+    /// Index in `out.chars` of each element.
+    at: HashMap<Vec<Cp>, usize>,
+    /// Unprefixed `when` / `not-when` names of each merged char, with the
+    /// name of the member that gave each.
+    base_ctx: Vec<[Option<(String, &'a str)>; 2]>,
+    /// Variant sets two members disagree on, to be made variants of each
+    /// other.
+    transitive: Vec<(Vec<Seq>, Vec<Seq>)>,
+    versions: Vec<String>,
+}
+
+impl<'a> Merger<'a> {
+    /// Languages, scopes and versions of all members; the highest Unicode
+    /// version.
+    fn add_meta(&mut self, meta: &Meta) {
+        let out = &mut self.out.meta;
+        for l in &meta.languages {
+            if !out.languages.contains(l) {
+                out.languages.push(l.clone());
             }
         }
-        for s in &doc.meta.scopes {
-            if !out.meta.scopes.contains(s) {
-                out.meta.scopes.push(s.clone());
+        for s in &meta.scopes {
+            if !out.scopes.contains(s) {
+                out.scopes.push(s.clone());
             }
         }
-        if let Some(v) = &doc.meta.version
-            && !versions.contains(v)
+        if let Some(v) = &meta.version
+            && !self.versions.contains(v)
         {
-            versions.push(v.clone());
+            self.versions.push(v.clone());
         }
-        if let Some(u) = &doc.meta.unicode_version {
+        if let Some(u) = &meta.unicode_version {
             let key =
                 |s: &str| s.split('.').map(|x| x.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
-            if out.meta.unicode_version.as_deref().is_none_or(|o| key(u) > key(o)) {
-                out.meta.unicode_version = Some(u.clone());
+            if out.unicode_version.as_deref().is_none_or(|o| key(u) > key(o)) {
+                out.unicode_version = Some(u.clone());
             }
         }
+    }
 
-        for c in &doc.chars {
+    /// The repertoire of `lgr`, its names renamed by `r`: a new element is
+    /// added; a known one gains the tags and variants it lacks.
+    ///
+    /// # Errors
+    /// An element whose context rules differ between members.
+    fn add_chars(&mut self, lgr: &'a Lgr, r: &Renamer) -> Result<(), LgrError> {
+        for c in &lgr.doc().chars {
             let tags: Vec<String> = c.tags.iter().map(|t| r.tag(t)).collect();
             let vars: Vec<VarDef> = c.variants.iter().map(|v| r.var(v)).collect();
-            let Some(&ei) = at.get(&c.cps) else {
-                at.insert(c.cps.clone(), out.chars.len());
+            let Some(&ei) = self.at.get(&c.cps) else {
+                self.at.insert(c.cps.clone(), self.out.chars.len());
                 let from = |n: &Option<String>| n.clone().map(|n| (n, lgr.name()));
-                base_ctx.push([from(&c.when), from(&c.not_when)]);
-                out.chars.push(CharDef {
+                self.base_ctx.push([from(&c.when), from(&c.not_when)]);
+                self.out.chars.push(CharDef {
                     cps: c.cps.clone(),
                     when: r.opt_rule(&c.when),
                     not_when: r.opt_rule(&c.not_when),
@@ -236,7 +269,7 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
                 });
                 continue;
             };
-            let e = &mut out.chars[ei];
+            let e = &mut self.out.chars[ei];
             for t in tags {
                 if !e.tags.contains(&t) {
                     e.tags.push(t);
@@ -262,11 +295,11 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
             let (n1, n2) =
                 (drop_reflexive(new.iter().map(|v| v.cps.clone()).collect()), drop_reflexive(old));
             if !n1.is_empty() && !n2.is_empty() {
-                transitive.push((n1, n2));
+                self.transitive.push((n1, n2));
             }
             e.variants.extend(new);
 
-            let slots = &mut base_ctx[ei];
+            let slots = &mut self.base_ctx[ei];
             for (k, (got, attr)) in
                 [(&c.when, "when"), (&c.not_when, "not-when")].into_iter().enumerate()
             {
@@ -287,7 +320,13 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
                 if k == 0 { e.when = renamed } else { e.not_when = renamed }
             }
         }
+        Ok(())
+    }
 
+    /// The actions (but the defaults), rules and classes of `doc`, renamed
+    /// by `r`; a rule two members share is merged once.
+    fn add_rules(&mut self, doc: &LgrDoc, r: &Renamer) {
+        let out = &mut self.out;
         for a in doc.actions.iter().filter(|a| !is_default_action(a)) {
             out.actions.push(ActionDef {
                 match_rule: r.opt_rule(&a.match_rule),
@@ -316,36 +355,32 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
         }
     }
 
-    for (l1, l2) in transitive {
-        for v1 in &l1 {
-            for v2 in &l2 {
-                for (x, y) in [(v1, v2), (v2, v1)] {
-                    let Some(&i) = at.get(x) else { continue };
-                    let c = &mut out.chars[i];
-                    if c.variants
-                        .iter()
-                        .any(|v| v.cps == *y && v.when.is_none() && v.not_when.is_none())
-                    {
-                        continue;
+    /// Makes the variant sets two members disagreed on variants of each
+    /// other (type [`MERGED_TYPE`]), so that the relation stays transitive.
+    fn keep_transitivity(&mut self) {
+        for (l1, l2) in &self.transitive {
+            for v1 in l1 {
+                for v2 in l2 {
+                    for (x, y) in [(v1, v2), (v2, v1)] {
+                        let Some(&i) = self.at.get(x) else { continue };
+                        let c = &mut self.out.chars[i];
+                        if c.variants
+                            .iter()
+                            .any(|v| v.cps == *y && v.when.is_none() && v.not_when.is_none())
+                        {
+                            continue;
+                        }
+                        c.variants.push(VarDef {
+                            cps: y.clone(),
+                            typ: Some(MERGED_TYPE.to_string()),
+                            when: None,
+                            not_when: None,
+                            comment: Some("New variant for merge to keep transitivity".into()),
+                            line: 0,
+                        });
                     }
-                    c.variants.push(VarDef {
-                        cps: y.clone(),
-                        typ: Some(MERGED_TYPE.to_string()),
-                        when: None,
-                        not_when: None,
-                        comment: Some("New variant for merge to keep transitivity".into()),
-                        line: 0,
-                    });
                 }
             }
         }
     }
-
-    if !versions.is_empty() {
-        out.meta.version = Some(versions.join("|"));
-    }
-    let names: Vec<&str> = members.iter().map(|l| l.name()).collect();
-    out.meta.description = Some(format!("Merge of {}", names.join(", ")));
-    let name = format!("merged({})", names.join("+"));
-    Lgr::compile(&name, out)
 }

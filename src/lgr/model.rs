@@ -199,6 +199,33 @@ pub struct ActionDef {
     pub line: u32,
 }
 
+/// Most elements a repertoire may hold (RFC 7940 §5: `<char>` elements,
+/// each code point of a `<range>` counted; in a table, each listed code
+/// point, sequence or code point of a range). Unicode 16.0, the version of
+/// the property data, assigns 154,998 characters, so no real repertoire
+/// comes near; a longer one is refused
+/// before it is built (a 77-byte list with the range `0915-09094D` asked
+/// for 590,000 elements).
+pub const MAX_REPERTOIRE: usize = 200_000;
+
+/// The code points of `first..=last` that are not surrogates (which a
+/// range skips).
+pub fn range_len(first: Cp, last: Cp) -> usize {
+    let surrogates = last.min(0xDFFF).saturating_add(1).saturating_sub(first.max(0xD800));
+    (last - first + 1 - surrogates) as usize
+}
+
+/// The error for a repertoire that would pass [`MAX_REPERTOIRE`] with
+/// `adding` more elements after `held`; `None` within it.
+pub fn repertoire_limit(held: usize, adding: usize) -> Option<String> {
+    (held + adding > MAX_REPERTOIRE).then(|| {
+        format!(
+            "the repertoire would hold {} elements, more than the limit of {MAX_REPERTOIRE}",
+            held + adding
+        )
+    })
+}
+
 /// A whole LGR document as parsed (RFC 7940 §4).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LgrDoc {

@@ -128,8 +128,9 @@ fn new_char(cps: Vec<Cp>, line: u32, comment: Option<String>) -> CharDef {
 ///
 /// # Errors
 /// A code point that is malformed, beyond U+10FFFF or a surrogate, a
-/// reversed range, a bad variant, or a code point listed twice, with the
-/// line number; a text with no code point at all.
+/// reversed range, a bad variant, a code point listed twice, or more than
+/// [`MAX_REPERTOIRE`] elements, with the line number; a text with no code
+/// point at all.
 pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut doc = LgrDoc::default();
@@ -160,6 +161,9 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         let first_field = first_col.split('\t').next().unwrap_or("").trim();
         let first_tok = first_field.split_ascii_whitespace().next().unwrap_or("");
         let base: Vec<Vec<Cp>> = if let Some((a, b)) = range_token(first_tok, line)? {
+            if let Some(msg) = repertoire_limit(doc.chars.len(), range_len(a, b)) {
+                return Err(err(line, format!("range {first_tok}: {msg}")));
+            }
             (a..=b).filter(|c| !(0xD800..=0xDFFF).contains(c)).map(|c| vec![c]).collect()
         } else {
             let seq = leading_seq(first_field, line)?;
@@ -169,6 +173,9 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
                     return Err(err(line, format!("bad table line '{body}': no code point first")));
                 }
                 continue; // prose
+            }
+            if let Some(msg) = repertoire_limit(doc.chars.len(), 1) {
+                return Err(err(line, msg));
             }
             vec![seq]
         };

@@ -346,6 +346,9 @@ impl<'i> Parser<'_, 'i> {
                             self.err(e, "a code point sequence may not carry tags (RFC 7940 §5.5)")
                         );
                     }
+                    if let Some(msg) = repertoire_limit(chars.len(), 1) {
+                        return Err(self.err(e, msg));
+                    }
                     chars.push(CharDef {
                         cps,
                         when: e.attribute("when").map(str::to_string),
@@ -378,6 +381,9 @@ impl<'i> Parser<'_, 'i> {
                     }
                     if let Some(v) = self.elements(e)?.first() {
                         return Err(self.err(*v, "a <range> may not have variants"));
+                    }
+                    if let Some(msg) = repertoire_limit(chars.len(), range_len(first, last)) {
+                        return Err(self.err(e, msg));
                     }
                     let line = self.line(e);
                     let t = tags(e);

@@ -3,7 +3,7 @@
 
 use lgrscan::input::{Config, ErrorKind, Input, InputFormat, read};
 
-use super::util::*;
+use crate::util::*;
 
 /// A `(` never closed is malformed at its own line once the entry passes
 /// the bound; the lines after it are read as records.

@@ -1,16 +1,13 @@
 //! `lgrscan annotate` through the binary: the golden rows with `--literal`,
 //! and every input kind (list, zone file, CSV, gzip, stdin) without it.
 
-mod cli_util;
-mod util;
-
-use cli_util::{assert_exit, lgrscan, stdout, temp_dir};
+use crate::util::{assert_exit, lgrscan, stdout, temp_dir};
 use std::io::Write;
 
 /// The binary agrees with the reference on every row of a golden file.
 #[test]
 fn literal_matches_golden_rows() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let name = "lgr-second-level-khmer-script-31may22-en";
     let golden = std::fs::read_to_string(dir.join(format!("golden/{name}.tsv"))).unwrap();
     let rows: Vec<Vec<&str>> = golden.lines().skip(1).map(|l| l.split('\t').collect()).collect();

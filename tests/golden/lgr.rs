@@ -1,17 +1,14 @@
-//! Agreement with the reference results in ../shared/golden (computed with
-//! ICANN's lgr-core on ICANN's LGRs in ../shared/lgr).
-//!
-//! One trial per golden file; each checks every row and reports all
-//! disagreements with their line numbers, then prints the agreement counts.
+//! The LGR against the reference results: one trial per golden file
+//! (`<lgr>.tsv`, `.collisions.tsv`, `.collision-dispositions.tsv`); each
+//! checks every row and reports all disagreements with their line numbers,
+//! then prints the agreement counts.
 
-mod util;
-
+use crate::util::parse_hex;
 use lgrscan::lgr::{Lgr, hex_cps};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::Failed;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
-use util::parse_hex;
 
 type Cache = Mutex<HashMap<String, Arc<OnceLock<Result<Arc<Lgr>, String>>>>>;
 
@@ -57,7 +54,7 @@ fn report(file: &str, total: usize, bad: Vec<String>) -> Result<(), Failed> {
 }
 
 /// `<lgr>.tsv`: eligibility, disposition, reason, index label per label.
-fn check_labels(dir: &Path, name: &str) -> Result<(), Failed> {
+pub fn check_labels(dir: &Path, name: &str) -> Result<(), Failed> {
     let lgr = load(dir, name)?;
     let file = format!("{name}.tsv");
     let rows = rows(&dir.join("golden").join(&file))?;
@@ -81,7 +78,7 @@ fn check_labels(dir: &Path, name: &str) -> Result<(), Failed> {
 }
 
 /// `<lgr>.collisions.tsv`: the same groups, from index labels of the corpus.
-fn check_collisions(dir: &Path, name: &str) -> Result<(), Failed> {
+pub fn check_collisions(dir: &Path, name: &str) -> Result<(), Failed> {
     let lgr = load(dir, name)?;
     let labels = rows(&dir.join("golden").join(format!("{name}.tsv")))?;
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
@@ -122,7 +119,7 @@ fn check_collisions(dir: &Path, name: &str) -> Result<(), Failed> {
 
 /// `<lgr>.collision-dispositions.tsv`: the disposition of each later member
 /// as a variant of the group's first member.
-fn check_dispositions(dir: &Path, name: &str) -> Result<(), Failed> {
+pub fn check_dispositions(dir: &Path, name: &str) -> Result<(), Failed> {
     let lgr = load(dir, name)?;
     let file = format!("{name}.collision-dispositions.tsv");
     let rows = rows(&dir.join("golden").join(&file))?;
@@ -161,38 +158,4 @@ fn check_dispositions(dir: &Path, name: &str) -> Result<(), Failed> {
         }
     }
     report(&file, rows.len(), bad)
-}
-
-fn main() {
-    let args = Arguments::from_args();
-    let mut trials = Vec::new();
-    if let Some(dir) = util::reference_dir() {
-        let mut names: Vec<String> = std::fs::read_dir(dir.join("golden"))
-            .expect("golden dir")
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".collisions.tsv"))
-            .map(|n| n.trim_end_matches(".collisions.tsv").to_string())
-            .collect();
-        names.sort();
-        assert!(
-            names.len() >= 7 || !util::required(),
-            "expected the 7 golden LGRs, found {names:?}"
-        );
-        for name in names {
-            let d: PathBuf = dir.clone();
-            let n = name.clone();
-            trials.push(Trial::test(format!("labels::{name}"), move || check_labels(&d, &n)));
-            let d: PathBuf = dir.clone();
-            let n = name.clone();
-            trials
-                .push(Trial::test(format!("collisions::{name}"), move || check_collisions(&d, &n)));
-            let d: PathBuf = dir.clone();
-            let n = name.clone();
-            trials.push(Trial::test(format!("dispositions::{name}"), move || {
-                check_dispositions(&d, &n)
-            }));
-        }
-    }
-    libtest_mimic::run(&args, trials).exit();
 }

@@ -7,11 +7,9 @@
 //! a TSV of such results for the whole corpus (`label, codepoints,
 //! eligible, disposition, action, index`) to compare every row.
 
-mod util;
-
+use crate::util::parse_hex;
 use lgrscan::lgr::{Lgr, Reason, hex_cps, merge};
 use std::path::Path;
-use util::parse_hex;
 
 const DEVA: &str = "lgr-second-level-devanagari-script-31may22-en";
 const KHMR: &str = "lgr-second-level-khmer-script-31may22-en";
@@ -151,7 +149,7 @@ fn action_of(r: &Reason) -> i32 {
 
 #[test]
 fn digits_share_an_index_label_across_scripts() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let m = merged(&dir);
     let ascii = vec![0x31, 0x32, 0x33];
     for label in [&[0x0967, 0x0968, 0x0969][..], &[0x17E1, 0x17E2, 0x17E3], &ascii] {
@@ -172,7 +170,7 @@ fn digits_share_an_index_label_across_scripts() {
 
 #[test]
 fn rules_and_actions_are_kept_apart_per_member() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let m = merged(&dir);
     let names: Vec<&str> = m.doc().rules.iter().map(|r| r.name.as_str()).collect();
     assert!(names.contains(&"Deva--digit-mixing"), "{names:?}");
@@ -198,7 +196,7 @@ fn rules_and_actions_are_kept_apart_per_member() {
 
 #[test]
 fn labels_agree_with_lgr_core_merge() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let m = merged(&dir);
     let mut bad = Vec::new();
     for &(hex, disp, action, index) in ORACLE {
@@ -219,7 +217,7 @@ fn labels_agree_with_lgr_core_merge() {
 #[test]
 fn whole_corpus_against_oracle_file() {
     let Some(path) = std::env::var_os("LGRSCAN_MERGE_ORACLE") else { return };
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let m = match std::env::var("LGRSCAN_MERGE_SET") {
         Ok(names) => {
             let set: Vec<Lgr> = names.split(',').map(|n| load(&dir, n.trim())).collect();

@@ -5,9 +5,7 @@
 //! so shapes are compared with the shapes that have the same order.
 #![cfg(feature = "cli")]
 
-mod cli_util;
-
-use cli_util::{assert_exit, lgrscan, stdout};
+use crate::util::{assert_exit, lgrscan, stdout};
 
 /// Labels with collisions (digits in three scripts, a Devanagari nukta
 /// pair), invalid labels (digit mixing, a leading mark, a hyphen at the

@@ -4,9 +4,7 @@
 //! summary has its accounting checked.
 #![cfg(feature = "cli")]
 
-mod cli_util;
-
-use cli_util::{Row, assert_exit, check_against_rows, lgrscan, rows, stderr, stdout, summary};
+use crate::util::{Row, assert_exit, check_against_rows, lgrscan, rows, stderr, stdout, summary};
 
 const SAMPLES: &[&str] = &["samples/zone.txt", "samples/czds.txt", "samples/labels.csv"];
 const ALLOC_LGR: &str = "tests/data/lgr/allocatable.xml";
@@ -176,7 +174,7 @@ fn multi_lgr_set_without_variants() {
     ]);
     assert_exit(&out, 1, "merged set");
     let text = stdout(&out);
-    let rows = cli_util::rows(&text);
+    let rows = crate::util::rows(&text);
     let group_of = |u: &str| {
         rows.iter()
             .find(|r| r["ulabel"] == u && r["kind"] == "collision")
@@ -216,7 +214,7 @@ fn dir_entries(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn output_is_atomic() {
-    let dir = cli_util::temp_dir("atomic");
+    let dir = crate::util::temp_dir("atomic");
     let target = dir.join("findings.csv");
     let t = target.to_str().expect("UTF-8 path");
 
@@ -327,7 +325,7 @@ fn error_messages_say_each_thing_once() {
     let out = lgrscan(&["lgr", "info", "tests/data/lgr/missing.xml"]);
     assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
 
-    let dir = cli_util::temp_dir("messages");
+    let dir = crate::util::temp_dir("messages");
     let target = dir.join("no/such/dir/findings.csv");
     let out = lgrscan(&["scan", "-o", target.to_str().unwrap(), "samples/zone.txt"]);
     assert_exit(&out, 2, "missing output directory");
@@ -361,7 +359,7 @@ fn threads_above_the_maximum_are_refused() {
 /// earliest valid registration holds, however early the invalid one is.
 #[test]
 fn an_invalid_label_never_holds_a_variant_set() {
-    let dir = cli_util::temp_dir("invalid-holder");
+    let dir = crate::util::temp_dir("invalid-holder");
     let list = dir.join("digits.txt");
     std::fs::write(&list, "1२3\n१२३\n123\n").expect("write list");
     for mode in ["verified", "reference"] {

@@ -9,10 +9,8 @@
 //! other different index labels, so a collision is missed; these tests show
 //! one such case on ICANN's own LGR and count the golden rows concerned.
 
-mod util;
-
+use crate::util::parse_hex;
 use lgrscan::lgr::{IndexMode, Lgr, hex_cps};
-use util::parse_hex;
 
 fn cps(s: &str) -> Vec<u32> {
     s.chars().map(u32::from).collect()
@@ -20,7 +18,7 @@ fn cps(s: &str) -> Vec<u32> {
 
 #[test]
 fn reference_splits_a_variant_set_rfc_mode_does_not() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let path = dir.join("lgr/lgr-second-level-devanagari-script-31may22-en.xml");
     let reference = Lgr::from_path(&path).unwrap();
     let rfc = Lgr::from_path(&path).unwrap().with_index_mode(IndexMode::Rfc7940);
@@ -36,7 +34,7 @@ fn reference_splits_a_variant_set_rfc_mode_does_not() {
 
 #[test]
 fn golden_rows_where_the_modes_differ() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let mut total = 0;
     for name in [
         "lgr-second-level-devanagari-script-31may22-en",

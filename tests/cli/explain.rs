@@ -1,15 +1,9 @@
 //! The commands that explain (issue #5, part 5): `builtins`, `lgr info`
 //! and `explain`, run as the built binary.
-#![cfg(feature = "cli")]
 
-mod util;
+use crate::util::lgrscan;
 
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn lgrscan(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lgrscan")).args(args).output().expect("run lgrscan")
-}
 
 /// Runs lgrscan, asserts exit 0, returns stdout.
 fn ok(args: &[&str]) -> String {
@@ -81,7 +75,7 @@ fn lgr_info_on_a_builtin() {
 
 #[test]
 fn lgr_info_runs_on_every_published_lgr() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let mut files: Vec<_> = std::fs::read_dir(dir.join("lgr"))
         .expect("lgr dir")
         .filter_map(|e| e.ok())

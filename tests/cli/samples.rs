@@ -2,13 +2,11 @@
 //! other argument finds exactly what `samples/README.md` says is planted,
 //! and exactly the rows of `tests/expected/samples-FILE.csv`.
 //!
-//! `BLESS=1 cargo test --test samples` rewrites the expected files; review
+//! `BLESS=1 cargo test --test cli samples` rewrites the expected files; review
 //! the diff against the README like code.
 #![cfg(feature = "cli")]
 
-mod cli_util;
-
-use cli_util::{assert_exit, check_against_rows, lgrscan, root, rows, stderr, stdout};
+use crate::util::{assert_exit, check_against_rows, lgrscan, root, rows, stderr, stdout};
 use std::collections::BTreeMap;
 
 const SAMPLES: &[&str] = &["zone.txt", "czds.txt", "labels.csv"];
@@ -64,7 +62,7 @@ fn samples_match_expected_output() {
 fn samples_summary_adds_up() {
     for name in SAMPLES {
         let (out, err) = scan(name);
-        let s = cli_util::summary(&err);
+        let s = crate::util::summary(&err);
         check_against_rows(&s, &rows(&out), &err);
     }
 }

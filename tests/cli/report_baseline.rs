@@ -5,10 +5,8 @@
 //! variant bundles exits 0.
 #![cfg(feature = "cli")]
 
-mod cli_util;
-mod util;
 
-use cli_util::{assert_exit, lgrscan, stdout, temp_dir};
+use crate::util::{assert_exit, lgrscan, stdout, temp_dir};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -99,9 +97,9 @@ fn allowlist_accepts_exactly_its_findings_and_lists_stale_entries() {
     let o = lgrscan(&["scan", "--lgr", LGR, CSV, "--baseline", all.to_str().unwrap()]);
     assert_exit(&o, 2, "bad allowlist");
     assert!(
-        cli_util::stderr(&o).contains("all.csv:2: neither an id nor a bundle"),
+        crate::util::stderr(&o).contains("all.csv:2: neither an id nor a bundle"),
         "{}",
-        cli_util::stderr(&o)
+        crate::util::stderr(&o)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -185,7 +183,7 @@ fn diff_finds_exactly_the_changes() {
     assert_eq!(s["unchanged"], 1, "aa's holder row");
     // CSV and text carry the same entries; no new finding: exit 0.
     let o = lgrscan(&["diff", ro.to_str().unwrap(), rn.to_str().unwrap(), "--format", "csv"]);
-    assert_eq!(cli_util::rows(&stdout(&o)).len(), 6);
+    assert_eq!(crate::util::rows(&stdout(&o)).len(), 6);
     let o = lgrscan(&["diff", ro.to_str().unwrap(), rn.to_str().unwrap(), "--format", "text"]);
     assert!(
         stdout(&o).contains("findings: 2 new, 3 resolved, 1 changed, 1 unchanged"),
@@ -197,7 +195,7 @@ fn diff_finds_exactly_the_changes() {
     // Not a JSON Lines report: an error naming the file and line.
     let o = lgrscan(&["diff", CSV, rn.to_str().unwrap()]);
     assert_exit(&o, 2, "a CSV file");
-    assert!(cli_util::stderr(&o).contains("contract.csv:1:"), "{}", cli_util::stderr(&o));
+    assert!(crate::util::stderr(&o).contains("contract.csv:1:"), "{}", crate::util::stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -206,10 +204,10 @@ fn diff_finds_exactly_the_changes() {
 /// the scan exits 0 and reports 3 accepted findings.
 #[test]
 fn root_zone_with_its_accepted_bundles_exits_0() {
-    let Some(reference) = util::reference_dir() else { return };
+    let Some(reference) = crate::util::reference_dir() else { return };
     let zone = reference.join("zones/root-2018-03-12.zone");
     if !zone.exists() {
-        assert!(!util::required(), "{} missing", zone.display());
+        assert!(!crate::util::required(), "{} missing", zone.display());
         return;
     }
     let lgr = reference.join("lgr/lgr-5-common-26may22-en.xml");

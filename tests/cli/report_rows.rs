@@ -4,9 +4,8 @@
 //! in the rows, and the contract checks `ns-mismatch` and `same-entity`.
 #![cfg(feature = "cli")]
 
-mod cli_util;
 
-use cli_util::{assert_exit, lgrscan, rows, stderr, stdout, temp_dir};
+use crate::util::{assert_exit, lgrscan, rows, stderr, stdout, temp_dir};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -104,7 +103,7 @@ fn meta_and_summary_agree_with_rows() {
     assert_eq!(summary["kind"], "summary");
     assert_eq!(records.iter().filter(|r| r["kind"] == "summary").count(), 1);
     // Inputs: path, size, SHA-256, SOA serial.
-    let bytes = std::fs::read(cli_util::root().join(ZONE)).unwrap();
+    let bytes = std::fs::read(crate::util::root().join(ZONE)).unwrap();
     let input = &meta["inputs"][0];
     assert_eq!(input["path"], ZONE);
     assert_eq!(input["size"], bytes.len() as u64);
@@ -196,8 +195,8 @@ fn same_entity_positive_and_negative() {
     // The rows carry the input's columns.
     let ba = r.iter().find(|r| r["alabel"] == "ba").unwrap();
     assert_eq!((ba["registrant"].as_str(), ba["registrar"].as_str()), ("r1", "rr2"));
-    let s = cli_util::summary(&stderr(&out));
-    cli_util::check_against_rows(&s, &r, &stderr(&out));
+    let s = crate::util::summary(&stderr(&out));
+    crate::util::check_against_rows(&s, &r, &stderr(&out));
     assert!(stderr(&out).contains("contract findings: 0 ns-mismatch, 2 same-entity"));
     // Problems by registrar: ba's same-entity row (rr2), cb's collision and
     // same-entity rows (rr1).
@@ -270,13 +269,13 @@ fn stdin_is_not_read_twice_for_the_meta_record() {
     use std::io::Write;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
         .args(["scan", "-", "--format", "jsonl"])
-        .current_dir(cli_util::root())
+        .current_dir(crate::util::root())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let zone = std::fs::read(cli_util::root().join("samples/zone.txt")).unwrap();
+    let zone = std::fs::read(crate::util::root().join("samples/zone.txt")).unwrap();
     child.stdin.take().unwrap().write_all(&zone).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_exit(&out, 1, "scan -");

@@ -12,9 +12,7 @@
 //!
 //! Every case runs even when one fails; the failures are listed together.
 //! Directories without `cmd` (the fuzz reproducers of `fuzz/` and
-//! `fuzz-open/`, see tests/fuzz_replay.rs) are not cases.
-
-mod cli_util;
+//! `fuzz-open/`, see tests/cli/fuzz_replay.rs) are not cases.
 
 use std::path::Path;
 use std::process::Command;
@@ -77,18 +75,18 @@ fn run_case(case: &Path, scratch: &Path) -> Result<(), String> {
 
 #[test]
 fn hostile_cases() {
-    let dir = cli_util::root().join("tests/hostile");
+    let dir = crate::util::root().join("tests/hostile");
     let mut cases: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/hostile")
         .map(|e| e.expect("entry").path())
         // A case has a `cmd`; `fuzz/` and `fuzz-open/` hold the fuzz
-        // targets' reproducers, replayed by tests/fuzz_replay.rs.
+        // targets' reproducers, replayed by tests/cli/fuzz_replay.rs.
         .filter(|p| p.join("cmd").is_file())
         .collect();
     cases.sort();
     assert!(!cases.is_empty(), "no cases in {}", dir.display());
     let only = std::env::var("HOSTILE_CASE").ok();
-    let scratch_base = cli_util::temp_dir("hostile");
+    let scratch_base = crate::util::temp_dir("hostile");
     let mut failures = Vec::new();
     for case in &cases {
         let name = case.file_name().expect("name").to_string_lossy().into_owned();

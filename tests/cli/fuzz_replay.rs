@@ -3,10 +3,6 @@
 //! (`fuzz/src/lib.rs`, included here): each must now pass its target's
 //! checks. Runs on the stable toolchain, without libFuzzer.
 
-#[path = "../fuzz/src/lib.rs"]
-#[allow(dead_code)]
-mod fuzz_checks;
-
 use std::path::Path;
 
 #[test]
@@ -22,7 +18,8 @@ fn fuzz_reproducers_pass_their_targets() {
     dirs.sort();
     for dir in dirs {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let run = fuzz_checks::target(&name).unwrap_or_else(|| panic!("no fuzz target {name}"));
+        let run = crate::util::fuzz_checks::target(&name)
+            .unwrap_or_else(|| panic!("no fuzz target {name}"));
         let mut files: Vec<_> =
             std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();

@@ -1,20 +1,14 @@
 //! Tests of `lgrscan::input` (issue #3): zone files, CZDS dumps, gzip,
 //! label lists and CSV, with IDNA2008 findings and accounting.
 
-#[path = "input/util.rs"]
-mod util;
-
-#[path = "input/limits.rs"]
-mod limits;
-
 use std::path::Path;
 
+use crate::util::*;
 use lgrscan::idna2008::{self, Finding};
 use lgrscan::input::{
     Accounting, Config, ErrorKind, Input, InputFormat, LabelText, MmapChoice, NsTargets,
     ProgressFn, Strictness, Timestamp, read,
 };
-use util::*;
 
 fn data_dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/input"))
@@ -534,10 +528,10 @@ fn parallel_fast_path_matches_sequential_reads() {
         let ns = |s: &lgrscan::input::LabelSet| {
             s.iter().map(|l| l.ns_targets().collect::<Vec<_>>().join(",")).collect::<Vec<_>>()
         };
-        let base = summary(&stream);
-        assert_eq!(summary(&mapped), base, "order {order}");
-        assert_eq!(summary(&copied), base, "order {order}");
-        assert_eq!(summary(&bytes), base, "order {order}");
+        let base = label_lines(&stream);
+        assert_eq!(label_lines(&mapped), base, "order {order}");
+        assert_eq!(label_lines(&copied), base, "order {order}");
+        assert_eq!(label_lines(&bytes), base, "order {order}");
         same_list(&ns(&mapped), &ns(&stream), order);
         // Order 3 has a `(` never closed: the general parser reads the rest
         // of the file as one malformed entry; the CZDS profile has one
@@ -611,11 +605,11 @@ fn mapped_stream_and_gzip_agree() {
     let mut multi = gzip(&text.as_bytes()[..100]);
     multi.extend(gzip(&text.as_bytes()[100..]));
     let gz = dir.write("z.zone.gz", &multi);
-    let base = summary(&read_bytes("z", text.as_bytes(), &Config::new()));
+    let base = label_lines(&read_bytes("z", text.as_bytes(), &Config::new()));
     for (path, mm) in [(&plain, mmap()), (&plain, MmapChoice::never()), (&gz, mmap())] {
         let set = read([Input::Path(path.clone())], &Config::new().mmap(mm)).unwrap();
         set.accounting().check().unwrap();
-        assert_eq!(summary(&set), base, "{}", path.display());
+        assert_eq!(label_lines(&set), base, "{}", path.display());
         assert_eq!(set.accounting().bytes, text.len() as u64);
     }
     let set = read([Input::Path(plain.clone())], &Config::new().mmap(mmap())).unwrap();
@@ -624,7 +618,7 @@ fn mapped_stream_and_gzip_agree() {
     assert!(set.sources()[0].gzip && !set.sources()[0].mapped);
     // Gzip given as bytes (like stdin) is detected by its magic.
     let set = read_bytes("stdin", &multi, &Config::new());
-    assert_eq!(summary(&set), base);
+    assert_eq!(label_lines(&set), base);
 }
 
 /// `Config::chunk_bytes`: the same bytes cut into windows, stream buffers
@@ -641,13 +635,13 @@ fn small_chunks_read_as_the_defaults() {
         .collect();
     for text in [czds_sample(), zone, list.to_string()] {
         let base = read_bytes("z", text.as_bytes(), &Config::new());
-        let want = (summary(&base), format!("{:?}", base.accounting()));
+        let want = (label_lines(&base), format!("{:?}", base.accounting()));
         for chunk in [1, 7, 64, 200] {
             for pool in &pools {
                 let config = Config::new().chunk_bytes(Some(chunk));
                 for data in [text.as_bytes().to_vec(), gzip(text.as_bytes())] {
                     let set = pool.install(|| read_bytes("z", &data, &config));
-                    let got = (summary(&set), format!("{:?}", set.accounting()));
+                    let got = (label_lines(&set), format!("{:?}", set.accounting()));
                     assert_eq!(got, want, "chunk {chunk}, {} threads", pool.current_num_threads());
                 }
             }
@@ -825,10 +819,10 @@ fn hostile_inputs_never_panic() {
     hostile("escapes", b"$ORIGIN tld.\n\\\n\\1 NS x.\na\\ NS x.\n@ SOA a. b. 1 2 3 4 5\n");
     hostile("dots", b"$ORIGIN tld.\n. NS x.\n.. NS x.\n@ NS\n$INCLUDE\n$ORIGIN\n$BOGUS x\n");
     hostile("gzip-junk", b"\x1f\x8b\x08\x00garbage");
-    let mut rng = Rng(0x5eed);
+    let mut rng = fastrand::Rng::with_seed(0x5eed);
     for i in 0..20 {
-        let n = (rng.next() % 4096) as usize;
-        hostile(&format!("random-{i}"), &rng.bytes(n));
+        let n = rng.usize(..4096);
+        hostile(&format!("random-{i}"), &random_bytes(&mut rng, n));
     }
     // A 10 MB line.
     let mut big = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\n".to_vec();

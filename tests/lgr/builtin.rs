@@ -4,12 +4,10 @@
 //! labels in ../shared/golden, except for listed, counted rows; and
 //! builtin:kashmiri passes its case table from seed 003.
 
-mod util;
-
+use crate::util::parse_hex;
 use lgrscan::builtin;
 use lgrscan::lgr::{Lgr, Reason, check, hex_cps};
 use std::collections::BTreeMap;
-use util::parse_hex;
 
 #[test]
 fn every_builtin_loads_and_is_well_formed() {
@@ -119,7 +117,7 @@ fn judge(lgr: &Lgr, cps: &[u32]) -> Got {
 /// the deciding action or repertoire failure. Rows an exception covers
 /// must be judged as it expects, and it must cover exactly its count.
 fn agree(builtin_name: &str, golden: &str, exceptions: &[Exception]) {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let path = dir.join("golden").join(golden);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let rows = golden_rows(&text);
@@ -200,7 +198,7 @@ fn khmer_agrees_with_published_lgr() {
 /// restriction rule, each variant pair, digits, ZWJ/ZWNJ, hyphen, Bidi).
 #[test]
 fn kashmiri_case_table() {
-    let text = include_str!("data/builtin/kashmiri-cases.tsv");
+    let text = include_str!("../data/builtin/kashmiri-cases.tsv");
     let lgr = builtin::load("kashmiri").unwrap();
     let mut bad = Vec::new();
     let mut n = 0;

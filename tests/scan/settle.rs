@@ -5,20 +5,16 @@
 //! duplicates at chunk edges, several inputs, a CSV after a zone, streams,
 //! gzip) and whichever parts of the input the settler was ready for.
 
-#[path = "input/util.rs"]
-#[allow(dead_code)]
-mod util;
-
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::util::{TempDir, gzip};
 use lgrscan::builtin;
 use lgrscan::input::{
     AheadLabel, Config, Input, LabelSet, LabelText, MmapChoice, NsTargets, Settle, SettleWorker,
     Settled, Settler, read,
 };
 use lgrscan::scan::{self, LgrSet, NoProgress, Report, ScanConfig, ScanSettler};
-use util::{TempDir, gzip};
 
 fn builtin_set() -> LgrSet {
     let load = |n: &str| Arc::new(builtin::load(n).unwrap_or_else(|e| panic!("{n}: {e}")));
@@ -365,10 +361,10 @@ fn letters_counted_unasked_are_those_counted_when_asked() {
     assert!(w.ready());
     let (mask, kind) = w.letters();
     assert_eq!(mask, ((1u64 << 33) - 1) & !1, "lengths 1 to 32");
-    let mut rng = util::Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = fastrand::Rng::with_seed(0x2545_f491_4f6c_dd1d);
     for n in 1..=40usize {
         for _ in 0..40 {
-            let text: Vec<u8> = (0..n).map(|_| b'a' + (rng.next() % 26) as u8).collect();
+            let text: Vec<u8> = (0..n).map(|_| rng.u8(b'a'..=b'z')).collect();
             let asked = w.settle(&text, &text);
             if n <= 32 {
                 assert_eq!(w.settle_ldh(&text, 0, 0), asked);
@@ -406,14 +402,14 @@ fn letters_and_digits_counted_unasked_are_those_counted_when_asked() {
     assert!(w.ready());
     assert_eq!(w.letters_and_digits(), Some(true));
     let (mask, kind) = w.letters();
-    let mut rng = util::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
     let mut n_checked = 0;
     for n in 2..=32usize {
         for _ in 0..40 {
             let text: Vec<u8> = (0..n)
-                .map(|_| match rng.next() % 3 {
-                    0 => b'0' + (rng.next() % 10) as u8,
-                    _ => b'a' + (rng.next() % 26) as u8,
+                .map(|_| match rng.u8(..3) {
+                    0 => rng.u8(b'0'..=b'9'),
+                    _ => rng.u8(b'a'..=b'z'),
                 })
                 .collect();
             let digits = text

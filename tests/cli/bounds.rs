@@ -4,9 +4,7 @@
 //! failure modes (minutes of work, gigabytes, a stack overflow) show up
 //! as a killed or aborted process instead of a stuck test run.
 
-mod cli_util;
-
-use cli_util::{root, stderr};
+use crate::util::{root, stderr};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -152,7 +150,7 @@ fn chain_of_20000_class_references_loads() {
     let (_d, path) = file("classes.xml", &text);
     let o = lgr_info(&path, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(cli_util::stdout(&o).contains("classes: 20001"), "{}", cli_util::stdout(&o));
+    assert!(crate::util::stdout(&o).contains("classes: 20001"), "{}", crate::util::stdout(&o));
 }
 
 #[test]
@@ -185,9 +183,9 @@ fn explain_does_not_search_completions_that_do_not_exist() {
     let o = bounded(&["explain", "--lgr", "builtin:common", "12345678901234567890é"]);
     assert_eq!(o.status.code(), Some(0), "exit status (killed: None)\n{}", stderr(&o));
     assert!(
-        cli_util::stdout(&o).contains("variant labels (builtin:common): 0"),
+        crate::util::stdout(&o).contains("variant labels (builtin:common): 0"),
         "{}",
-        cli_util::stdout(&o)
+        crate::util::stdout(&o)
     );
 }
 
@@ -201,7 +199,7 @@ fn lgr_info_counts_10_to_the_8_warnings_without_building_them() {
     let (_d, path) = file("star.txt", &format!("U+0061|U+0061|{}\n", vars.join(",")));
     let o = lgr_info(&path, &["--max-warnings", "2"]);
     assert_eq!(o.status.code(), Some(0), "exit status (killed: None)\n{}", stderr(&o));
-    let out = cli_util::stdout(&o);
+    let out = crate::util::stdout(&o);
     assert!(out.contains("RFC 8228 checks: 99990000 warning(s)"), "{out}");
     assert!(out.contains("... 99989998 more warning(s) (--max-warnings)"), "{out}");
     assert_eq!(out.matches("\nwarning: ").count(), 2, "{out}");

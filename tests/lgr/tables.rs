@@ -1,7 +1,5 @@
 //! `Lgr::from_table`: RFC 3743 IDN tables and code point lists (issue #2).
 
-mod util;
-
 use lgrscan::lgr::Lgr;
 use regex_automata::meta::Regex;
 use std::collections::BTreeSet;
@@ -31,7 +29,7 @@ fn vars(lgr: &Lgr, cps: &[u32]) -> Vec<(Vec<u32>, String)> {
 /// table: prose, then `U+0915<TAB>क<TAB>DEVANAGARI LETTER KA` lines.
 #[test]
 fn rfc3743_seed_table() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let seeds = dir.join("seeds");
     let Some(path) = std::fs::read_dir(&seeds)
         .ok()
@@ -41,7 +39,7 @@ fn rfc3743_seed_table() {
         .map(|e| e.path())
         .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("001_")))
     else {
-        assert!(!util::required(), "seed 001 not found in {}", seeds.display());
+        assert!(!crate::util::required(), "seed 001 not found in {}", seeds.display());
         println!("skipped: reference data not found");
         return;
     };
@@ -162,11 +160,35 @@ fn bad_lines_name_their_line() {
     );
 }
 
+/// A repertoire is bounded (`lgr::MAX_REPERTOIRE`): a range past it is
+/// refused before it is expanded, one element past it too (the fuzz case
+/// `tests/hostile/fuzz/lgr_table/table-range-590k-code-points` asked for
+/// 590,000 elements in 77 bytes); the XML
+/// `<range>` too.
+#[test]
+fn repertoire_is_bounded() {
+    use lgrscan::lgr::MAX_REPERTOIRE;
+    assert_eq!(
+        table_err("0061\n0915-09094D 0937\n"),
+        "<input>:2: <table>: range 0915-09094D: the repertoire would hold 587834 elements, \
+         more than the limit of 200000"
+    );
+    assert!(table_err("0000-10FFFF\n").contains("more than the limit of 200000"));
+    // One element past the limit (building a repertoire at the limit takes
+    // seconds in a debug build, so that side is not built here).
+    let past = format!("0061\n10000-{:X}\n", 0x10000 + MAX_REPERTOIRE - 1);
+    assert!(table_err(&past).contains("would hold 200001 elements"), "{}", table_err(&past));
+    let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+        <range first-cp="0000" last-cp="10FFFF"/></data></lgr>"#;
+    let e = Lgr::from_xml("t.xml", xml).expect_err("refused").to_string();
+    assert!(e.contains("<range>") && e.contains("more than the limit of 200000"), "{e}");
+}
+
 /// Fixed-seed byte mutations of the seed table: each loads or fails with
 /// an error, none panics.
 #[test]
 fn mutated_tables_never_panic() {
-    let Some(dir) = util::reference_dir() else { return };
+    let Some(dir) = crate::util::reference_dir() else { return };
     let Some(path) = std::fs::read_dir(dir.join("seeds"))
         .ok()
         .into_iter()

@@ -9,9 +9,7 @@
 //! (to see which of them an older build fails).
 #![cfg(all(feature = "cli", unix))]
 
-mod cli_util;
-
-use cli_util::{root, stderr, temp_dir};
+use crate::util::{root, stderr, temp_dir};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::process::{CommandExt, ExitStatusExt};

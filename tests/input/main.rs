@@ -1,0 +1,8 @@
+//! Tests of `lgrscan::input`: zone files, CZDS dumps, gzip, label lists and
+//! CSV, with IDNA2008 findings, accounting and limits.
+
+#[path = "../util/mod.rs"]
+mod util;
+
+mod limits;
+mod reader;

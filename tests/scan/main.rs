@@ -1,0 +1,8 @@
+//! Tests of `lgrscan::scan`: settling labels while a zone is read, and the
+//! verified grouping.
+
+#[path = "../util/mod.rs"]
+mod util;
+
+mod settle;
+mod verified;
