@@ -10,6 +10,7 @@ mod lgr_info;
 mod progress;
 mod scan;
 mod signals;
+mod sunrise;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -43,7 +44,20 @@ enum Command {
     Lgr(lgr_info::LgrCommand),
     /// Explain one label: code points, verdicts, index label, variants.
     Explain(explain::Args),
+    /// Save an index of registered labels for `check`, or inspect one (`index info FILE`).
+    Index(sunrise::IndexArgs),
+    /// Check candidate labels (sunrise, pre-launch) against an index or inputs.
+    #[command(after_help = CHECK_AFTER_HELP)]
+    Check(sunrise::CheckArgs),
 }
+
+const CHECK_AFTER_HELP: &str = "\
+Statuses: available, registered, variant-blocked, variant-allocatable,
+invalid, contention.
+Exit status:
+  0  every candidate is available
+  1  some candidate is not
+  2  error (bad arguments, unreadable or damaged index, LGR mismatch)";
 
 /// Parses the command line and runs the command.
 pub fn run() -> anyhow::Result<ExitCode> {
@@ -61,6 +75,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Builtins(a) => builtins::run(a),
         Command::Lgr(c) => lgr_info::run(c),
         Command::Explain(a) => explain::run(a),
+        Command::Index(a) => sunrise::run_index(a),
+        Command::Check(a) => sunrise::run_check(a),
     }
 }
 
