@@ -116,6 +116,9 @@ impl Checked {
                 "index format version {version}, this lgrscan reads version {FORMAT_VERSION}"
             )));
         }
+        if le32(b, 20) != 0 {
+            return Err(Error::new("damaged index: reserved bytes are not zero"));
+        }
         let hlen = le32(b, 12) as usize;
         if hlen > MAX_HEADER || b.len() < PREFIX + hlen {
             return Err(Error::new("truncated index: the header is cut short"));
