@@ -329,8 +329,8 @@ fn close_over_keys(
             index.lookup(h, &mut out)?;
         }
         for n in out.drain(..) {
-            if !found.contains_key(&n.position) {
-                found.insert(n.position, n.clone());
+            if let std::collections::btree_map::Entry::Vacant(slot) = found.entry(n.position) {
+                slot.insert(n.clone());
                 todo.push(n);
             }
         }
@@ -451,18 +451,18 @@ impl Context<'_> {
                         }
                         (_, Some(Row::Registered(_))) => Status::VariantBlocked,
                     };
-                    if let (Some(h), false) = (holder_row, f.role == Some(Role::Holder)) {
-                        if v.status != Status::Available {
-                            let holder = self.holder_of(h)?;
-                            v.mapping = Some(mapping(&holder.ulabel, &v.ulabel));
-                            if matches!(f.role, Some(Role::Allocatable | Role::Allocated)) {
-                                v.same_registrant = Some(SameRegistrant::of(
-                                    holder.registrant.as_deref(),
-                                    self.candidates[c].registrant.as_deref(),
-                                ));
-                            }
-                            v.holder = Some(holder);
+                    if let (Some(h), false) = (holder_row, f.role == Some(Role::Holder))
+                        && v.status != Status::Available
+                    {
+                        let holder = self.holder_of(h)?;
+                        v.mapping = Some(mapping(&holder.ulabel, &v.ulabel));
+                        if matches!(f.role, Some(Role::Allocatable | Role::Allocated)) {
+                            v.same_registrant = Some(SameRegistrant::of(
+                                holder.registrant.as_deref(),
+                                self.candidates[c].registrant.as_deref(),
+                            ));
                         }
+                        v.holder = Some(holder);
                     }
                 }
                 FindingKind::Collision => {}

@@ -552,6 +552,7 @@ pub fn write(
         "labels": labels.len() as u64,
         "entries": n as u64,
         "with_meta": (meta.len() / META) as u64,
+        "text_bytes": text.len() as u64,
         "dir_bits": bits,
         "sections": sections,
     });
