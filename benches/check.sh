@@ -11,7 +11,11 @@
 #     <= 30 ms), with its peak RSS against the index file's size (the
 #     index is mapped, not read whole);
 #  4. 1 million candidates (half registered labels, half new ones) against
-#     the index at 1 and 2 threads (goal >= 2M candidates/s at 2 threads).
+#     the index at 1 and 2 threads (goal >= 2M candidates/s at 2 threads);
+#  5. `lgrscan serve` on the index under 64 concurrent keep-alive clients
+#     for LOAD_SECONDS (default 20, at most 60) of single-label GET
+#     /v1/check (examples/check_load.rs, on the same machine): requests/s,
+#     p50 and p99 latency (goal p99 <= 2 ms).
 # Each figure is the fastest of ROUNDS runs (default 3) with that run's
 # peak RSS: the machine may be shared, so compare figures of one run.
 #
@@ -26,7 +30,7 @@ REF=${LGRSCAN_REFERENCE_DIR:-../shared}
 DIR=$TARGET/bench
 mkdir -p "$DIR"
 . benches/lib.sh
-cargo build --release --quiet --bin lgrscan --example gen_zone
+cargo build --release --quiet --bin lgrscan --example gen_zone --example check_load
 BIN=$TARGET/release/lgrscan
 ZONE=${ZONE:-$DIR/w1-$N.zone}
 [ -s "$ZONE" ] || "$TARGET/release/examples/gen_zone" czds "$N" 2 "$ZONE" "$REF/golden/corpus.tsv"
@@ -73,3 +77,14 @@ for t in 1 2; do
   read -r c_s c_kb _ < <(best "$BIN" check --against "$IDX" "$CANDS" --threads "$t" --format csv)
   echo "$nc candidates, $t thread(s): ${c_s}s = $(calc "$nc / $c_s / 1000000")M candidates/s, peak RSS ${c_kb} KiB (goal >= 2M/s at 2)"
 done
+
+LOAD_SECONDS=${LOAD_SECONDS:-20}
+[ "$LOAD_SECONDS" -le 60 ] || LOAD_SECONDS=60
+"$BIN" serve --index "$IDX" --listen 127.0.0.1:0 2> "$DIR/serve.err" &
+SERVE=$!
+for _ in $(seq 100); do grep -q 'http://' "$DIR/serve.err" && break; sleep 0.1; done
+ADDR=$(sed -n 's/.*http:\/\///p' "$DIR/serve.err" | head -1)
+head -100000 "$CANDS" > "$DIR/load-labels.txt"
+echo "serve, 64 clients, ${LOAD_SECONDS}s: $("$TARGET/release/examples/check_load" "$ADDR" 64 "$LOAD_SECONDS" "$DIR/load-labels.txt")"
+kill -TERM "$SERVE"
+wait "$SERVE"

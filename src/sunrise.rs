@@ -233,34 +233,45 @@ pub fn check(
     let mut first_of: HashMap<&str, usize> = HashMap::new();
     let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
     for (i, (f, es)) in forms.iter().zip(&found).enumerate() {
-        if let Some(e) = es.iter().find(|e| e.alabel == f.alabel) {
+        let mut exact = None;
+        for e in es {
+            if index.alabel_is(e, &f.alabel)? {
+                exact = Some(*e);
+            }
+        }
+        if let Some(e) = exact {
+            // Another candidate sharing a key with this label finds it
+            // itself: no need to scan it for this one.
             let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Registered);
-            v.holder = Some(registered_holder(index, e)?);
+            v.holder = Some(registered_holder(index, &e)?);
             verdicts[i] = Some(v);
-        } else if let Some(&j) = first_of.get(f.alabel.as_str()) {
+            continue;
+        }
+        if let Some(&j) = first_of.get(f.alabel.as_str()) {
             duplicate_of[i] = Some(j);
         } else {
             first_of.insert(&f.alabel, i);
         }
         for e in es {
-            registered.entry(e.position).or_insert_with(|| e.clone());
+            registered.entry(e.position).or_insert(*e);
         }
     }
     close_over_keys(index, &keys, &mut registered)?;
     // The scan's input: registered labels by holder policy, then the
     // candidates by priority.
-    let mut reg: Vec<(Entry, Option<Timestamp>)> = Vec::with_capacity(registered.len());
+    let mut reg: Vec<(Entry, String, Option<Timestamp>)> = Vec::with_capacity(registered.len());
     for (_, e) in registered {
-        if list_safe(&e.alabel) {
+        let alabel = index.alabel(&e)?;
+        if list_safe(&alabel) {
             let date = match config.holder {
                 HolderPolicy::Registered => index.meta(e.position)?.registered,
                 _ => None,
             };
-            reg.push((e, date));
+            reg.push((e, alabel, date));
         }
     }
     if config.holder == HolderPolicy::Registered {
-        reg.sort_by_key(|(e, d)| (d.is_none(), *d, e.position));
+        reg.sort_by_key(|(e, _, d)| (d.is_none(), *d, e.position));
     }
     let mut order: Vec<usize> = (0..candidates.len())
         .filter(|&i| verdicts[i].is_none() && duplicate_of[i].is_none())
@@ -270,8 +281,8 @@ pub fn check(
     }
     let mut rows: Vec<Row> = (0..reg.len()).map(Row::Registered).collect();
     let mut list = String::new();
-    for (e, _) in &reg {
-        list.push_str(&e.alabel);
+    for (_, alabel, _) in &reg {
+        list.push_str(alabel);
         list.push('\n');
     }
     for &i in &order {
@@ -315,10 +326,10 @@ fn close_over_keys(
     keys: &Keys<'_>,
     found: &mut BTreeMap<u32, Entry>,
 ) -> Result<(), Error> {
-    let mut todo: Vec<Entry> = found.values().cloned().collect();
+    let mut todo: Vec<Entry> = found.values().copied().collect();
     let (mut sc, mut ks, mut out) = (KeyScratch::default(), Vec::new(), Vec::new());
     while let Some(e) = todo.pop() {
-        let f = to_labels(&e.alabel);
+        let f = to_labels(&index.alabel(&e)?);
         keys.of(&f.ulabel, &mut sc, &mut ks);
         if ks.len() < 2 {
             // One key: every label under it was found with it.
@@ -330,7 +341,7 @@ fn close_over_keys(
         }
         for n in out.drain(..) {
             if let std::collections::btree_map::Entry::Vacant(slot) = found.entry(n.position) {
-                slot.insert(n.clone());
+                slot.insert(n);
                 todo.push(n);
             }
         }
@@ -340,9 +351,10 @@ fn close_over_keys(
 
 fn registered_holder(index: &Index, e: &Entry) -> Result<Holder, Error> {
     let meta = index.meta(e.position)?;
+    let alabel = index.alabel(e)?;
     Ok(Holder {
-        alabel: e.alabel.clone(),
-        ulabel: to_labels(&e.alabel).ulabel,
+        ulabel: to_labels(&alabel).ulabel,
+        alabel,
         candidate: None,
         source: index.source(e.position).to_string(),
         line: u64::from(e.line),
@@ -355,7 +367,7 @@ struct Context<'a> {
     index: &'a Index,
     candidates: &'a [Candidate],
     forms: &'a [crate::idna2008::LabelForms],
-    reg: &'a [(Entry, Option<Timestamp>)],
+    reg: &'a [(Entry, String, Option<Timestamp>)],
     rows: &'a [Row],
 }
 

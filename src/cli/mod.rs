@@ -9,6 +9,7 @@ mod explain;
 mod lgr_info;
 mod progress;
 mod scan;
+mod serve;
 mod signals;
 mod sunrise;
 
@@ -49,6 +50,8 @@ enum Command {
     /// Check candidate labels (sunrise, pre-launch) against an index or inputs.
     #[command(after_help = CHECK_AFTER_HELP)]
     Check(sunrise::CheckArgs),
+    /// Answer checks over HTTP (JSON) against a saved index; SIGHUP reloads it.
+    Serve(serve::Args),
 }
 
 const CHECK_AFTER_HELP: &str = "\
@@ -77,6 +80,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Explain(a) => explain::run(a),
         Command::Index(a) => sunrise::run_index(a),
         Command::Check(a) => sunrise::run_check(a),
+        Command::Serve(a) => serve::run(a),
     }
 }
 

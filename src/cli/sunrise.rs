@@ -333,6 +333,19 @@ fn fields(c: &Candidate, v: &Verdict) -> Vec<String> {
     ]
 }
 
+/// A row as a JSON object, as `--format jsonl` writes it.
+pub fn row_json(c: &Candidate, v: &Verdict) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (k, val) in FIELDS.iter().zip(fields(c, v)) {
+        let val = match (*k, val.parse::<u64>()) {
+            ("line", Ok(n)) => serde_json::Value::from(n),
+            _ => serde_json::Value::from(val),
+        };
+        m.insert((*k).to_string(), val);
+    }
+    serde_json::Value::Object(m)
+}
+
 fn write_rows(
     w: &mut dyn Write,
     format: super::scan::Format,

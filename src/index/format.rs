@@ -10,11 +10,12 @@
 //! 24  header: UTF-8 JSON, H bytes
 //! 24+H          data region: D bytes (the header's `data_len`)
 //! 24+H+D        CRC-32 of each BLOCK-byte block of the data region (u32 LE each)
+//! EOF-4         CRC-32 of that block table
 //! ```
 //!
 //! The file's length must be exactly that sum. The header names every
-//! section of the data region by `[offset, length]` and holds the CRC-32 of
-//! the block table. A reader maps the file and checks a block's CRC the
+//! section of the data region by `[offset, length]`; the block table comes
+//! last so that the file is written as one stream. A reader maps the file and checks a block's CRC the
 //! first time it reads from it, so a one-label look-up touches a few pages,
 //! not the file, and a flipped or missing byte is an error when it would be
 //! read, never a wrong answer from damaged data, a panic or an access out of
@@ -36,27 +37,96 @@ pub const BLOCK: usize = 64 << 10;
 /// The largest header accepted (it holds names and hashes, not labels).
 const MAX_HEADER: usize = 16 << 20;
 
-/// Writes a file: the prefix, `header` (whose `data_len`, `block_size` and
-/// `blocks_crc` fields are set here), the data region and the block table.
-pub fn write_file(
-    out: &mut dyn std::io::Write,
-    mut header: serde_json::Map<String, serde_json::Value>,
-    data: &[u8],
-) -> std::io::Result<()> {
-    let crcs: Vec<u8> = data.chunks(BLOCK).flat_map(|b| crc32fast::hash(b).to_le_bytes()).collect();
-    header.insert("data_len".into(), (data.len() as u64).into());
-    header.insert("block_size".into(), (BLOCK as u64).into());
-    header.insert("blocks_crc".into(), crc32fast::hash(&crcs).into());
-    let text = serde_json::to_vec(&serde_json::Value::Object(header))?;
-    let len = u32::try_from(text.len()).map_err(std::io::Error::other)?;
-    out.write_all(MAGIC)?;
-    out.write_all(&FORMAT_VERSION.to_le_bytes())?;
-    out.write_all(&len.to_le_bytes())?;
-    out.write_all(&crc32fast::hash(&text).to_le_bytes())?;
-    out.write_all(&[0; 4])?;
-    out.write_all(&text)?;
-    out.write_all(data)?;
-    out.write_all(&crcs)
+/// Writes an index file as a stream: [`DataWriter::begin`] writes the
+/// prefix and the header (whose `data_len` the caller set), the caller
+/// writes exactly `data_len` bytes of data through it, and
+/// [`DataWriter::finish`] appends the block table and its CRC-32. Nothing
+/// is held but the block CRCs.
+pub struct DataWriter<'a> {
+    out: &'a mut dyn std::io::Write,
+    crc: crc32fast::Hasher,
+    in_block: usize,
+    crcs: Vec<u8>,
+    written: u64,
+    data_len: u64,
+}
+
+impl<'a> DataWriter<'a> {
+    /// Writes the prefix and `header` (with `block_size` added).
+    ///
+    /// # Errors
+    /// Writing `out`; a header without `data_len`.
+    pub fn begin(
+        out: &'a mut dyn std::io::Write,
+        mut header: serde_json::Map<String, serde_json::Value>,
+    ) -> std::io::Result<DataWriter<'a>> {
+        let data_len = header
+            .get("data_len")
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| std::io::Error::other("header without data_len"))?;
+        header.insert("block_size".into(), (BLOCK as u64).into());
+        let text = serde_json::to_vec(&serde_json::Value::Object(header))?;
+        let len = u32::try_from(text.len()).map_err(std::io::Error::other)?;
+        out.write_all(MAGIC)?;
+        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        out.write_all(&len.to_le_bytes())?;
+        out.write_all(&crc32fast::hash(&text).to_le_bytes())?;
+        out.write_all(&[0; 4])?;
+        out.write_all(&text)?;
+        Ok(DataWriter {
+            out,
+            crc: crc32fast::Hasher::new(),
+            in_block: 0,
+            crcs: Vec::new(),
+            written: 0,
+            data_len,
+        })
+    }
+
+    /// Appends data.
+    ///
+    /// # Errors
+    /// Writing the output.
+    pub fn put(&mut self, mut buf: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(buf)?;
+        self.written += buf.len() as u64;
+        while !buf.is_empty() {
+            let n = buf.len().min(BLOCK - self.in_block);
+            self.crc.update(&buf[..n]);
+            self.in_block += n;
+            buf = &buf[n..];
+            if self.in_block == BLOCK {
+                let done = std::mem::replace(&mut self.crc, crc32fast::Hasher::new());
+                self.crcs.extend_from_slice(&done.finalize().to_le_bytes());
+                self.in_block = 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of data written so far.
+    pub fn position(&self) -> u64 {
+        self.written
+    }
+
+    /// Appends the block table and its CRC-32.
+    ///
+    /// # Errors
+    /// Writing the output, or a data length other than the header's.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        if self.written != self.data_len {
+            return Err(std::io::Error::other(format!(
+                "index data is {} bytes, the header says {}",
+                self.written, self.data_len
+            )));
+        }
+        if self.in_block > 0 {
+            let done = std::mem::replace(&mut self.crc, crc32fast::Hasher::new());
+            self.crcs.extend_from_slice(&done.finalize().to_le_bytes());
+        }
+        self.out.write_all(&self.crcs)?;
+        self.out.write_all(&crc32fast::hash(&self.crcs).to_le_bytes())
+    }
 }
 
 /// The bytes of an index file: mapped, or in memory (an index built on the
@@ -146,7 +216,7 @@ impl Checked {
         let data_start = PREFIX + hlen;
         let expected = data_start
             .checked_add(data_len)
-            .and_then(|n| n.checked_add(blocks * 4))
+            .and_then(|n| n.checked_add(blocks * 4 + 4))
             .ok_or_else(|| Error::new("damaged index: sizes overflow"))?;
         if b.len() < expected {
             return Err(Error::new(format!(
@@ -161,7 +231,7 @@ impl Checked {
             )));
         }
         let crcs_start = data_start + data_len;
-        if u64::from(crc32fast::hash(&b[crcs_start..expected])) != num("blocks_crc")? {
+        if crc32fast::hash(&b[crcs_start..expected - 4]) != le32(b, expected - 4) {
             return Err(Error::new("damaged index: block table checksum mismatch"));
         }
         let verified = (0..blocks.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();

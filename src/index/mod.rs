@@ -401,21 +401,100 @@ const META: usize = 32;
 /// A text reference for no text.
 const NO_TEXT: u64 = u64::MAX;
 
-/// Packs a text reference, or [`NO_TEXT`] for text longer than 64 KiB.
-fn text_ref(text: &mut Vec<u8>, s: &[u8]) -> u64 {
-    if s.len() > 0xffff {
-        return NO_TEXT;
-    }
-    let at = text.len() as u64;
-    text.extend_from_slice(s);
-    at | (s.len() as u64) << 48
+/// Packs a text reference at `at` of `len` bytes, or [`NO_TEXT`] for text
+/// longer than 64 KiB (none: names are at most 255 octets).
+fn text_ref(at: u64, len: usize) -> u64 {
+    if len > 0xffff { NO_TEXT } else { at | (len as u64) << 48 }
 }
 
+/// Labels' keys as (hash, input position), sorted: one per label (an
+/// exactly sized collect), plus the second keys of the few labels that
+/// have two.
+fn sorted_keys(labels: &LabelSet, set: &LgrSet) -> Vec<(u64, u32)> {
+    let keys = Keys::new(set);
+    let seconds = std::sync::Mutex::new(Vec::new());
+    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(labels.len() + labels.len() / 64);
+    pairs.par_extend((0..labels.len()).into_par_iter().with_min_len(4096).map_init(
+        || (KeyScratch::default(), Vec::new()),
+        |(sc, ks), i| {
+            let l = labels.get(i).expect("in range");
+            keys.of(l.ulabel(), sc, ks);
+            if let Some(&second) = ks.get(1) {
+                let mut s = seconds.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                s.push((second, i as u32));
+            }
+            (ks[0], i as u32)
+        },
+    ));
+    pairs.append(&mut seconds.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+    pairs.par_sort_unstable();
+    pairs
+}
+
+/// The `meta` section and the CSV values' text (to follow the A-labels,
+/// whose text is `base` bytes).
+fn meta_records(labels: &LabelSet, base: u64) -> (Vec<u8>, Vec<u8>) {
+    let registrar_col =
+        labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
+    let (mut meta, mut text) = (Vec::new(), Vec::new());
+    for l in labels.iter() {
+        let Some(c) = l.csv() else { continue };
+        let registrar = registrar_col
+            .and_then(|k| c.extra.iter().find(|(i, _)| *i as usize == k).map(|(_, v)| &**v));
+        if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() {
+            continue;
+        }
+        put_u32(&mut meta, l.index() as u32);
+        put_u32(&mut meta, 0);
+        let date = c.registered.map(|t| t.to_string());
+        for v in [date.as_deref(), c.registrant.as_deref(), registrar] {
+            let r = v.map_or(NO_TEXT, |v| {
+                let r = text_ref(base + text.len() as u64, v.len());
+                if r != NO_TEXT {
+                    text.extend_from_slice(v.as_bytes());
+                }
+                r
+            });
+            put_u64(&mut meta, r);
+        }
+    }
+    (meta, text)
+}
+
+/// The deflated bytes of the spec's LGRs, and their header entries (the
+/// variant LGR's last when it has its own).
+fn embedded(spec: &LgrSpec) -> Result<(Vec<Vec<u8>>, Vec<Value>), Error> {
+    let all: Vec<&LgrSource> = spec
+        .judges
+        .iter()
+        .chain(match &spec.variants {
+            VariantSource::Lgr(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let (mut bytes, mut entries) = (Vec::new(), Vec::new());
+    for (k, l) in all.iter().enumerate() {
+        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, &l.bytes).map_err(|e| Error::new(e.to_string()))?;
+        bytes.push(z.finish().map_err(|e| Error::new(e.to_string()))?);
+        entries.push(json!({
+            "name": l.name, "builtin": l.builtin, "sha256": l.sha256(),
+            "bytes": l.bytes.len(), "section": format!("lgr.{k}"),
+        }));
+    }
+    Ok((bytes, entries))
+}
+
+/// Entries written to the data region at a time.
+const CHUNK: usize = 1 << 15;
+
 /// Builds an index of `labels` (read from `inputs`) for the set `spec`
-/// (compiled as `set`) and writes it to `out`.
+/// (compiled as `set`) and writes it to `out`, as a stream: what is held
+/// is the keys (16 bytes a label), the text offsets (8) and the CSV
+/// columns.
 ///
 /// # Errors
-/// More than 2^32 labels or 256 TiB of text, or writing `out`.
+/// More than 2^32 - 1 labels or 256 TiB of text, or writing `out`.
 pub fn write(
     out: &mut dyn std::io::Write,
     labels: &LabelSet,
@@ -426,80 +505,23 @@ pub fn write(
     if labels.len() > u32::MAX as usize - 1 {
         return Err(Error::new("too many labels for one index (at most 2^32 - 1)"));
     }
-    let keys = Keys::new(set);
-    // (hash, position) per key, computed in parallel.
-    let mut pairs: Vec<(u64, u32)> = (0..labels.len())
-        .into_par_iter()
-        .with_min_len(4096)
-        .map_init(
-            || (KeyScratch::default(), Vec::new()),
-            |(sc, ks), i| {
-                let l = labels.get(i).expect("in range");
-                keys.of(l.ulabel(), sc, ks);
-                ks.iter().map(|&h| (h, i as u32)).collect::<smallvec_lite::Two>()
-            },
-        )
-        .flat_map_iter(|t| t.into_iter())
-        .collect();
-    pairs.par_sort_unstable();
-    // The A-labels in input order, then the CSV values.
-    let mut text: Vec<u8> = Vec::new();
+    let pairs = sorted_keys(labels, set);
+    // Where each A-label's text is, in input order.
     let mut refs: Vec<u64> = Vec::with_capacity(labels.len());
+    let mut alabel_bytes = 0u64;
     for l in labels.iter() {
-        let r = text_ref(&mut text, l.alabel().as_bytes());
+        let len = l.alabel().len();
+        let r = text_ref(alabel_bytes, len);
+        if r != NO_TEXT {
+            alabel_bytes += len as u64;
+        }
         refs.push(r);
     }
-    let registrar_col =
-        labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
-    let mut meta = Vec::new();
-    for l in labels.iter() {
-        let Some(c) = l.csv() else { continue };
-        let registrar = registrar_col
-            .and_then(|k| c.extra.iter().find(|(i, _)| *i as usize == k).map(|(_, v)| &**v));
-        if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() {
-            continue;
-        }
-        put_u32(&mut meta, l.index() as u32);
-        put_u32(&mut meta, 0);
-        let mut r = |s: Option<&str>| s.map_or(NO_TEXT, |s| text_ref(&mut text, s.as_bytes()));
-        let date = c.registered.map(|t| t.to_string());
-        let (d, a, b) = (r(date.as_deref()), r(c.registrant.as_deref()), r(registrar));
-        put_u64(&mut meta, d);
-        put_u64(&mut meta, a);
-        put_u64(&mut meta, b);
-    }
-    if text.len() as u64 >= 1 << 48 {
+    let (meta, meta_text) = meta_records(labels, alabel_bytes);
+    let text_len = alabel_bytes + meta_text.len() as u64;
+    if text_len >= 1 << 48 {
         return Err(Error::new("too much label text for one index (256 TiB)"));
     }
-    let n = pairs.len();
-    let bits = (usize::BITS - (n / 4).max(1).leading_zeros()).min(30);
-    let mut data = Vec::with_capacity(n * ENTRY + text.len() + meta.len() + (8 << bits));
-    let mut sections = Map::new();
-    let mut section = |name: &str, data: &mut Vec<u8>, bytes: &[u8]| {
-        sections.insert(name.into(), json!([data.len() as u64, bytes.len() as u64]));
-        data.extend_from_slice(bytes);
-    };
-    let mut entries = Vec::with_capacity(n * ENTRY);
-    for &(h, i) in &pairs {
-        let l = labels.get(i as usize).expect("in range");
-        put_u64(&mut entries, h);
-        put_u64(&mut entries, refs[i as usize]);
-        put_u32(&mut entries, i);
-        put_u32(&mut entries, l.line());
-    }
-    section("entries", &mut data, &entries);
-    drop(entries);
-    let mut dir = Vec::with_capacity(8 << bits);
-    let mut at = 0usize;
-    for b in 0..(1u64 << bits) {
-        while at < n && bucket(pairs[at].0, bits) < b {
-            at += 1;
-        }
-        put_u64(&mut dir, at as u64);
-    }
-    put_u64(&mut dir, n as u64);
-    section("dir", &mut data, &dir);
-    section("meta", &mut data, &meta);
     let mut runs = Vec::new();
     let mut last = None;
     for l in labels.iter() {
@@ -509,28 +531,25 @@ pub fn write(
             put_u32(&mut runs, l.source() as u32);
         }
     }
-    section("sources", &mut data, &runs);
-    section("text", &mut data, &text);
-    let mut lgrs = Vec::new();
-    let all: Vec<&LgrSource> = spec
-        .judges
-        .iter()
-        .chain(match &spec.variants {
-            VariantSource::Lgr(l) => Some(l),
-            _ => None,
-        })
-        .collect();
-    for (k, l) in all.iter().enumerate() {
-        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
-        std::io::Write::write_all(&mut z, &l.bytes).map_err(|e| Error::new(e.to_string()))?;
-        let z = z.finish().map_err(|e| Error::new(e.to_string()))?;
-        let name = format!("lgr.{k}");
-        section(&name, &mut data, &z);
-        lgrs.push(json!({
-            "name": l.name, "builtin": l.builtin, "sha256": l.sha256(),
-            "bytes": l.bytes.len(), "section": name,
-        }));
+    let (lgr_bytes, mut lgrs) = embedded(spec)?;
+    let n = pairs.len();
+    let bits = (usize::BITS - (n / 4).max(1).leading_zeros()).min(30);
+    // The layout: each section's offset and length, in writing order.
+    let mut sections = Map::new();
+    let mut at = 0u64;
+    let mut lay = |name: &str, len: u64| {
+        sections.insert(name.into(), json!([at, len]));
+        at += len;
+    };
+    lay("entries", (n * ENTRY) as u64);
+    lay("dir", 8 * ((1u64 << bits) + 1));
+    lay("meta", meta.len() as u64);
+    lay("sources", runs.len() as u64);
+    lay("text", text_len);
+    for (k, z) in lgr_bytes.iter().enumerate() {
+        lay(&format!("lgr.{k}"), z.len() as u64);
     }
+    let data_len = at;
     let variants = match &spec.variants {
         VariantSource::Same => json!("same"),
         VariantSource::Merged => json!("merged"),
@@ -552,12 +571,59 @@ pub fn write(
         "labels": labels.len() as u64,
         "entries": n as u64,
         "with_meta": (meta.len() / META) as u64,
-        "text_bytes": text.len() as u64,
+        "text_bytes": text_len,
         "dir_bits": bits,
+        "data_len": data_len,
         "sections": sections,
     });
     let Value::Object(header) = header else { unreachable!("a JSON object") };
-    format::write_file(out, header, &data).map_err(|e| Error::new(format!("writing: {e}")))
+    let io = |e: std::io::Error| Error::new(format!("writing: {e}"));
+    let mut w = format::DataWriter::begin(out, header).map_err(io)?;
+    let mut buf = Vec::with_capacity(CHUNK * ENTRY);
+    for chunk in pairs.chunks(CHUNK) {
+        buf.clear();
+        for &(h, i) in chunk {
+            put_u64(&mut buf, h);
+            put_u64(&mut buf, refs[i as usize]);
+            put_u32(&mut buf, i);
+            put_u32(&mut buf, labels.get(i as usize).map_or(0, |l| l.line()));
+        }
+        w.put(&buf).map_err(io)?;
+    }
+    drop(refs);
+    buf.clear();
+    let mut e = 0usize;
+    for b in 0..(1u64 << bits) {
+        while e < n && bucket(pairs[e].0, bits) < b {
+            e += 1;
+        }
+        put_u64(&mut buf, e as u64);
+        if buf.len() >= CHUNK * ENTRY {
+            w.put(&buf).map_err(io)?;
+            buf.clear();
+        }
+    }
+    put_u64(&mut buf, n as u64);
+    w.put(&buf).map_err(io)?;
+    w.put(&meta).map_err(io)?;
+    w.put(&runs).map_err(io)?;
+    buf.clear();
+    for l in labels.iter() {
+        let a = l.alabel().as_bytes();
+        if a.len() <= 0xffff {
+            buf.extend_from_slice(a);
+        }
+        if buf.len() >= CHUNK * ENTRY {
+            w.put(&buf).map_err(io)?;
+            buf.clear();
+        }
+    }
+    w.put(&buf).map_err(io)?;
+    w.put(&meta_text).map_err(io)?;
+    for z in &lgr_bytes {
+        w.put(z).map_err(io)?;
+    }
+    w.finish().map_err(io)
 }
 
 /// The directory bucket of a hash.
@@ -565,40 +631,12 @@ fn bucket(h: u64, bits: u32) -> u64 {
     if bits == 0 { 0 } else { h >> (64 - bits) }
 }
 
-/// Two keys at most, without an allocation per label.
-mod smallvec_lite {
-    /// Up to two `(hash, position)` pairs.
-    #[derive(Default)]
-    pub struct Two {
-        items: [(u64, u32); 2],
-        len: usize,
-    }
-
-    impl FromIterator<(u64, u32)> for Two {
-        fn from_iter<I: IntoIterator<Item = (u64, u32)>>(iter: I) -> Two {
-            let mut t = Two::default();
-            for x in iter.into_iter().take(2) {
-                t.items[t.len] = x;
-                t.len += 1;
-            }
-            t
-        }
-    }
-
-    impl IntoIterator for Two {
-        type Item = (u64, u32);
-        type IntoIter = std::iter::Take<std::array::IntoIter<(u64, u32), 2>>;
-        fn into_iter(self) -> Self::IntoIter {
-            self.items.into_iter().take(self.len)
-        }
-    }
-}
-
-/// A registered label found in an index.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A registered label found in an index (its text is read with
+/// [`Index::alabel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// Its A-label (or LDH text).
-    pub alabel: String,
+    /// Where its A-label (or LDH text) is.
+    text: u64,
     /// Its position in the input (the order labels were first seen).
     pub position: u32,
     /// The line where it was first seen.
@@ -760,17 +798,12 @@ impl Index {
             if get_u64(e, 0) != hash {
                 continue;
             }
-            let t = get_u64(e, 8);
-            out.push(Entry {
-                alabel: self.text(t)?.unwrap_or_default(),
-                position: get_u32(e, 16),
-                line: get_u32(e, 20),
-            });
+            out.push(Entry { text: get_u64(e, 8), position: get_u32(e, 16), line: get_u32(e, 20) });
         }
         Ok(())
     }
 
-    fn text(&self, r: u64) -> Result<Option<String>, Error> {
+    fn text_bytes(&self, r: u64) -> Result<Option<&[u8]>, Error> {
         if r == NO_TEXT {
             return Ok(None);
         }
@@ -778,8 +811,27 @@ impl Index {
         if off.checked_add(len).is_none_or(|e| e > self.text.1) {
             return Err(Error::new("damaged index: text reference out of range"));
         }
-        let b = self.file.data(self.text.0 + off, len)?;
-        Ok(Some(String::from_utf8_lossy(b).into_owned()))
+        self.file.data(self.text.0 + off, len).map(Some)
+    }
+
+    fn text(&self, r: u64) -> Result<Option<String>, Error> {
+        Ok(self.text_bytes(r)?.map(|b| String::from_utf8_lossy(b).into_owned()))
+    }
+
+    /// The A-label (or LDH text) of an entry.
+    ///
+    /// # Errors
+    /// A damaged index.
+    pub fn alabel(&self, e: &Entry) -> Result<String, Error> {
+        Ok(self.text(e.text)?.unwrap_or_default())
+    }
+
+    /// Whether an entry's A-label is `alabel`, without a copy.
+    ///
+    /// # Errors
+    /// A damaged index.
+    pub fn alabel_is(&self, e: &Entry, alabel: &str) -> Result<bool, Error> {
+        Ok(self.text_bytes(e.text)?.unwrap_or_default() == alabel.as_bytes())
     }
 
     /// The CSV columns of the label at input position `position`.
