@@ -151,7 +151,7 @@ pub struct Verdict {
     /// Its contention set (1-based, in order of the sets' first candidate).
     pub set: Option<u32>,
     /// Who holds its variant set (none when it is available or holds it).
-    pub holder: Option<Holder>,
+    pub holder: Option<Box<Holder>>,
     /// The scan's role for it in the set.
     pub role: Option<Role>,
     /// The LGR that gave the disposition.
@@ -162,7 +162,7 @@ pub struct Verdict {
     pub reason: String,
     /// The code points that differ between the holder and it (holder's,
     /// then its own), the common prefix and suffix left out.
-    pub mapping: Option<(Vec<u32>, Vec<u32>)>,
+    pub mapping: Option<Box<(Vec<u32>, Vec<u32>)>>,
     /// For an allocatable variant: whether it goes to the holder's
     /// registrant.
     pub same_registrant: Option<SameRegistrant>,
@@ -243,7 +243,7 @@ pub fn check(
             // Another candidate sharing a key with this label finds it
             // itself: no need to scan it for this one.
             let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Registered);
-            v.holder = Some(registered_holder(index, &e)?);
+            v.holder = Some(Box::new(registered_holder(index, &e)?));
             verdicts[i] = Some(v);
             continue;
         }
@@ -467,14 +467,14 @@ impl Context<'_> {
                         && v.status != Status::Available
                     {
                         let holder = self.holder_of(h)?;
-                        v.mapping = Some(mapping(&holder.ulabel, &v.ulabel));
+                        v.mapping = Some(Box::new(mapping(&holder.ulabel, &v.ulabel)));
                         if matches!(f.role, Some(Role::Allocatable | Role::Allocated)) {
                             v.same_registrant = Some(SameRegistrant::of(
                                 holder.registrant.as_deref(),
                                 self.candidates[c].registrant.as_deref(),
                             ));
                         }
-                        v.holder = Some(holder);
+                        v.holder = Some(Box::new(holder));
                     }
                 }
                 FindingKind::Collision => {}
@@ -514,8 +514,8 @@ fn duplicate_verdict(ctx: &Context<'_>, verdicts: &mut [Option<Verdict>], j: usi
             v.set = Some(set);
             v.disposition = "blocked".into();
             v.reason = "the same label as an earlier candidate".into();
-            v.holder = ctx.holder_of(Row::Candidate(j)).ok();
-            v.mapping = Some((Vec::new(), Vec::new()));
+            v.holder = ctx.holder_of(Row::Candidate(j)).ok().map(Box::new);
+            v.mapping = Some(Box::new((Vec::new(), Vec::new())));
             v
         }
         _ => Verdict { set: first.set, ..first },

@@ -82,7 +82,7 @@ fn samples_plant_every_status() {
     let alloc = &got[4];
     assert_eq!(alloc.disposition, "allocatable");
     assert_eq!(alloc.same_registrant, Some(SameRegistrant::Yes));
-    assert_eq!(alloc.mapping, Some((vec![0x0626], vec![0x06CC, 0x0654])));
+    assert_eq!(alloc.mapping.as_deref(), Some(&(vec![0x0626], vec![0x06CC, 0x0654])));
     assert_eq!(got[5].lgr, "IDNA2008");
     // One contention set; the first in input order wins.
     assert_eq!((got[6].set, got[7].set), (Some(1), Some(1)));

@@ -292,7 +292,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
 
 /// `U+0967 DEVANAGARI DIGIT ONE ↔ U+0031 DIGIT ONE`.
 fn mapping_text(v: &Verdict) -> String {
-    let Some((a, b)) = &v.mapping else { return String::new() };
+    let Some((a, b)) = v.mapping.as_deref() else { return String::new() };
     let side = |cps: &[u32]| {
         cps.iter()
             .map(|&c| {
@@ -312,7 +312,7 @@ fn mapping_text(v: &Verdict) -> String {
 }
 
 fn fields(c: &Candidate, v: &Verdict) -> Vec<String> {
-    let h = v.holder.as_ref();
+    let h = v.holder.as_deref();
     vec![
         if c.line == 0 { String::new() } else { c.line.to_string() },
         c.text.clone(),
