@@ -11,7 +11,7 @@
 //! second mode's index label, a hash collision): [`crate::sunrise`] passes
 //! them to the scan, which decides; it must never miss one that does.
 //!
-//! The file ([`format`]) records the lgrscan version, each LGR's name and
+//! The file ([`format`](mod@format)) records the lgrscan version, each LGR's name and
 //! SHA-256 and its bytes (deflated), the variant LGR, the index mode and the
 //! inputs (path, size, SHA-256, SOA serial), so that a check needs no
 //! `--lgr` and answers exactly as a scan with the build's LGRs would. Its
