@@ -25,7 +25,7 @@ seed_file() { # seed_file TARGET FILE [PREFIX]
     put "$1" "$(basename "$2")${3:+-$3}" "${3:-}" <"$2"
 }
 
-for t in lgr_xml lgr_table zone_paths list_csv idna_roundtrip label_eval; do
+for t in lgr_xml lgr_table zone_paths list_csv idna_roundtrip label_eval index_reader; do
     mkdir -p "$corpus/$t"
     if [ -d "$fuzz/seeds/$t" ]; then
         for f in "$fuzz/seeds/$t"/*; do seed_file "$t" "$f"; done
@@ -86,4 +86,14 @@ n=0
         rm "$dir/label-$n"
     fi
 done
+# Saved indexes: small valid ones (an LGR small enough for the target to
+# compile), written by lgrscan itself.
+idx() { # idx NAME LGR-FLAGS... < labels
+    local name="$1"
+    shift
+    cargo run --quiet --manifest-path "$root/Cargo.toml" --bin lgrscan -- \
+        index - --input-format list "$@" -o "$corpus/index_reader/$name.idx" 2>/dev/null || true
+}
+printf 'abc\nxyz\n123\na-b\n' | idx ascii --lgr builtin:ascii
+printf 'alpha\nbeta\n' | idx ascii-rfc7940 --lgr builtin:ascii --index-mode rfc7940
 echo "seeds: $(find "$corpus" -type f | wc -l) files in $corpus"

@@ -8,8 +8,10 @@ pub mod lgr;
 pub use error::LgrError;
 pub mod builtin;
 pub mod idna2008;
+pub mod index;
 pub mod input;
 pub mod report;
 pub mod scan;
+pub mod sunrise;
 #[cfg(test)]
 mod testutil;

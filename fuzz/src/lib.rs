@@ -289,3 +289,28 @@ pub fn target(name: &str) -> Option<fn(&[u8])> {
         _ => return None,
     })
 }
+
+/// An index file from arbitrary bytes: opening it, checking every block,
+/// reading its LGRs and checking a few candidates must give an error or an
+/// answer, never a panic or an out-of-bounds read (issue #29). The seeds
+/// are small valid indexes (seed.sh), so mutations reach past the header.
+pub fn index_reader(data: &[u8]) {
+    let Ok(index) = lgrscan::index::Index::from_bytes(data.to_vec()) else { return };
+    let _ = index.verify();
+    let _ = index.meta(0);
+    let _ = index.source(0);
+    let mut out = Vec::new();
+    for key in ["a", "१", "xn--", ""] {
+        let _ = index.lookup(lgrscan::index::key_hash(key.chars().map(u32::from)), &mut out);
+    }
+    // Compiling its LGRs is the slow part: only for small embedded ones.
+    if index.spec().judges.iter().all(|l| l.bytes.len() < 4096)
+        && let Ok(set) = index.spec().compile()
+    {
+        let cands: Vec<lgrscan::sunrise::Candidate> = ["a", "ab", "a-b", "1"]
+            .iter()
+            .map(|t| lgrscan::sunrise::Candidate { text: t.to_string(), ..Default::default() })
+            .collect();
+        let _ = lgrscan::sunrise::check(&index, &set, &cands, &Default::default());
+    }
+}

@@ -10,7 +10,9 @@ mod explain;
 mod lgr_info;
 mod progress;
 mod scan;
+mod serve;
 mod signals;
+mod sunrise;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -48,7 +50,22 @@ enum Command {
     /// Compare two JSON Lines reports of `scan`: findings new, resolved, changed.
     #[command(after_help = AFTER_HELP)]
     Diff(diff::Args),
+    /// Save an index of registered labels for `check`, or inspect one (`index info FILE`).
+    Index(sunrise::IndexArgs),
+    /// Check candidate labels (sunrise, pre-launch) against an index or inputs.
+    #[command(after_help = CHECK_AFTER_HELP)]
+    Check(sunrise::CheckArgs),
+    /// Answer checks over HTTP (JSON) against a saved index; SIGHUP reloads it.
+    Serve(serve::Args),
 }
+
+const CHECK_AFTER_HELP: &str = "\
+Statuses: available, registered, variant-blocked, variant-allocatable,
+invalid, contention.
+Exit status:
+  0  every candidate is available
+  1  some candidate is not
+  2  error (bad arguments, unreadable or damaged index, LGR mismatch)";
 
 /// Parses the command line and runs the command.
 pub fn run() -> anyhow::Result<ExitCode> {
@@ -67,6 +84,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Lgr(c) => lgr_info::run(c),
         Command::Explain(a) => explain::run(a),
         Command::Diff(a) => diff::run(a),
+        Command::Index(a) => sunrise::run_index(a),
+        Command::Check(a) => sunrise::run_check(a),
+        Command::Serve(a) => serve::run(a),
     }
 }
 

@@ -15,4 +15,6 @@ mod report_baseline;
 mod report_rows;
 mod samples;
 mod scan;
+mod serve;
 mod shapes;
+mod sunrise;

@@ -5,4 +5,5 @@
 mod util;
 
 mod settle;
+mod sunrise;
 mod verified;

@@ -1,0 +1,235 @@
+//! `lgrscan serve`: `check` over HTTP (axum on tokio), against a saved
+//! index that SIGHUP reloads atomically.
+//!
+//! - `GET /v1/check?label=L`: one row, the fields of `check --format jsonl`;
+//! - `POST /v1/check`: a JSON array of labels, or of objects with `label`
+//!   and optional `registrant`, `registrar`, `priority`; at most
+//!   `--max-batch` of them and 1 MiB of body; an array of rows;
+//! - `GET /v1/health`, `GET /v1/index` (the header).
+//!
+//! Errors are JSON `{"error": …}` with a 4xx status. SIGHUP opens the index
+//! file again (a new file renamed into place) and swaps it in once it has
+//! opened and its LGRs compiled; requests in flight keep the one they
+//! started with. SIGTERM and SIGINT stop accepting and finish the requests
+//! in flight.
+// Handlers return their error responses: built once per failed request,
+// never on a hot path, so boxing them buys nothing.
+#![allow(clippy::result_large_err)]
+
+use anyhow::Context;
+use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use lgrscan::index::Index;
+use lgrscan::input::Timestamp;
+use lgrscan::scan::LgrSet;
+use lgrscan::sunrise::{self, Candidate, CheckConfig};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The saved index (`lgrscan index`); SIGHUP opens it again.
+    #[arg(long)]
+    index: PathBuf,
+    /// Address to listen on (port 0: any free port; the address is printed).
+    #[arg(long, default_value = "127.0.0.1:8053")]
+    listen: String,
+    /// Most labels in one POST /v1/check.
+    #[arg(long, default_value_t = 1000)]
+    max_batch: usize,
+}
+
+/// An index and its compiled LGR set.
+struct Loaded {
+    index: Index,
+    set: LgrSet,
+}
+
+fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
+    let index = Index::open(path)?;
+    let set = index.spec().compile()?;
+    Ok(Loaded { index, set })
+}
+
+#[derive(Clone)]
+struct AppState {
+    loaded: Arc<RwLock<Arc<Loaded>>>,
+    max_batch: usize,
+}
+
+impl AppState {
+    fn current(&self) -> Arc<Loaded> {
+        match self.loaded.read() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+}
+
+/// Bytes of a request body accepted.
+const MAX_BODY: usize = 1 << 20;
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
+    let loaded = load(&args.index)?;
+    let state =
+        AppState { loaded: Arc::new(RwLock::new(Arc::new(loaded))), max_batch: args.max_batch };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(serve(args, state))?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
+    let app = Router::new()
+        .route("/v1/check", get(check_one).post(check_batch))
+        .route("/v1/health", get(health))
+        .route("/v1/index", get(index_header))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint") })
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state.clone());
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    eprintln!("lgrscan: serving {} on http://{}", args.index.display(), listener.local_addr()?);
+    let path = args.index.clone();
+    let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let reload_state = state.clone();
+    tokio::spawn(async move {
+        while hup.recv().await.is_some() {
+            let p = path.clone();
+            match tokio::task::spawn_blocking(move || load(&p)).await {
+                Ok(Ok(new)) => {
+                    let labels = new.index.labels();
+                    match reload_state.loaded.write() {
+                        Ok(mut g) => *g = Arc::new(new),
+                        Err(p) => *p.into_inner() = Arc::new(new),
+                    }
+                    eprintln!("lgrscan: reloaded {} ({labels} labels)", path.display());
+                }
+                Ok(Err(e)) => eprintln!("lgrscan: reload failed, keeping the index: {e:#}"),
+                Err(e) => eprintln!("lgrscan: reload failed, keeping the index: {e}"),
+            }
+        }
+    });
+    let shutdown = async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    };
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    Ok(())
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    let l = state.current();
+    Json(json!({ "status": "ok", "labels": l.index.labels() })).into_response()
+}
+
+async fn index_header(State(state): State<AppState>) -> Response {
+    let l = state.current();
+    let mut h = l.index.header().clone();
+    h.insert("file_bytes".into(), l.index.file_len().into());
+    Json(Value::Object(h)).into_response()
+}
+
+/// Checks candidates on a blocking thread; the rows as JSON.
+async fn run_check(state: &AppState, candidates: Vec<Candidate>) -> Result<Vec<Value>, Response> {
+    let loaded = state.current();
+    tokio::task::spawn_blocking(move || {
+        let verdicts =
+            sunrise::check(&loaded.index, &loaded.set, &candidates, &CheckConfig::default())
+                .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        Ok(candidates.iter().zip(&verdicts).map(|(c, v)| super::sunrise::row_json(c, v)).collect())
+    })
+    .await
+    .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+}
+
+fn candidate(text: &str) -> Result<Candidate, Response> {
+    let text = text.trim();
+    if text.is_empty() || text.len() > 255 {
+        return Err(error(StatusCode::BAD_REQUEST, "a label is 1 to 255 bytes"));
+    }
+    Ok(Candidate { text: text.to_string(), ..Candidate::default() })
+}
+
+async fn check_one(
+    State(state): State<AppState>,
+    query: Result<
+        Query<std::collections::HashMap<String, String>>,
+        axum::extract::rejection::QueryRejection,
+    >,
+) -> Response {
+    let Ok(Query(q)) = query else {
+        return error(StatusCode::BAD_REQUEST, "malformed query string");
+    };
+    let Some(label) = q.get("label") else {
+        return error(StatusCode::BAD_REQUEST, "missing label parameter");
+    };
+    let c = match candidate(label) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    match run_check(&state, vec![c]).await {
+        Ok(mut rows) => Json(rows.pop().unwrap_or(Value::Null)).into_response(),
+        Err(r) => r,
+    }
+}
+
+async fn check_batch(
+    State(state): State<AppState>,
+    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let items = match body {
+        Ok(Json(Value::Array(a))) => a,
+        Ok(_) => return error(StatusCode::BAD_REQUEST, "the body is a JSON array of labels"),
+        Err(e) => return error(e.status(), e.body_text()),
+    };
+    if items.len() > state.max_batch {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("{} labels, at most {} in one request", items.len(), state.max_batch),
+        );
+    }
+    let mut candidates = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let field = |k: &str| item.get(k).and_then(Value::as_str).map(str::to_string);
+        let c = match item {
+            Value::String(s) => candidate(s),
+            Value::Object(_) => match item.get("label").and_then(Value::as_str) {
+                Some(l) => candidate(l).and_then(|mut c| {
+                    c.registrant = field("registrant");
+                    c.registrar = field("registrar");
+                    c.priority = field("priority")
+                        .map(|p| Timestamp::parse_rfc3339(&p))
+                        .transpose()
+                        .map_err(|e| error(StatusCode::BAD_REQUEST, format!("item {i}: {e}")))?;
+                    Ok(c)
+                }),
+                None => Err(error(StatusCode::BAD_REQUEST, format!("item {i}: no label"))),
+            },
+            _ => Err(error(StatusCode::BAD_REQUEST, format!("item {i}: not a label"))),
+        };
+        match c {
+            Ok(mut c) => {
+                c.line = i as u64 + 1;
+                candidates.push(c);
+            }
+            Err(r) => return r,
+        }
+    }
+    match run_check(&state, candidates).await {
+        Ok(rows) => Json(Value::Array(rows)).into_response(),
+        Err(r) => r,
+    }
+}

@@ -1,0 +1,398 @@
+//! `lgrscan index` (build and inspect a saved index) and `lgrscan check`
+//! (candidates against an index or inputs): flags to library calls.
+
+use anyhow::Context;
+use lgrscan::index::{self, Index, InputInfo, LgrSpec, ScanMode};
+use lgrscan::input::{self, Input};
+use lgrscan::report::{Durability, RecordFormat, RecordWriter};
+use lgrscan::scan::HolderPolicy;
+use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, Status, Verdict};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct IndexArgs {
+    #[command(subcommand)]
+    command: Option<IndexCommand>,
+    #[command(flatten)]
+    build: BuildArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum IndexCommand {
+    /// Print an index's header and counts.
+    Info {
+        /// The index file.
+        file: PathBuf,
+        /// Also check every block's checksum (reads the whole file).
+        #[arg(long)]
+        verify: bool,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct BuildArgs {
+    /// Zone files, label lists or CSV files of the registered labels.
+    #[arg(required = true)]
+    inputs: Vec<String>,
+    /// An LGR of the set, in order (repeatable), as for `scan`.
+    #[arg(long = "lgr")]
+    lgrs: Vec<String>,
+    /// The variant LGR, as for `scan`.
+    #[arg(long)]
+    variants: Option<String>,
+    /// How labels are grouped into variant sets, as for `scan`.
+    #[arg(long, value_enum, default_value = "verified")]
+    index_mode: super::ScanIndexModeArg,
+    /// The index file to write (atomically).
+    #[arg(long, short, required = true)]
+    output: Option<PathBuf>,
+    /// Worker threads, at most 1024 (default or 0: one per core).
+    #[arg(long, value_parser = super::parse_threads)]
+    threads: Option<usize>,
+    #[command(flatten)]
+    input: super::InputArgs,
+}
+
+fn mode(m: super::ScanIndexModeArg) -> ScanMode {
+    match m {
+        super::ScanIndexModeArg::Verified => ScanMode::Verified,
+        super::ScanIndexModeArg::Reference => ScanMode::Reference,
+        super::ScanIndexModeArg::Rfc7940 => ScanMode::Rfc7940,
+    }
+}
+
+pub fn run_index(args: IndexArgs) -> anyhow::Result<std::process::ExitCode> {
+    match args.command {
+        Some(IndexCommand::Info { file, verify }) => info(&file, verify),
+        None => build(args.build),
+    }
+}
+
+/// Reads `inputs` and writes their index to `out`; returns the label set
+/// (for the malformed-line outcome).
+fn build_into(
+    out: &mut dyn Write,
+    inputs: &[String],
+    input_args: &super::InputArgs,
+    spec: &LgrSpec,
+) -> anyhow::Result<input::LabelSet> {
+    let config = input_args.config()?;
+    let (set, (labels, infos)) = rayon::join(
+        || spec.compile(),
+        || {
+            rayon::join(
+                || input::read(inputs.iter().map(|a| Input::from_arg(a)), &config),
+                || {
+                    inputs
+                        .iter()
+                        .filter(|a| *a != "-")
+                        .map(|a| InputInfo::of_path(Path::new(a)).with_context(|| a.clone()))
+                        .collect::<anyhow::Result<Vec<_>>>()
+                },
+            )
+        },
+    );
+    let set = set?;
+    let labels = labels.context("reading input")?;
+    index::write(out, &labels, spec, &set, &infos?)?;
+    Ok(labels)
+}
+
+fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
+    let output = args.output.as_deref().expect("required by clap");
+    let mut file = super::ReportFile::create(output)?;
+    let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), mode(args.index_mode))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    let labels = pool.install(|| {
+        let mut w = std::io::BufWriter::new(file.writer());
+        let labels = build_into(&mut w, &args.inputs, &args.input, &spec)?;
+        w.flush()?;
+        anyhow::Ok(labels)
+    })?;
+    file.commit(Durability::Rename)?;
+    args.input.malformed_outcome(&labels, &[])?;
+    std::mem::forget(labels);
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn info(path: &Path, verify: bool) -> anyhow::Result<std::process::ExitCode> {
+    let index = Index::open(path)?;
+    if verify {
+        index.verify()?;
+    }
+    let mut header = index.header().clone();
+    header.remove("sections");
+    header.insert("file_bytes".into(), index.file_len().into());
+    if verify {
+        header.insert("verified".into(), true.into());
+    }
+    let mut out = super::stdout();
+    super::output_done((|| {
+        serde_json::to_writer_pretty(&mut out, &header)?;
+        writeln!(out)?;
+        out.flush()?;
+        anyhow::Ok(())
+    })())?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum PriorityArg {
+    /// The first candidate in input order wins a contention set.
+    Input,
+    /// The earliest `priority` date wins (candidates without one last).
+    Date,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Candidate files: a label list, or a CSV with a `label` column and
+    /// optional `registrant`, `registrar` and `priority` columns.
+    candidates: Vec<PathBuf>,
+    /// A candidate label (repeatable), after those of the files.
+    #[arg(long = "label")]
+    labels: Vec<String>,
+    /// The registered labels: one saved index, or inputs (repeatable) to
+    /// index in memory.
+    #[arg(long, required = true)]
+    against: Vec<String>,
+    /// LGRs (repeatable): with an index, they must be the ones it was
+    /// built with; with inputs, as for `scan`.
+    #[arg(long = "lgr")]
+    lgrs: Vec<String>,
+    /// The variant LGR, as for `scan` (checked against an index's).
+    #[arg(long)]
+    variants: Option<String>,
+    /// The grouping, as for `scan` (default: verified, or the index's).
+    #[arg(long, value_enum)]
+    index_mode: Option<super::ScanIndexModeArg>,
+    /// Which candidate wins a contention set.
+    #[arg(long, value_enum, default_value = "input")]
+    priority: PriorityArg,
+    /// Which registered label holds a variant set, as for `scan`.
+    #[arg(long, value_enum, default_value = "input")]
+    holder: super::scan::Holder,
+    /// Output format (default: text on a terminal, csv otherwise).
+    #[arg(long, value_enum)]
+    format: Option<super::scan::Format>,
+    /// Write the rows here (atomically).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Worker threads, at most 1024 (default or 0: one per core).
+    #[arg(long, value_parser = super::parse_threads)]
+    threads: Option<usize>,
+    #[command(flatten)]
+    input: super::InputArgs,
+}
+
+const FIELDS: &[&str] = &[
+    "line",
+    "label",
+    "alabel",
+    "ulabel",
+    "status",
+    "set",
+    "holder",
+    "holder_source",
+    "holder_line",
+    "holder_registrant",
+    "same_registrant",
+    "disposition",
+    "mapping",
+    "lgr",
+    "reason",
+];
+
+/// Whether `path` is a saved index (by its magic bytes).
+fn is_index(path: &str) -> bool {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| &magic == index::format::MAGIC)
+}
+
+pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
+    let mut candidates = Vec::new();
+    for path in &args.candidates {
+        let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+        candidates.extend(sunrise::read_candidates(&path.display().to_string(), &bytes)?);
+    }
+    candidates
+        .extend(args.labels.iter().map(|l| Candidate { text: l.clone(), ..Candidate::default() }));
+    if candidates.is_empty() {
+        anyhow::bail!("no candidate: give candidate files or --label");
+    }
+    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
+    let given = (!args.lgrs.is_empty() || args.variants.is_some()).then(|| {
+        let m = args.index_mode.unwrap_or_default();
+        LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), mode(m))
+    });
+    let index = if args.against.len() == 1 && is_index(&args.against[0]) {
+        let index = Index::open(Path::new(&args.against[0]))?;
+        if let Some(given) = given {
+            index.spec().must_match(&given?).context("--lgr with an index")?;
+        }
+        if let Some(m) = args.index_mode
+            && mode(m) != index.spec().mode
+        {
+            anyhow::bail!(
+                "--index-mode {} given, the index was built with {}",
+                mode(m).as_str(),
+                index.spec().mode.as_str()
+            );
+        }
+        index
+    } else {
+        let spec = match given {
+            Some(s) => s?,
+            None => LgrSpec::from_flags(&[], None, mode(args.index_mode.unwrap_or_default()))?,
+        };
+        let mut bytes = Vec::new();
+        let labels = pool.install(|| build_into(&mut bytes, &args.against, &args.input, &spec))?;
+        args.input.malformed_outcome(&labels, &[])?;
+        Index::from_bytes(bytes)?
+    };
+    let set = index.spec().compile()?;
+    let config = CheckConfig {
+        holder: match args.holder {
+            super::scan::Holder::Input => HolderPolicy::Input,
+            super::scan::Holder::Registered => HolderPolicy::Registered,
+        },
+        priority: match args.priority {
+            PriorityArg::Input => Priority::Input,
+            PriorityArg::Date => Priority::Date,
+        },
+    };
+    let verdicts = pool.install(|| sunrise::check(&index, &set, &candidates, &config))?;
+    let format =
+        args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {
+            super::scan::Format::Text
+        } else {
+            super::scan::Format::Csv
+        });
+    let write = |w: &mut dyn Write| write_rows(w, format, &candidates, &verdicts);
+    match output.take() {
+        Some(mut file) => {
+            write(file.writer())?;
+            file.commit(Durability::Rename)?;
+        }
+        None => super::output_done((|| {
+            let mut out = super::stdout();
+            write(&mut out)?;
+            out.flush()?;
+            anyhow::Ok(())
+        })())?,
+    }
+    let all_available = verdicts.iter().all(|v| v.status == Status::Available);
+    Ok(std::process::ExitCode::from(if all_available { 0 } else { 1 }))
+}
+
+/// `U+0967 DEVANAGARI DIGIT ONE ↔ U+0031 DIGIT ONE`.
+fn mapping_text(v: &Verdict) -> String {
+    let Some((a, b)) = v.mapping.as_deref() else { return String::new() };
+    let side = |cps: &[u32]| {
+        cps.iter()
+            .map(|&c| {
+                let name = char::from_u32(c)
+                    .and_then(unicode_names2::name)
+                    .map(|n| format!(" {n}"))
+                    .unwrap_or_default();
+                format!("U+{c:04X}{name}")
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if a.is_empty() && b.is_empty() {
+        return "identical".into();
+    }
+    format!("{} ↔ {}", side(a), side(b))
+}
+
+fn fields(c: &Candidate, v: &Verdict) -> Vec<String> {
+    let h = v.holder.as_deref();
+    vec![
+        if c.line == 0 { String::new() } else { c.line.to_string() },
+        c.text.clone(),
+        v.alabel.clone(),
+        v.ulabel.clone(),
+        v.status.as_str().into(),
+        v.set.map(|s| s.to_string()).unwrap_or_default(),
+        h.map(|h| h.ulabel.clone()).unwrap_or_default(),
+        h.map(|h| if h.candidate.is_some() { "candidate".into() } else { h.source.clone() })
+            .unwrap_or_default(),
+        h.map(|h| h.line.to_string()).unwrap_or_default(),
+        h.and_then(|h| h.registrant.clone()).unwrap_or_default(),
+        v.same_registrant.map(|s| s.as_str().to_string()).unwrap_or_default(),
+        v.disposition.clone(),
+        mapping_text(v),
+        v.lgr.clone(),
+        v.reason.clone(),
+    ]
+}
+
+/// A row as a JSON object, as `--format jsonl` writes it.
+pub fn row_json(c: &Candidate, v: &Verdict) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (k, val) in FIELDS.iter().zip(fields(c, v)) {
+        let val = match (*k, val.parse::<u64>()) {
+            ("line", Ok(n)) => serde_json::Value::from(n),
+            _ => serde_json::Value::from(val),
+        };
+        m.insert((*k).to_string(), val);
+    }
+    serde_json::Value::Object(m)
+}
+
+fn write_rows(
+    w: &mut dyn Write,
+    format: super::scan::Format,
+    candidates: &[Candidate],
+    verdicts: &[Verdict],
+) -> anyhow::Result<()> {
+    let record = match format {
+        super::scan::Format::Text => None,
+        super::scan::Format::Csv => Some(RecordFormat::Csv),
+        super::scan::Format::Jsonl => Some(RecordFormat::Jsonl),
+    };
+    match record {
+        Some(f) => {
+            let mut rw = RecordWriter::new(&mut *w, f, FIELDS)?;
+            for (c, v) in candidates.iter().zip(verdicts) {
+                let f = fields(c, v);
+                let refs: Vec<&str> = f.iter().map(String::as_str).collect();
+                rw.write(&refs)?;
+            }
+            rw.finish()?;
+        }
+        None => {
+            for (c, v) in candidates.iter().zip(verdicts) {
+                let f = fields(c, v);
+                let mut line = format!("{}  {}", f[1], f[4]);
+                if !f[5].is_empty() {
+                    line += &format!(" (set {})", f[5]);
+                }
+                if !f[6].is_empty() {
+                    line += &format!("  holder {} ({}:{}", f[6], f[7], f[8]);
+                    if !f[9].is_empty() {
+                        line += &format!(", registrant {}", f[9]);
+                    }
+                    line += ")";
+                }
+                if !f[10].is_empty() {
+                    line += &format!("  same registrant: {}", f[10]);
+                }
+                if !f[12].is_empty() {
+                    line += &format!("  {}", f[12]);
+                }
+                if v.status == Status::Invalid || v.status == Status::VariantBlocked {
+                    line += &format!("  {}", f[14]);
+                }
+                writeln!(w, "{}", lgrscan::report::escape_for_terminal(&line))?;
+            }
+        }
+    }
+    Ok(())
+}

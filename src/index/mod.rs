@@ -1,0 +1,901 @@
+//! A saved index of registered labels (`lgrscan index`), read by memory
+//! map for sunrise and pre-launch checks ([`crate::sunrise`]).
+//!
+//! Each registered label is stored under a 64-bit hash of each of its
+//! *keys*: its index labels under the variant LGR (RFC 7940 §8.5, in both
+//! [`IndexMode`]s, so that every grouping of [`crate::scan::Grouping`] finds
+//! it), or its own U-label when it has none; an all-ASCII label under its
+//! own text when the variant LGR maps every ASCII label to itself (its index
+//! label is then that text or none, the same shortcut the scan takes). A
+//! look-up may so return labels that do not collide with the candidate (a
+//! second mode's index label, a hash collision): [`crate::sunrise`] passes
+//! them to the scan, which decides; it must never miss one that does.
+//!
+//! The file ([`format`](mod@format)) records the lgrscan version, each LGR's name and
+//! SHA-256 and its bytes (deflated), the variant LGR, the index mode and the
+//! inputs (path, size, SHA-256, SOA serial), so that a check needs no
+//! `--lgr` and answers exactly as a scan with the build's LGRs would. Its
+//! sections:
+//!
+//! - `entries`: 24 bytes per (key, label), sorted by key hash: hash (u64),
+//!   A-label text reference (offset: 48 bits, length: 16 bits, into
+//!   `text`), input position (u32), line (u32);
+//! - `dir`: `2^dir_bits + 1` entry numbers (u64), where the entries whose
+//!   hash starts with each `dir_bits`-bit prefix begin;
+//! - `meta`: 32 bytes per label with CSV columns, by input position:
+//!   position (u32), zero (u32), then the `registered` date (RFC 3339
+//!   text), `registrant` and `registrar` as text references (u64,
+//!   `u64::MAX`: none);
+//! - `sources`: runs of labels by source, (first position, source number)
+//!   as two u32, the paths in the header;
+//! - `text`: the A-labels and CSV values;
+//! - `lgr.N`: the deflated bytes of each LGR.
+
+pub mod format;
+
+use crate::input::{LabelSet, Timestamp};
+use crate::lgr::{IndexMode, IndexScratch, Label as EvalLabel, Lgr};
+use crate::scan::{Grouping, LgrSet};
+use format::{Backing, Checked, get_u32, get_u64, put_u32, put_u64};
+use rayon::prelude::*;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+/// An index that cannot be built, opened or read, or an LGR that does not
+/// match it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// What went wrong.
+    pub message: String,
+}
+
+impl Error {
+    pub(crate) fn new(message: impl Into<String>) -> Error {
+        Error { message: message.into() }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The grouping of a scan (`--index-mode` of `scan`, `index` and `check`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScanMode {
+    /// [`Grouping::Verified`] on [`IndexMode::Reference`] index labels.
+    #[default]
+    Verified,
+    /// [`Grouping::IndexLabel`] in [`IndexMode::Reference`].
+    Reference,
+    /// [`Grouping::IndexLabel`] in [`IndexMode::Rfc7940`].
+    Rfc7940,
+}
+
+impl ScanMode {
+    /// The variant LGR's index-label mode and the grouping.
+    pub fn modes(self) -> (IndexMode, Grouping) {
+        match self {
+            ScanMode::Verified => (IndexMode::Reference, Grouping::Verified),
+            ScanMode::Reference => (IndexMode::Reference, Grouping::IndexLabel),
+            ScanMode::Rfc7940 => (IndexMode::Rfc7940, Grouping::IndexLabel),
+        }
+    }
+
+    /// `verified`, `reference` or `rfc7940`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScanMode::Verified => "verified",
+            ScanMode::Reference => "reference",
+            ScanMode::Rfc7940 => "rfc7940",
+        }
+    }
+
+    fn parse(s: &str) -> Option<ScanMode> {
+        [ScanMode::Verified, ScanMode::Reference, ScanMode::Rfc7940]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
+}
+
+/// One LGR as given: `builtin:NAME` or a file, with its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LgrSource {
+    /// The LGR's name in reports (`builtin:NAME` or the file name).
+    pub name: String,
+    /// Whether it is a built-in LGR.
+    pub builtin: bool,
+    /// Its bytes (RFC 7940 XML, or a table).
+    pub bytes: Vec<u8>,
+}
+
+impl LgrSource {
+    /// Reads `builtin:NAME` or a file (at most [`crate::lgr::MAX_LGR_BYTES`]).
+    ///
+    /// # Errors
+    /// An unknown built-in, an unreadable or too large file.
+    pub fn load(spec: &str) -> Result<LgrSource, Error> {
+        if let Some(name) = spec.strip_prefix("builtin:") {
+            let b = crate::builtin::get(name)
+                .ok_or_else(|| Error::new(format!("LGR {spec}: no such built-in LGR")))?;
+            return Ok(LgrSource {
+                name: spec.to_string(),
+                builtin: true,
+                bytes: b.xml.as_bytes().to_vec(),
+            });
+        }
+        let path = Path::new(spec);
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(crate::lgr::MAX_LGR_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| Error::new(format!("LGR {spec}: cannot read: {e}")))?;
+        if bytes.len() as u64 > crate::lgr::MAX_LGR_BYTES {
+            return Err(Error::new(format!("LGR {spec}: larger than the most an LGR may hold")));
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok(LgrSource { name, builtin: false, bytes })
+    }
+
+    /// The SHA-256 of its bytes, in hex.
+    pub fn sha256(&self) -> String {
+        hex(&Sha256::digest(&self.bytes))
+    }
+
+    fn compile(&self, mode: IndexMode) -> Result<Arc<Lgr>, Error> {
+        let lgr = if self.builtin {
+            let text = std::str::from_utf8(&self.bytes)
+                .map_err(|_| Error::new(format!("LGR {}: not UTF-8", self.name)))?;
+            Lgr::from_builtin_xml(&self.name, text)
+        } else {
+            Lgr::from_bytes(&self.name, &self.bytes)
+        };
+        let lgr = lgr.map_err(|e| Error::new(format!("LGR {}: {e}", self.name)))?;
+        Ok(Arc::new(lgr.with_index_mode(mode)))
+    }
+}
+
+/// The variant LGR of a set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariantSource {
+    /// The single judging LGR is its own variant LGR.
+    Same,
+    /// An LGR of its own (`--variants`).
+    Lgr(LgrSource),
+    /// The merge of the judging LGRs ([`crate::lgr::merge`]).
+    Merged,
+}
+
+/// An LGR set as given (the sources, not the compiled LGRs): what an index
+/// embeds and what `scan`'s flags name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LgrSpec {
+    /// The judging LGRs, in order.
+    pub judges: Vec<LgrSource>,
+    /// The variant LGR.
+    pub variants: VariantSource,
+    /// The grouping.
+    pub mode: ScanMode,
+}
+
+impl LgrSpec {
+    /// The set `scan` uses for these flags: `lgrs` (none: the built-in
+    /// set with `builtin:common`), `variants` (none: the single LGR itself,
+    /// or the merge of several).
+    ///
+    /// # Errors
+    /// An LGR that cannot be read.
+    pub fn from_flags(
+        lgrs: &[String],
+        variants: Option<&str>,
+        mode: ScanMode,
+    ) -> Result<LgrSpec, Error> {
+        let default = lgrs.is_empty();
+        let specs: Vec<String> = if default {
+            crate::builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect()
+        } else {
+            lgrs.to_vec()
+        };
+        let judges = specs.iter().map(|s| LgrSource::load(s)).collect::<Result<Vec<_>, _>>()?;
+        let variants = match variants {
+            Some(v) => VariantSource::Lgr(LgrSource::load(v)?),
+            None if default => VariantSource::Lgr(LgrSource::load(&format!(
+                "builtin:{}",
+                crate::builtin::DEFAULT_VARIANTS
+            ))?),
+            None if judges.len() == 1 => VariantSource::Same,
+            None => VariantSource::Merged,
+        };
+        Ok(LgrSpec { judges, variants, mode })
+    }
+
+    /// Compiles the set, as `scan` does for the same flags.
+    ///
+    /// # Errors
+    /// An LGR that does not compile or merge.
+    pub fn compile(&self) -> Result<LgrSet, Error> {
+        let (mode, grouping) = self.mode.modes();
+        let judges =
+            self.judges.iter().map(|s| s.compile(mode)).collect::<Result<Vec<_>, Error>>()?;
+        let variants = match &self.variants {
+            VariantSource::Same => None,
+            VariantSource::Lgr(s) => Some(s.compile(mode)?),
+            VariantSource::Merged => {
+                let refs: Vec<&Lgr> = judges.iter().map(|l| &**l).collect();
+                let merged = crate::lgr::merge(&refs)
+                    .map_err(|e| Error::new(format!("merging the LGR set: {e}")))?;
+                Some(Arc::new(merged.with_index_mode(mode)))
+            }
+        };
+        Ok(LgrSet::new(judges, variants).map_err(Error::new)?.with_grouping(grouping))
+    }
+
+    /// Checks that `other` (LGRs given with an index) names the same LGRs:
+    /// same bytes (SHA-256), same variant LGR, same mode.
+    ///
+    /// # Errors
+    /// The first difference, named.
+    pub fn must_match(&self, other: &LgrSpec) -> Result<(), Error> {
+        let list = |s: &LgrSpec| -> Vec<String> {
+            s.judges.iter().map(|l| format!("{} (sha256 {})", l.name, l.sha256())).collect()
+        };
+        if list(self) != list(other) {
+            return Err(Error::new(format!(
+                "the LGRs given ({}) are not those the index was built with ({}); \
+                 leave out --lgr to use the index's own",
+                list(other).join(", "),
+                list(self).join(", ")
+            )));
+        }
+        let variant = |s: &LgrSpec| match &s.variants {
+            VariantSource::Same => "the single LGR".to_string(),
+            VariantSource::Merged => "the merge of the set".to_string(),
+            VariantSource::Lgr(l) => format!("{} (sha256 {})", l.name, l.sha256()),
+        };
+        if variant(self) != variant(other) {
+            return Err(Error::new(format!(
+                "the variant LGR given ({}) is not the index's ({})",
+                variant(other),
+                variant(self)
+            )));
+        }
+        if self.mode != other.mode {
+            return Err(Error::new(format!(
+                "--index-mode {} given, the index was built with {}",
+                other.mode.as_str(),
+                self.mode.as_str()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// An input file of an index: what the header records of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputInfo {
+    /// The path as given.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The SHA-256 of its bytes, in hex.
+    pub sha256: String,
+    /// The serial of the first SOA record in its first MiB, for an
+    /// uncompressed zone file.
+    pub soa_serial: Option<u32>,
+}
+
+impl InputInfo {
+    /// Reads `path` once for its size, hash and SOA serial.
+    ///
+    /// # Errors
+    /// An unreadable file.
+    pub fn of_path(path: &Path) -> std::io::Result<InputInfo> {
+        let mut f = std::fs::File::open(path)?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let (mut size, mut head) = (0u64, Vec::new());
+        loop {
+            let n = f.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            if head.is_empty() {
+                head = buf[..n].to_vec();
+            }
+            hasher.update(&buf[..n]);
+            size += n as u64;
+        }
+        Ok(InputInfo {
+            path: path.display().to_string(),
+            size,
+            sha256: hex(&hasher.finalize()),
+            soa_serial: soa_serial(&head),
+        })
+    }
+}
+
+/// The serial of the first SOA record in `head` (RFC 1035 §3.3.13: the
+/// third field of its data), parentheses and comments skipped.
+fn soa_serial(head: &[u8]) -> Option<u32> {
+    let text = String::from_utf8_lossy(head);
+    let mut words = text
+        .lines()
+        .flat_map(|l| l.split(';').next().unwrap_or("").split_ascii_whitespace())
+        .filter(|w| *w != "(" && *w != ")");
+    words.position(|w| w.eq_ignore_ascii_case("SOA"))?;
+    words.nth(2)?.trim_matches(['(', ')']).parse().ok()
+}
+
+/// The hash of a key (a sequence of code points) in the index: fixed by the
+/// format (it is stored), so not a std or foldhash hasher.
+pub fn key_hash(cps: impl IntoIterator<Item = u32>) -> u64 {
+    let mut h: u64 = 0x243f_6a88_85a3_08d3;
+    let mut n = 0u64;
+    for c in cps {
+        h = (h.rotate_left(5) ^ u64::from(c)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        n += 1;
+    }
+    // splitmix64's finaliser: the directory reads the top bits.
+    let mut z = h ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Reused buffers of [`Keys::of`].
+#[derive(Default)]
+pub(crate) struct KeyScratch {
+    label: EvalLabel,
+    sc: IndexScratch,
+    index: Vec<u32>,
+    other: Vec<u32>,
+}
+
+/// Computes the keys of labels under a set's variant LGR (see the module
+/// documentation).
+pub(crate) struct Keys<'a> {
+    variants: &'a Lgr,
+    ascii_identity: bool,
+}
+
+impl<'a> Keys<'a> {
+    pub(crate) fn new(set: &'a LgrSet) -> Keys<'a> {
+        let variants = set.variants();
+        Keys { variants, ascii_identity: variants.ascii_is_own_index() }
+    }
+
+    /// The key hashes of a label given as its U-label (one or two).
+    pub(crate) fn of(&self, ulabel: &str, sc: &mut KeyScratch, out: &mut Vec<u64>) {
+        out.clear();
+        if self.ascii_identity && ulabel.is_ascii() {
+            out.push(key_hash(ulabel.bytes().map(u32::from)));
+            return;
+        }
+        sc.label.set_text(ulabel);
+        if !sc.label.is_empty() && self.variants.index_into(&sc.label, &mut sc.sc, &mut sc.index) {
+            out.push(key_hash(sc.index.iter().copied()));
+            if self.variants.other_mode_index(&sc.label, &mut sc.sc, &mut sc.other)
+                && sc.other != sc.index
+            {
+                out.push(key_hash(sc.other.iter().copied()));
+            }
+        } else {
+            out.push(key_hash(ulabel.chars().map(u32::from)));
+        }
+    }
+}
+
+/// Bytes per entry.
+const ENTRY: usize = 24;
+/// Bytes per meta record.
+const META: usize = 32;
+/// A text reference for no text.
+const NO_TEXT: u64 = u64::MAX;
+
+/// Packs a text reference at `at` of `len` bytes, or [`NO_TEXT`] for text
+/// longer than 64 KiB (none: names are at most 255 octets).
+fn text_ref(at: u64, len: usize) -> u64 {
+    if len > 0xffff { NO_TEXT } else { at | (len as u64) << 48 }
+}
+
+/// Labels' keys as (hash, input position), sorted: one per label (an
+/// exactly sized collect), plus the second keys of the few labels that
+/// have two.
+fn sorted_keys(labels: &LabelSet, set: &LgrSet) -> Vec<(u64, u32)> {
+    let keys = Keys::new(set);
+    let seconds = std::sync::Mutex::new(Vec::new());
+    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(labels.len() + labels.len() / 64);
+    pairs.par_extend((0..labels.len()).into_par_iter().with_min_len(4096).map_init(
+        || (KeyScratch::default(), Vec::new()),
+        |(sc, ks), i| {
+            let l = labels.get(i).expect("in range");
+            keys.of(l.ulabel(), sc, ks);
+            if let Some(&second) = ks.get(1) {
+                let mut s = seconds.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                s.push((second, i as u32));
+            }
+            (ks[0], i as u32)
+        },
+    ));
+    pairs.append(&mut seconds.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
+    pairs.par_sort_unstable();
+    pairs
+}
+
+/// The `meta` section and the CSV values' text (to follow the A-labels,
+/// whose text is `base` bytes).
+fn meta_records(labels: &LabelSet, base: u64) -> (Vec<u8>, Vec<u8>) {
+    let registrar_col =
+        labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
+    let (mut meta, mut text) = (Vec::new(), Vec::new());
+    for l in labels.iter() {
+        let Some(c) = l.csv() else { continue };
+        let registrar = registrar_col
+            .and_then(|k| c.extra.iter().find(|(i, _)| *i as usize == k).map(|(_, v)| &**v));
+        if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() {
+            continue;
+        }
+        put_u32(&mut meta, l.index() as u32);
+        put_u32(&mut meta, 0);
+        let date = c.registered.map(|t| t.to_string());
+        for v in [date.as_deref(), c.registrant.as_deref(), registrar] {
+            let r = v.map_or(NO_TEXT, |v| {
+                let r = text_ref(base + text.len() as u64, v.len());
+                if r != NO_TEXT {
+                    text.extend_from_slice(v.as_bytes());
+                }
+                r
+            });
+            put_u64(&mut meta, r);
+        }
+    }
+    (meta, text)
+}
+
+/// The deflated bytes of the spec's LGRs, and their header entries (the
+/// variant LGR's last when it has its own).
+fn embedded(spec: &LgrSpec) -> Result<(Vec<Vec<u8>>, Vec<Value>), Error> {
+    let all: Vec<&LgrSource> = spec
+        .judges
+        .iter()
+        .chain(match &spec.variants {
+            VariantSource::Lgr(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let (mut bytes, mut entries) = (Vec::new(), Vec::new());
+    for (k, l) in all.iter().enumerate() {
+        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, &l.bytes).map_err(|e| Error::new(e.to_string()))?;
+        bytes.push(z.finish().map_err(|e| Error::new(e.to_string()))?);
+        entries.push(json!({
+            "name": l.name, "builtin": l.builtin, "sha256": l.sha256(),
+            "bytes": l.bytes.len(), "section": format!("lgr.{k}"),
+        }));
+    }
+    Ok((bytes, entries))
+}
+
+/// Entries written to the data region at a time.
+const CHUNK: usize = 1 << 15;
+
+/// Builds an index of `labels` (read from `inputs`) for the set `spec`
+/// (compiled as `set`) and writes it to `out`, as a stream: what is held
+/// is the keys (16 bytes a label), the text offsets (8) and the CSV
+/// columns.
+///
+/// # Errors
+/// More than 2^32 - 1 labels or 256 TiB of text, or writing `out`.
+pub fn write(
+    out: &mut dyn std::io::Write,
+    labels: &LabelSet,
+    spec: &LgrSpec,
+    set: &LgrSet,
+    inputs: &[InputInfo],
+) -> Result<(), Error> {
+    if labels.len() > u32::MAX as usize - 1 {
+        return Err(Error::new("too many labels for one index (at most 2^32 - 1)"));
+    }
+    let pairs = sorted_keys(labels, set);
+    // Where each A-label's text is, in input order.
+    let mut refs: Vec<u64> = Vec::with_capacity(labels.len());
+    let mut alabel_bytes = 0u64;
+    for l in labels.iter() {
+        let len = l.alabel().len();
+        let r = text_ref(alabel_bytes, len);
+        if r != NO_TEXT {
+            alabel_bytes += len as u64;
+        }
+        refs.push(r);
+    }
+    let (meta, meta_text) = meta_records(labels, alabel_bytes);
+    let text_len = alabel_bytes + meta_text.len() as u64;
+    if text_len >= 1 << 48 {
+        return Err(Error::new("too much label text for one index (256 TiB)"));
+    }
+    let mut runs = Vec::new();
+    let mut last = None;
+    for l in labels.iter() {
+        if last != Some(l.source()) {
+            last = Some(l.source());
+            put_u32(&mut runs, l.index() as u32);
+            put_u32(&mut runs, l.source() as u32);
+        }
+    }
+    let (lgr_bytes, mut lgrs) = embedded(spec)?;
+    let n = pairs.len();
+    let bits = (usize::BITS - (n / 4).max(1).leading_zeros()).min(30);
+    // The layout: each section's offset and length, in writing order.
+    let mut sections = Map::new();
+    let mut at = 0u64;
+    let mut lay = |name: &str, len: u64| {
+        sections.insert(name.into(), json!([at, len]));
+        at += len;
+    };
+    lay("entries", (n * ENTRY) as u64);
+    lay("dir", 8 * ((1u64 << bits) + 1));
+    lay("meta", meta.len() as u64);
+    lay("sources", runs.len() as u64);
+    lay("text", text_len);
+    for (k, z) in lgr_bytes.iter().enumerate() {
+        lay(&format!("lgr.{k}"), z.len() as u64);
+    }
+    let data_len = at;
+    let variants = match &spec.variants {
+        VariantSource::Same => json!("same"),
+        VariantSource::Merged => json!("merged"),
+        VariantSource::Lgr(_) => lgrs.pop().unwrap_or(Value::Null),
+    };
+    let sources: Vec<Value> =
+        labels.sources().iter().map(|s| json!(s.path.display().to_string())).collect();
+    let inputs: Vec<Value> = inputs
+        .iter()
+        .map(|i| json!({"path": i.path, "size": i.size, "sha256": i.sha256, "soa_serial": i.soa_serial}))
+        .collect();
+    let header = json!({
+        "lgrscan_version": env!("CARGO_PKG_VERSION"),
+        "index_mode": spec.mode.as_str(),
+        "lgrs": lgrs,
+        "variants": variants,
+        "inputs": inputs,
+        "sources": sources,
+        "labels": labels.len() as u64,
+        "entries": n as u64,
+        "with_meta": (meta.len() / META) as u64,
+        "text_bytes": text_len,
+        "dir_bits": bits,
+        "data_len": data_len,
+        "sections": sections,
+    });
+    let Value::Object(header) = header else { unreachable!("a JSON object") };
+    let io = |e: std::io::Error| Error::new(format!("writing: {e}"));
+    let mut w = format::DataWriter::begin(out, header).map_err(io)?;
+    let mut buf = Vec::with_capacity(CHUNK * ENTRY);
+    for chunk in pairs.chunks(CHUNK) {
+        buf.clear();
+        for &(h, i) in chunk {
+            put_u64(&mut buf, h);
+            put_u64(&mut buf, refs[i as usize]);
+            put_u32(&mut buf, i);
+            put_u32(&mut buf, labels.get(i as usize).map_or(0, |l| l.line()));
+        }
+        w.put(&buf).map_err(io)?;
+    }
+    drop(refs);
+    buf.clear();
+    let mut e = 0usize;
+    for b in 0..(1u64 << bits) {
+        while e < n && bucket(pairs[e].0, bits) < b {
+            e += 1;
+        }
+        put_u64(&mut buf, e as u64);
+        if buf.len() >= CHUNK * ENTRY {
+            w.put(&buf).map_err(io)?;
+            buf.clear();
+        }
+    }
+    put_u64(&mut buf, n as u64);
+    w.put(&buf).map_err(io)?;
+    w.put(&meta).map_err(io)?;
+    w.put(&runs).map_err(io)?;
+    buf.clear();
+    for l in labels.iter() {
+        let a = l.alabel().as_bytes();
+        if a.len() <= 0xffff {
+            buf.extend_from_slice(a);
+        }
+        if buf.len() >= CHUNK * ENTRY {
+            w.put(&buf).map_err(io)?;
+            buf.clear();
+        }
+    }
+    w.put(&buf).map_err(io)?;
+    w.put(&meta_text).map_err(io)?;
+    for z in &lgr_bytes {
+        w.put(z).map_err(io)?;
+    }
+    w.finish().map_err(io)
+}
+
+/// The directory bucket of a hash.
+fn bucket(h: u64, bits: u32) -> u64 {
+    if bits == 0 { 0 } else { h >> (64 - bits) }
+}
+
+/// A registered label found in an index (its text is read with
+/// [`Index::alabel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Where its A-label (or LDH text) is.
+    text: u64,
+    /// Its position in the input (the order labels were first seen).
+    pub position: u32,
+    /// The line where it was first seen.
+    pub line: u32,
+}
+
+/// The CSV columns of a registered label.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Meta {
+    /// `registered`.
+    pub registered: Option<Timestamp>,
+    /// `registrant`.
+    pub registrant: Option<String>,
+    /// `registrar`.
+    pub registrar: Option<String>,
+}
+
+/// An index opened for reading.
+#[derive(Debug)]
+pub struct Index {
+    file: Checked,
+    entries: (u64, u64),
+    dir: (u64, u64),
+    dir_bits: u32,
+    meta: (u64, u64),
+    text: (u64, u64),
+    runs: Vec<(u32, u32)>,
+    sources: Vec<String>,
+    spec: LgrSpec,
+}
+
+impl Index {
+    /// Maps and opens the index file at `path`.
+    ///
+    /// # Errors
+    /// An unreadable, truncated or damaged file, or one that is not an
+    /// index.
+    pub fn open(path: &Path) -> Result<Index, Error> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Error::new(format!("{}: cannot open: {e}", path.display())))?;
+        // SAFETY: the index is read-only and replaced by rename, never
+        // rewritten in place (the README says so); a reader keeps the
+        // file it mapped.
+        let map = unsafe { memmap2::Mmap::map(&file) }
+            .map_err(|e| Error::new(format!("{}: cannot map: {e}", path.display())))?;
+        Index::from_backing(Backing::Map(map))
+            .map_err(|e| Error::new(format!("{}: {e}", path.display())))
+    }
+
+    /// Opens an index held in memory.
+    ///
+    /// # Errors
+    /// As [`Index::open`].
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Index, Error> {
+        Index::from_backing(Backing::Owned(bytes))
+    }
+
+    fn from_backing(bytes: Backing) -> Result<Index, Error> {
+        let file = Checked::new(bytes)?;
+        let h = &file.header;
+        let bad = |what: &str| Error::new(format!("damaged index: bad {what} in the header"));
+        let num = |k: &str| h.get(k).and_then(Value::as_u64).ok_or_else(|| bad(k));
+        let dir_bits = num("dir_bits")?;
+        if dir_bits > 30 {
+            return Err(bad("dir_bits"));
+        }
+        let dir_bits = dir_bits as u32;
+        let entries = file.section_range("entries")?;
+        let dir = file.section_range("dir")?;
+        let meta = file.section_range("meta")?;
+        let text = file.section_range("text")?;
+        if entries.1 % ENTRY as u64 != 0 || entries.1 / ENTRY as u64 != num("entries")? {
+            return Err(bad("entries"));
+        }
+        if dir.1 != 8 * ((1u64 << dir_bits) + 1) || meta.1 % META as u64 != 0 {
+            return Err(bad("dir or meta"));
+        }
+        let runs_bytes = file.section("sources")?;
+        let runs: Vec<(u32, u32)> =
+            runs_bytes.chunks_exact(8).map(|c| (get_u32(c, 0), get_u32(c, 4))).collect();
+        let sources: Vec<String> = h
+            .get("sources")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("sources"))?
+            .iter()
+            .map(|s| s.as_str().map(str::to_string).ok_or_else(|| bad("sources")))
+            .collect::<Result<_, _>>()?;
+        if runs_bytes.len() % 8 != 0 || runs.iter().any(|&(_, s)| s as usize >= sources.len()) {
+            return Err(bad("sources"));
+        }
+        let mode = h
+            .get("index_mode")
+            .and_then(Value::as_str)
+            .and_then(ScanMode::parse)
+            .ok_or_else(|| bad("index_mode"))?;
+        let judges = h
+            .get("lgrs")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("lgrs"))?
+            .iter()
+            .map(|l| embedded_lgr(&file, l))
+            .collect::<Result<Vec<_>, _>>()?;
+        if judges.is_empty() {
+            return Err(bad("lgrs"));
+        }
+        let variants = match h.get("variants") {
+            Some(Value::String(s)) if s == "same" => VariantSource::Same,
+            Some(Value::String(s)) if s == "merged" => VariantSource::Merged,
+            Some(v @ Value::Object(_)) => VariantSource::Lgr(embedded_lgr(&file, v)?),
+            _ => return Err(bad("variants")),
+        };
+        let spec = LgrSpec { judges, variants, mode };
+        Ok(Index { file, entries, dir, dir_bits, meta, text, runs, sources, spec })
+    }
+
+    /// The LGR set the index was built with (bytes and mode).
+    pub fn spec(&self) -> &LgrSpec {
+        &self.spec
+    }
+
+    /// The header, as JSON.
+    pub fn header(&self) -> &Map<String, Value> {
+        &self.file.header
+    }
+
+    /// The number of labels.
+    pub fn labels(&self) -> u64 {
+        self.file.header.get("labels").and_then(Value::as_u64).unwrap_or(0)
+    }
+
+    /// The size of the index file.
+    pub fn file_len(&self) -> u64 {
+        self.file.file_len()
+    }
+
+    /// Checks every block's checksum.
+    ///
+    /// # Errors
+    /// A damaged block.
+    pub fn verify(&self) -> Result<(), Error> {
+        self.file.verify_all()
+    }
+
+    /// Every label stored under the key hash `hash`, appended to `out`.
+    ///
+    /// # Errors
+    /// A damaged index.
+    pub fn lookup(&self, hash: u64, out: &mut Vec<Entry>) -> Result<(), Error> {
+        let b = bucket(hash, self.dir_bits);
+        let d = self.file.data(self.dir.0 + 8 * b, 16)?;
+        let (start, end) = (get_u64(d, 0), get_u64(d, 8));
+        let n = self.entries.1 / ENTRY as u64;
+        if start > end || end > n {
+            return Err(Error::new("damaged index: bad directory entry"));
+        }
+        let es =
+            self.file.data(self.entries.0 + start * ENTRY as u64, (end - start) * ENTRY as u64)?;
+        for e in es.chunks_exact(ENTRY) {
+            if get_u64(e, 0) != hash {
+                continue;
+            }
+            out.push(Entry { text: get_u64(e, 8), position: get_u32(e, 16), line: get_u32(e, 20) });
+        }
+        Ok(())
+    }
+
+    fn text_bytes(&self, r: u64) -> Result<Option<&[u8]>, Error> {
+        if r == NO_TEXT {
+            return Ok(None);
+        }
+        let (off, len) = (r & ((1 << 48) - 1), r >> 48);
+        if off.checked_add(len).is_none_or(|e| e > self.text.1) {
+            return Err(Error::new("damaged index: text reference out of range"));
+        }
+        self.file.data(self.text.0 + off, len).map(Some)
+    }
+
+    fn text(&self, r: u64) -> Result<Option<String>, Error> {
+        Ok(self.text_bytes(r)?.map(|b| String::from_utf8_lossy(b).into_owned()))
+    }
+
+    /// The A-label (or LDH text) of an entry.
+    ///
+    /// # Errors
+    /// A damaged index.
+    pub fn alabel(&self, e: &Entry) -> Result<String, Error> {
+        Ok(self.text(e.text)?.unwrap_or_default())
+    }
+
+    /// Whether an entry's A-label is `alabel`, without a copy.
+    ///
+    /// # Errors
+    /// A damaged index.
+    pub fn alabel_is(&self, e: &Entry, alabel: &str) -> Result<bool, Error> {
+        Ok(self.text_bytes(e.text)?.unwrap_or_default() == alabel.as_bytes())
+    }
+
+    /// The CSV columns of the label at input position `position`.
+    ///
+    /// # Errors
+    /// A damaged index.
+    pub fn meta(&self, position: u32) -> Result<Meta, Error> {
+        let (mut lo, mut hi) = (0u64, self.meta.1 / META as u64);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let m = self.file.data(self.meta.0 + mid * META as u64, META as u64)?;
+            match get_u32(m, 0).cmp(&position) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let registered = match self.text(get_u64(m, 8))? {
+                        Some(t) => Some(
+                            Timestamp::parse_rfc3339(&t)
+                                .map_err(|_| Error::new("damaged index: bad registered date"))?,
+                        ),
+                        None => None,
+                    };
+                    return Ok(Meta {
+                        registered,
+                        registrant: self.text(get_u64(m, 16))?,
+                        registrar: self.text(get_u64(m, 24))?,
+                    });
+                }
+            }
+        }
+        Ok(Meta::default())
+    }
+
+    /// The source path of the label at input position `position`.
+    pub fn source(&self, position: u32) -> &str {
+        let run = self.runs.partition_point(|&(first, _)| first <= position);
+        run.checked_sub(1)
+            .and_then(|r| self.sources.get(self.runs[r].1 as usize))
+            .map_or("", String::as_str)
+    }
+}
+
+/// The LGR of a header entry, its bytes inflated and their hash checked.
+fn embedded_lgr(file: &Checked, v: &Value) -> Result<LgrSource, Error> {
+    let bad = || Error::new("damaged index: bad LGR entry in the header");
+    let name = v.get("name").and_then(Value::as_str).ok_or_else(bad)?;
+    let section = v.get("section").and_then(Value::as_str).ok_or_else(bad)?;
+    let size = v.get("bytes").and_then(Value::as_u64).ok_or_else(bad)?;
+    if size > crate::lgr::MAX_LGR_BYTES {
+        return Err(bad());
+    }
+    let z = file.section(section)?;
+    let mut bytes = Vec::with_capacity(size as usize);
+    flate2::read::DeflateDecoder::new(z)
+        .take(size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::new(format!("damaged index: LGR {name}: {e}")))?;
+    let src = LgrSource {
+        name: name.to_string(),
+        builtin: v.get("builtin").and_then(Value::as_bool).ok_or_else(bad)?,
+        bytes,
+    };
+    if Some(src.sha256().as_str()) != v.get("sha256").and_then(Value::as_str) {
+        return Err(Error::new(format!("damaged index: LGR {name} does not match its SHA-256")));
+    }
+    Ok(src)
+}

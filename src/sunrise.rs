@@ -1,0 +1,624 @@
+//! Sunrise and pre-launch checks: each candidate label against the
+//! registered labels of an [`Index`], with one clear status.
+//!
+//! The verdicts are the scan's, not a second implementation of it: the
+//! registered labels that may share a variant set with a candidate are
+//! found in the index (by key, see [`crate::index`], then closed over the
+//! keys of the labels found, since a verified grouping joins sets through
+//! labels with two index labels), and [`crate::scan::scan`] is run on them
+//! followed by the candidates. A candidate's row is what that scan reports
+//! for it: judged as the scan judges it, in the variant set the scan forms,
+//! held by the member the scan picks, with the scan's disposition as a
+//! variant of the holder (RFC 7940 §8.3). Registered labels come first in
+//! that scan, ordered by the holder policy, so a registered label always
+//! holds a set it is valid in; candidates follow in `--priority` order, so
+//! the winner of a contention set is its holder.
+
+use crate::idna2008::to_labels;
+use crate::index::{Entry, Error, Index, KeyScratch, Keys};
+use crate::input::{self, Input, InputFormat, Timestamp};
+use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// One candidate label.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Candidate {
+    /// The label as given (U-label or A-label).
+    pub text: String,
+    /// Where it was given (its line, 0 for a command-line label).
+    pub line: u64,
+    /// The applicant's registrant id, if known.
+    pub registrant: Option<String>,
+    /// The registrar, if known.
+    pub registrar: Option<String>,
+    /// The priority date (`--priority date`).
+    pub priority: Option<Timestamp>,
+}
+
+/// Which candidate wins a contention set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Priority {
+    /// The first in candidate order.
+    #[default]
+    Input,
+    /// The earliest priority date; candidates without one come after those
+    /// with one, then candidate order.
+    Date,
+}
+
+/// Options of a check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CheckConfig {
+    /// Which registered label holds a variant set (as `scan --holder`).
+    pub holder: HolderPolicy,
+    /// Which candidate wins a contention set.
+    pub priority: Priority,
+}
+
+/// A candidate's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Valid, and shares its variant set with no registered label and no
+    /// candidate before it.
+    Available,
+    /// This exact label is registered (U-label and A-label forms alike).
+    Registered,
+    /// A blocked variant (or a variant whose disposition is invalid) of a
+    /// registered label.
+    VariantBlocked,
+    /// An allocatable variant of a registered label: only to its
+    /// registrant.
+    VariantAllocatable,
+    /// Not valid under the LGR set, or under IDNA2008.
+    Invalid,
+    /// In a variant set with other candidates only; [`Verdict::set`] names
+    /// the set, [`Verdict::holder`] its winner (none for the winner).
+    Contention,
+}
+
+impl Status {
+    /// The status's name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Available => "available",
+            Status::Registered => "registered",
+            Status::VariantBlocked => "variant-blocked",
+            Status::VariantAllocatable => "variant-allocatable",
+            Status::Invalid => "invalid",
+            Status::Contention => "contention",
+        }
+    }
+}
+
+/// Whether a candidate's registrant is the holder's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SameRegistrant {
+    /// Both known and equal.
+    Yes,
+    /// Both known and different.
+    No,
+    /// One of them unknown.
+    Unknown,
+}
+
+impl SameRegistrant {
+    /// `yes`, `no` or `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SameRegistrant::Yes => "yes",
+            SameRegistrant::No => "no",
+            SameRegistrant::Unknown => "unknown",
+        }
+    }
+
+    fn of(a: Option<&str>, b: Option<&str>) -> SameRegistrant {
+        match (a, b) {
+            (Some(a), Some(b)) if a == b => SameRegistrant::Yes,
+            (Some(_), Some(_)) => SameRegistrant::No,
+            _ => SameRegistrant::Unknown,
+        }
+    }
+}
+
+/// The label a candidate collides with: a registered label or an earlier
+/// (winning) candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Holder {
+    /// Its A-label.
+    pub alabel: String,
+    /// Its U-label.
+    pub ulabel: String,
+    /// For a candidate, its position among the candidates.
+    pub candidate: Option<usize>,
+    /// Its source file (registered) and line.
+    pub source: String,
+    /// Its line.
+    pub line: u64,
+    /// Its registrant, if known.
+    pub registrant: Option<String>,
+}
+
+/// The answer for one candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The candidate's A-label.
+    pub alabel: String,
+    /// Its U-label.
+    pub ulabel: String,
+    /// Its status.
+    pub status: Status,
+    /// Its contention set (1-based, in order of the sets' first candidate).
+    pub set: Option<u32>,
+    /// Who holds its variant set (none when it is available or holds it).
+    pub holder: Option<Box<Holder>>,
+    /// The scan's role for it in the set.
+    pub role: Option<Role>,
+    /// The LGR that gave the disposition.
+    pub lgr: String,
+    /// Its disposition: as a variant of the holder, or under its LGR.
+    pub disposition: String,
+    /// Why, as the scan says it.
+    pub reason: String,
+    /// The code points that differ between the holder and it (holder's,
+    /// then its own), the common prefix and suffix left out.
+    pub mapping: Option<Box<(Vec<u32>, Vec<u32>)>>,
+    /// For an allocatable variant: whether it goes to the holder's
+    /// registrant.
+    pub same_registrant: Option<SameRegistrant>,
+}
+
+impl Verdict {
+    fn new(alabel: String, ulabel: String, status: Status) -> Verdict {
+        Verdict {
+            alabel,
+            ulabel,
+            status,
+            set: None,
+            holder: None,
+            role: None,
+            lgr: String::new(),
+            disposition: String::new(),
+            reason: String::new(),
+            mapping: None,
+            same_registrant: None,
+        }
+    }
+}
+
+/// Whether a text can be a line of a label list as it is (see
+/// [`crate::input`]'s list format): no white space, comment, dot or
+/// control character.
+fn list_safe(s: &str) -> bool {
+    !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || c.is_control() || c == '#' || c == '.')
+}
+
+/// What a line of the scan's list is.
+#[derive(Clone, Copy)]
+enum Row {
+    Registered(usize),
+    Candidate(usize),
+}
+
+/// Checks `candidates` against `index` under `set` (the set the index was
+/// built with: [`Index::spec`]). One verdict per candidate, in order.
+///
+/// # Errors
+/// A damaged index, or a scan input that cannot be read.
+pub fn check(
+    index: &Index,
+    set: &LgrSet,
+    candidates: &[Candidate],
+    config: &CheckConfig,
+) -> Result<Vec<Verdict>, Error> {
+    let keys = Keys::new(set);
+    let forms: Vec<_> = candidates.par_iter().map(|c| to_labels(c.text.trim())).collect();
+    // Per candidate: the registered labels under its keys.
+    let found: Vec<Vec<Entry>> = forms
+        .par_iter()
+        .map_init(
+            || (KeyScratch::default(), Vec::new()),
+            |(sc, ks), f| {
+                keys.of(&f.ulabel, sc, ks);
+                let mut out = Vec::new();
+                for &h in ks.iter() {
+                    index.lookup(h, &mut out)?;
+                }
+                Ok(out)
+            },
+        )
+        .collect::<Result<_, Error>>()?;
+    let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+    let mut registered: BTreeMap<u32, Entry> = BTreeMap::new();
+    let mut first_of: HashMap<&str, usize> = HashMap::new();
+    let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
+    for (i, (f, es)) in forms.iter().zip(&found).enumerate() {
+        let mut exact = None;
+        for e in es {
+            if index.alabel_is(e, &f.alabel)? {
+                exact = Some(*e);
+            }
+        }
+        if let Some(e) = exact {
+            // Another candidate sharing a key with this label finds it
+            // itself: no need to scan it for this one.
+            let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Registered);
+            v.holder = Some(Box::new(registered_holder(index, &e)?));
+            verdicts[i] = Some(v);
+            continue;
+        }
+        if let Some(&j) = first_of.get(f.alabel.as_str()) {
+            duplicate_of[i] = Some(j);
+        } else {
+            first_of.insert(&f.alabel, i);
+        }
+        for e in es {
+            registered.entry(e.position).or_insert(*e);
+        }
+    }
+    close_over_keys(index, &keys, &mut registered)?;
+    // The scan's input: registered labels by holder policy, then the
+    // candidates by priority.
+    let mut reg: Vec<(Entry, String, Option<Timestamp>)> = Vec::with_capacity(registered.len());
+    for (_, e) in registered {
+        let alabel = index.alabel(&e)?;
+        if list_safe(&alabel) {
+            let date = match config.holder {
+                HolderPolicy::Registered => index.meta(e.position)?.registered,
+                _ => None,
+            };
+            reg.push((e, alabel, date));
+        }
+    }
+    if config.holder == HolderPolicy::Registered {
+        reg.sort_by_key(|(e, _, d)| (d.is_none(), *d, e.position));
+    }
+    let mut order: Vec<usize> = (0..candidates.len())
+        .filter(|&i| verdicts[i].is_none() && duplicate_of[i].is_none())
+        .collect();
+    if config.priority == Priority::Date {
+        order.sort_by_key(|&i| (candidates[i].priority.is_none(), candidates[i].priority, i));
+    }
+    let mut rows: Vec<Row> = (0..reg.len()).map(Row::Registered).collect();
+    let mut list = String::new();
+    for (_, alabel, _) in &reg {
+        list.push_str(alabel);
+        list.push('\n');
+    }
+    for &i in &order {
+        let text = candidates[i].text.trim();
+        let line = if list_safe(text) {
+            text
+        } else if forms[i].finding.is_none() {
+            &forms[i].alabel
+        } else {
+            let mut v =
+                Verdict::new(forms[i].alabel.clone(), forms[i].ulabel.clone(), Status::Invalid);
+            v.lgr = "IDNA2008".into();
+            v.disposition = "invalid".into();
+            v.reason = forms[i].finding.as_ref().map(|f| f.to_string()).unwrap_or_default();
+            verdicts[i] = Some(v);
+            continue;
+        };
+        list.push_str(line);
+        list.push('\n');
+        rows.push(Row::Candidate(i));
+    }
+    let ctx = Context { index, candidates, forms: &forms, reg: &reg, rows: &rows };
+    ctx.scan_and_judge(set, list, &mut verdicts)?;
+    for i in 0..candidates.len() {
+        if let Some(j) = duplicate_of[i] {
+            verdicts[i] = Some(duplicate_verdict(&ctx, &mut verdicts, j));
+        }
+    }
+    number_sets(&mut verdicts);
+    verdicts
+        .into_iter()
+        .map(|v| v.ok_or_else(|| Error::new("a candidate got no verdict (internal error)")))
+        .collect()
+}
+
+/// Adds the registered labels that share a key with those in `found`,
+/// until none is new: a verified grouping joins the sets of a label's two
+/// index labels, so these may join a candidate's set.
+fn close_over_keys(
+    index: &Index,
+    keys: &Keys<'_>,
+    found: &mut BTreeMap<u32, Entry>,
+) -> Result<(), Error> {
+    let mut todo: Vec<Entry> = found.values().copied().collect();
+    let (mut sc, mut ks, mut out) = (KeyScratch::default(), Vec::new(), Vec::new());
+    while let Some(e) = todo.pop() {
+        let f = to_labels(&index.alabel(&e)?);
+        keys.of(&f.ulabel, &mut sc, &mut ks);
+        if ks.len() < 2 {
+            // One key: every label under it was found with it.
+            continue;
+        }
+        out.clear();
+        for &h in ks.iter() {
+            index.lookup(h, &mut out)?;
+        }
+        for n in out.drain(..) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = found.entry(n.position) {
+                slot.insert(n);
+                todo.push(n);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn registered_holder(index: &Index, e: &Entry) -> Result<Holder, Error> {
+    let meta = index.meta(e.position)?;
+    let alabel = index.alabel(e)?;
+    Ok(Holder {
+        ulabel: to_labels(&alabel).ulabel,
+        alabel,
+        candidate: None,
+        source: index.source(e.position).to_string(),
+        line: u64::from(e.line),
+        registrant: meta.registrant,
+    })
+}
+
+/// What the verdicts are made from.
+struct Context<'a> {
+    index: &'a Index,
+    candidates: &'a [Candidate],
+    forms: &'a [crate::idna2008::LabelForms],
+    reg: &'a [(Entry, String, Option<Timestamp>)],
+    rows: &'a [Row],
+}
+
+impl Context<'_> {
+    fn holder_of(&self, row: Row) -> Result<Holder, Error> {
+        match row {
+            Row::Registered(r) => registered_holder(self.index, &self.reg[r].0),
+            Row::Candidate(c) => Ok(Holder {
+                alabel: self.forms[c].alabel.clone(),
+                ulabel: self.forms[c].ulabel.clone(),
+                candidate: Some(c),
+                source: String::new(),
+                line: self.candidates[c].line,
+                registrant: self.candidates[c].registrant.clone(),
+            }),
+        }
+    }
+
+    /// Scans `list` (the lines of `rows`) and fills the verdicts of the
+    /// candidates in it.
+    fn scan_and_judge(
+        &self,
+        set: &LgrSet,
+        list: String,
+        verdicts: &mut [Option<Verdict>],
+    ) -> Result<(), Error> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let config = input::Config::new().format(Some(InputFormat::List));
+        let data = list.into_bytes();
+        let labels = input::read([Input::Bytes { name: "candidates".into(), data }], &config)
+            .map_err(|e| Error::new(format!("reading the candidates: {e}")))?;
+        let report = scan::scan(
+            &labels,
+            set,
+            &ScanConfig { holder: HolderPolicy::Input },
+            &scan::NoProgress,
+        );
+        let row_of = |label: usize| -> Option<Row> {
+            let line = labels.get(label)?.line() as usize;
+            self.rows.get(line.checked_sub(1)?).copied()
+        };
+        // Per group: whether a candidate other than the holder conflicts.
+        let mut contended: HashMap<u32, bool> = HashMap::new();
+        for f in &report.findings {
+            if let (Some(g), Some(role), Some(Row::Candidate(_))) =
+                (f.group, f.role, row_of(f.label))
+                && !matches!(role, Role::Holder | Role::Near)
+            {
+                contended.insert(g, true);
+            }
+        }
+        for f in &report.findings {
+            let Some(Row::Candidate(c)) = row_of(f.label) else { continue };
+            let existing = verdicts[c].take();
+            let invalid_already = existing.as_ref().is_some_and(|v| v.status == Status::Invalid);
+            let mut v = existing.unwrap_or_else(|| {
+                Verdict::new(
+                    self.forms[c].alabel.clone(),
+                    self.forms[c].ulabel.clone(),
+                    Status::Available,
+                )
+            });
+            match f.kind {
+                FindingKind::Invalid => {
+                    // Invalid rows follow the collision rows: this one wins.
+                    v = Verdict::new(v.alabel, v.ulabel, Status::Invalid);
+                    v.lgr.clone_from(&f.lgr);
+                    v.disposition.clone_from(&f.disposition);
+                    v.reason.clone_from(&f.reason);
+                }
+                FindingKind::Collision if !invalid_already => {
+                    let holder_row = f.holder.and_then(row_of);
+                    v.role = f.role;
+                    v.lgr.clone_from(&f.lgr);
+                    v.disposition.clone_from(&f.disposition);
+                    v.reason.clone_from(&f.reason);
+                    v.set = f.group;
+                    v.status = match (f.role, holder_row) {
+                        (Some(Role::Holder), _)
+                            if contended.get(&f.group.unwrap_or(0)) == Some(&true) =>
+                        {
+                            Status::Contention
+                        }
+                        (Some(Role::Holder) | Some(Role::Near), _) | (_, None) => {
+                            v.set = None;
+                            Status::Available
+                        }
+                        (_, Some(Row::Candidate(_))) => Status::Contention,
+                        (Some(Role::Allocatable | Role::Allocated), _) => {
+                            Status::VariantAllocatable
+                        }
+                        (_, Some(Row::Registered(_))) => Status::VariantBlocked,
+                    };
+                    if let (Some(h), false) = (holder_row, f.role == Some(Role::Holder))
+                        && v.status != Status::Available
+                    {
+                        let holder = self.holder_of(h)?;
+                        v.mapping = Some(Box::new(mapping(&holder.ulabel, &v.ulabel)));
+                        if matches!(f.role, Some(Role::Allocatable | Role::Allocated)) {
+                            v.same_registrant = Some(SameRegistrant::of(
+                                holder.registrant.as_deref(),
+                                self.candidates[c].registrant.as_deref(),
+                            ));
+                        }
+                        v.holder = Some(Box::new(holder));
+                    }
+                }
+                // Contract findings (ns-mismatch, same-entity) concern delegated
+                // names, never a candidate's verdict.
+                FindingKind::Collision | FindingKind::NsMismatch | FindingKind::SameEntity => {}
+            }
+            verdicts[c] = Some(v);
+        }
+        for &row in self.rows {
+            if let Row::Candidate(c) = row
+                && verdicts[c].is_none()
+            {
+                verdicts[c] = Some(Verdict::new(
+                    self.forms[c].alabel.clone(),
+                    self.forms[c].ulabel.clone(),
+                    Status::Available,
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The verdict of a candidate that is the same label as the earlier candidate
+/// `j`: what `j` is, except that an available `j` and `i` contend (`j`
+/// wins, and becomes a contention set of its own).
+fn duplicate_verdict(ctx: &Context<'_>, verdicts: &mut [Option<Verdict>], j: usize) -> Verdict {
+    let first = verdicts[j].clone().unwrap_or_else(|| {
+        Verdict::new(ctx.forms[j].alabel.clone(), ctx.forms[j].ulabel.clone(), Status::Available)
+    });
+    match first.status {
+        Status::Available | Status::Contention => {
+            let set = first.set.unwrap_or(u32::MAX - j as u32);
+            if let Some(f) = verdicts[j].as_mut() {
+                f.status = Status::Contention;
+                f.set = Some(set);
+            }
+            let mut v = Verdict::new(first.alabel, first.ulabel, Status::Contention);
+            v.set = Some(set);
+            v.disposition = "blocked".into();
+            v.reason = "the same label as an earlier candidate".into();
+            v.holder = ctx.holder_of(Row::Candidate(j)).ok().map(Box::new);
+            v.mapping = Some(Box::new((Vec::new(), Vec::new())));
+            v
+        }
+        _ => Verdict { set: first.set, ..first },
+    }
+}
+
+/// Renumbers the contention sets 1, 2, … in order of their first candidate;
+/// other statuses have none.
+fn number_sets(verdicts: &mut [Option<Verdict>]) {
+    let mut ids: HashMap<u32, u32> = HashMap::new();
+    for v in verdicts.iter_mut().flatten() {
+        if v.status != Status::Contention {
+            v.set = None;
+            continue;
+        }
+        if let Some(s) = v.set {
+            let n = ids.len() as u32 + 1;
+            v.set = Some(*ids.entry(s).or_insert(n));
+        }
+    }
+}
+
+/// The differing middle of two labels' code points (common prefix and
+/// suffix left out).
+fn mapping(holder: &str, label: &str) -> (Vec<u32>, Vec<u32>) {
+    let a: Vec<u32> = holder.chars().map(u32::from).collect();
+    let b: Vec<u32> = label.chars().map(u32::from).collect();
+    let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
+    (a[pre..a.len() - suf].to_vec(), b[pre..b.len() - suf].to_vec())
+}
+
+/// Reads candidates: a CSV with a header naming a `label` (or `domain`)
+/// column and optionally `registrant`, `registrar` and `priority` (an RFC
+/// 3339 date), or a list of one label per line (`#` comments and blank
+/// lines skipped). `name` is used in errors.
+///
+/// # Errors
+/// A CSV row without its label, a bad priority date, or text that is not
+/// UTF-8, each naming `name:line`.
+pub fn read_candidates(name: &str, bytes: &[u8]) -> Result<Vec<Candidate>, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        Error::new(format!("{name}:{line}: not UTF-8"))
+    })?;
+    let text = text.trim_start_matches('\u{feff}');
+    let first = text.lines().next().unwrap_or("");
+    let delimiter = [b',', b';', b'\t'].into_iter().find(|&d| {
+        first.split(d as char).any(|f| {
+            let f = f.trim().trim_matches('"').to_ascii_lowercase();
+            f == "label" || f == "domain"
+        })
+    });
+    let Some(delimiter) = delimiter else {
+        return Ok(text
+            .lines()
+            .enumerate()
+            .filter_map(|(n, l)| {
+                let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
+                (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
+                    text: l.to_string(),
+                    line: n as u64 + 1,
+                    ..Candidate::default()
+                })
+            })
+            .collect());
+    };
+    let mut rdr =
+        csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(text.as_bytes());
+    let headers = rdr.headers().map_err(|e| Error::new(format!("{name}:1: {e}")))?.clone();
+    let col = |names: &[&str]| {
+        headers.iter().position(|h| names.iter().any(|n| h.trim().eq_ignore_ascii_case(n)))
+    };
+    let (label, registrant, registrar, priority) = (
+        col(&["label", "domain"]),
+        col(&["registrant"]),
+        col(&["registrar"]),
+        col(&["priority", "priority_date"]),
+    );
+    let label = label.ok_or_else(|| Error::new(format!("{name}:1: no label column")))?;
+    let mut out = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| Error::new(format!("{name}: {e}")))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let get = |c: Option<usize>| {
+            c.and_then(|c| rec.get(c)).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+        };
+        let Some(text) = get(Some(label)) else {
+            return Err(Error::new(format!("{name}:{line}: no label in this row")));
+        };
+        let priority = get(priority)
+            .map(|p| Timestamp::parse_rfc3339(&p))
+            .transpose()
+            .map_err(|e| Error::new(format!("{name}:{line}: priority: {e}")))?;
+        out.push(Candidate {
+            text,
+            line,
+            registrant: get(registrant),
+            registrar: get(registrar),
+            priority,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,152 @@
+//! `lgrscan serve`: each endpoint, 4xx errors, SIGHUP reload and SIGTERM,
+//! on a free loopback port.
+
+use crate::util::{lgrscan, root};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One HTTP/1.1 request (connection closed after it): status and body.
+fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let body = body.unwrap_or("");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'-' {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+fn json(body: &str) -> serde_json::Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
+}
+
+/// Starts the server; returns it and its address (read from its first
+/// line on standard error).
+fn start(index: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+        .args(["serve", "--index", index, "--listen", "127.0.0.1:0", "--max-batch", "3"])
+        .current_dir(root())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start lgrscan serve");
+    let mut line = String::new();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    err.read_line(&mut line).unwrap();
+    let addr = line.trim().rsplit("http://").next().unwrap_or("").to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "{line}");
+    // Keep reading standard error so that the server never blocks on it.
+    std::thread::spawn(move || for _ in err.lines() {});
+    (child, addr)
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn endpoints_errors_reload_and_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("labels.idx");
+    let idx_s = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let (mut child, addr) = start(idx_s);
+
+    let (st, body) = request(&addr, "GET", "/v1/health", None);
+    assert_eq!((st, json(&body)["status"].as_str()), (200, Some("ok")));
+    let (st, body) = request(&addr, "GET", "/v1/index", None);
+    assert_eq!(st, 200);
+    assert_eq!(json(&body)["index_mode"], "verified");
+
+    let (st, body) = request(&addr, "GET", "/v1/check?label=bluecloud", None);
+    assert_eq!(st, 200, "{body}");
+    let row = json(&body);
+    assert_eq!(row["status"], "registered");
+    assert_eq!(row["holder_line"], "7");
+    let (st, body) = request(&addr, "GET", &format!("/v1/check?label={}", encode("آیٔینۃ")), None);
+    assert_eq!((st, json(&body)["status"].as_str()), (200, Some("variant-blocked")));
+
+    let batch = r#"["newbrand", {"label": "آیٔین", "registrant": "reg-9253"}, "-bad-"]"#;
+    let (st, body) = request(&addr, "POST", "/v1/check", Some(batch));
+    assert_eq!(st, 200, "{body}");
+    let rows = json(&body);
+    let statuses: Vec<&str> =
+        rows.as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["available", "variant-allocatable", "invalid"]);
+    assert_eq!(rows[1]["same_registrant"], "yes");
+
+    // 4xx, each with a JSON error.
+    for (method, path, body, want) in [
+        ("GET", "/v1/check", None, 400),
+        ("GET", "/v1/check?label=", None, 400),
+        ("GET", "/v1/nothing", None, 404),
+        ("POST", "/v1/check", Some("[1,"), 400),
+        ("POST", "/v1/check", Some(r#"{"label": "x"}"#), 400),
+        ("POST", "/v1/check", Some(r#"["a","b","c","d"]"#), 413),
+        ("POST", "/v1/check", Some(r#"[{"label": "a", "priority": "soon"}]"#), 400),
+    ] {
+        let (st, b) = request(&addr, method, path, body);
+        assert_eq!(st, want, "{method} {path} {body:?}: {b}");
+        assert!(json(&b)["error"].is_string(), "{b}");
+    }
+    let big = format!("[\"{}\"]", "a".repeat(2 << 20));
+    let (st, _) = request(&addr, "POST", "/v1/check", Some(&big));
+    assert_eq!(st, 413);
+
+    // A new index renamed into place, then SIGHUP.
+    let new = dir.path().join("new.idx");
+    std::fs::write(dir.path().join("more.txt"), "newbrand\n").unwrap();
+    let more = dir.path().join("more.txt");
+    let o = lgrscan(&[
+        "index",
+        "samples/labels.csv",
+        more.to_str().unwrap(),
+        "-o",
+        new.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    std::fs::rename(&new, &idx).unwrap();
+    signal(&child, "-HUP");
+    let start = Instant::now();
+    loop {
+        let (_, body) = request(&addr, "GET", "/v1/check?label=newbrand", None);
+        if json(&body)["status"] == "registered" {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "not reloaded: {body}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A damaged file is not swapped in (renamed into place too: the one
+    // mapped must not change).
+    std::fs::write(&new, b"not an index").unwrap();
+    std::fs::rename(&new, &idx).unwrap();
+    signal(&child, "-HUP");
+    std::thread::sleep(Duration::from_millis(300));
+    let (st, body) = request(&addr, "GET", "/v1/check?label=newbrand", None);
+    assert_eq!((st, json(&body)["status"].as_str()), (200, Some("registered")));
+
+    signal(&child, "-TERM");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}

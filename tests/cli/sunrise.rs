@@ -1,0 +1,81 @@
+//! `lgrscan index` and `lgrscan check`: exit statuses, a saved index and
+//! `--against INPUT` give the same rows, LGR mismatch and damaged files.
+
+use crate::util::{lgrscan, stderr, stdout};
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temporary directory")
+}
+
+#[test]
+fn saved_index_and_inputs_give_the_same_rows() {
+    let dir = temp();
+    let idx = dir.path().join("labels.idx");
+    let idx = idx.to_str().unwrap();
+    let o = lgrscan(&["index", "samples/labels.csv", "-o", idx]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info = lgrscan(&["index", "info", idx, "--verify"]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    assert!(stdout(&info).contains("\"index_mode\": \"verified\""));
+    assert!(stdout(&info).contains("builtin:common"));
+    for format in ["csv", "jsonl", "text"] {
+        let a = lgrscan(&["check", "--against", idx, "samples/candidates.csv", "--format", format]);
+        let b = lgrscan(&[
+            "check",
+            "--against",
+            "samples/labels.csv",
+            "samples/candidates.csv",
+            "--format",
+            format,
+        ]);
+        assert_eq!(a.status.code(), Some(1), "{}", stderr(&a));
+        assert_eq!(b.status.code(), Some(1), "{}", stderr(&b));
+        assert_eq!(stdout(&a), stdout(&b), "{format}");
+    }
+    let csv =
+        stdout(&lgrscan(&["check", "--against", idx, "samples/candidates.csv", "--format", "csv"]));
+    for status in [
+        "available",
+        "registered",
+        "variant-blocked",
+        "variant-allocatable",
+        "invalid",
+        "contention",
+    ] {
+        assert!(csv.contains(&format!(",{status},")), "{status} in {csv}");
+    }
+    assert!(csv.contains("U+0626 ARABIC LETTER YEH WITH HAMZA ABOVE ↔ U+06CC ARABIC LETTER FARSI YEH U+0654 ARABIC HAMZA ABOVE"));
+    // Every candidate available: exit 0.
+    let ok =
+        lgrscan(&["check", "--against", idx, "--label", "brandnewname", "--label", "another-one"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+}
+
+#[test]
+fn lgr_mismatch_and_damage_are_errors() {
+    let dir = temp();
+    let idx = dir.path().join("labels.idx");
+    let idx_s = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let o = lgrscan(&["check", "--against", idx_s, "--label", "x", "--lgr", "builtin:ascii"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not those the index was built with"), "{}", stderr(&o));
+    let o = lgrscan(&["check", "--against", idx_s, "--label", "x", "--index-mode", "reference"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // The same LGRs, named: accepted.
+    let mut args = vec!["check", "--against", idx_s, "--label", "brandnewname"];
+    let flags: Vec<String> =
+        lgrscan::builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect();
+    for f in &flags {
+        args.extend(["--lgr", f]);
+    }
+    args.extend(["--variants", "builtin:common"]);
+    let o = lgrscan(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut bytes = std::fs::read(&idx).unwrap();
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&idx, &bytes).unwrap();
+    let o = lgrscan(&["check", "--against", idx_s, "--label", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("truncated index"), "{}", stderr(&o));
+}

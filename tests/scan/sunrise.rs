@@ -1,0 +1,378 @@
+//! Sunrise checks through the library: every status, contention with both
+//! priorities, registrant matching, LGR mismatch refusal, damaged index
+//! files, and the property of issue #29: a candidate's verdict is what a
+//! scan of the registered labels followed by the candidates says of it.
+
+use lgrscan::index::{self, Index, LgrSpec, ScanMode};
+use lgrscan::input::{self, Input, InputFormat, LabelSet};
+use lgrscan::scan::{self, FindingKind, HolderPolicy, Role, ScanConfig};
+use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, SameRegistrant, Status, Verdict};
+use std::collections::HashMap;
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(inputs: Vec<Input>, format: Option<InputFormat>) -> LabelSet {
+    input::read(inputs, &input::Config::new().format(format)).expect("inputs read")
+}
+
+fn list(labels: &[String]) -> LabelSet {
+    let mut data = labels.join("\n").into_bytes();
+    data.push(b'\n');
+    read(vec![Input::Bytes { name: "list".into(), data }], Some(InputFormat::List))
+}
+
+/// The index of `labels` under `spec`, written to bytes and opened.
+fn index_bytes(labels: &LabelSet, spec: &LgrSpec) -> Vec<u8> {
+    let set = spec.compile().expect("set compiles");
+    let mut out = Vec::new();
+    index::write(&mut out, labels, spec, &set, &[]).expect("index written");
+    out
+}
+
+fn default_spec(mode: ScanMode) -> LgrSpec {
+    LgrSpec::from_flags(&[], None, mode).expect("built-in set")
+}
+
+fn check(index: &Index, candidates: &[Candidate], config: &CheckConfig) -> Vec<Verdict> {
+    let set = index.spec().compile().expect("set compiles");
+    sunrise::check(index, &set, candidates, config).expect("check runs")
+}
+
+fn samples_index() -> Index {
+    let labels = read(vec![Input::Path(root().join("samples/labels.csv"))], None);
+    Index::from_bytes(index_bytes(&labels, &default_spec(ScanMode::Verified))).expect("opens")
+}
+
+fn sample_candidates() -> Vec<Candidate> {
+    let bytes = std::fs::read(root().join("samples/candidates.csv")).expect("samples");
+    sunrise::read_candidates("candidates.csv", &bytes).expect("candidates read")
+}
+
+#[test]
+fn samples_plant_every_status() {
+    let index = samples_index();
+    let got = check(&index, &sample_candidates(), &CheckConfig::default());
+    let statuses: Vec<&str> = got.iter().map(|v| v.status.as_str()).collect();
+    assert_eq!(
+        statuses,
+        [
+            "available",
+            "registered",
+            "registered",
+            "variant-blocked",
+            "variant-allocatable",
+            "invalid",
+            "contention",
+            "contention"
+        ]
+    );
+    // The A-label form of a registered U-label is that label.
+    assert_eq!(got[2].holder.as_ref().map(|h| h.ulabel.as_str()), Some("آئینہ"));
+    let blocked = &got[3];
+    let holder = blocked.holder.as_ref().expect("a holder");
+    assert_eq!((holder.ulabel.as_str(), holder.line), ("آئینہ", 4));
+    assert_eq!(holder.registrant.as_deref(), Some("reg-2001"));
+    assert_eq!(blocked.disposition, "blocked");
+    assert!(blocked.mapping.is_some());
+    let alloc = &got[4];
+    assert_eq!(alloc.disposition, "allocatable");
+    assert_eq!(alloc.same_registrant, Some(SameRegistrant::Yes));
+    assert_eq!(alloc.mapping.as_deref(), Some(&(vec![0x0626], vec![0x06CC, 0x0654])));
+    assert_eq!(got[5].lgr, "IDNA2008");
+    // One contention set; the first in input order wins.
+    assert_eq!((got[6].set, got[7].set), (Some(1), Some(1)));
+    assert!(got[6].holder.is_none());
+    assert_eq!(got[7].holder.as_ref().and_then(|h| h.candidate), Some(6));
+}
+
+#[test]
+fn contention_follows_the_priority() {
+    let index = samples_index();
+    let cands = sample_candidates();
+    let by_date = CheckConfig { priority: Priority::Date, ..CheckConfig::default() };
+    let got = check(&index, &cands, &by_date);
+    // ក្តារ has the earlier priority date: it wins.
+    assert_eq!(got[6].status, Status::Contention);
+    assert_eq!(got[6].holder.as_ref().and_then(|h| h.candidate), Some(7));
+    assert!(got[7].holder.is_none());
+    assert_eq!(got[6].set, got[7].set);
+    // A duplicate candidate contends with the first of its label.
+    let dup: Vec<Candidate> = ["freshname", "FreshName", "other-fresh"]
+        .iter()
+        .map(|t| Candidate { text: t.to_string(), ..Candidate::default() })
+        .collect();
+    let got = check(&index, &dup, &CheckConfig::default());
+    let s: Vec<_> = got.iter().map(|v| (v.status, v.set)).collect();
+    assert_eq!(
+        s,
+        [(Status::Contention, Some(1)), (Status::Contention, Some(1)), (Status::Available, None)]
+    );
+}
+
+#[test]
+fn registrants_are_matched() {
+    let index = samples_index();
+    let one = |registrant: Option<&str>| {
+        let c = Candidate {
+            text: "آیٔین".into(),
+            registrant: registrant.map(str::to_string),
+            ..Candidate::default()
+        };
+        check(&index, &[c], &CheckConfig::default()).remove(0)
+    };
+    for (r, want) in [
+        (Some("reg-9253"), SameRegistrant::Yes),
+        (Some("reg-0000"), SameRegistrant::No),
+        (None, SameRegistrant::Unknown),
+    ] {
+        let v = one(r);
+        assert_eq!(v.status, Status::VariantAllocatable);
+        assert_eq!(v.same_registrant, Some(want), "{r:?}");
+    }
+}
+
+#[test]
+fn lgrs_must_match_the_index() {
+    let index = samples_index();
+    let same = default_spec(ScanMode::Verified);
+    assert!(index.spec().must_match(&same).is_ok());
+    let other = LgrSpec::from_flags(&["builtin:ascii".into()], None, ScanMode::Verified).unwrap();
+    let e = index.spec().must_match(&other).expect_err("another set");
+    assert!(e.message.contains("not those the index was built with"), "{e}");
+    let mode = default_spec(ScanMode::Reference);
+    assert!(index.spec().must_match(&mode).is_err());
+    let variants =
+        LgrSpec::from_flags(&[], Some("builtin:devanagari"), ScanMode::Verified).unwrap();
+    let flags: Vec<String> =
+        lgrscan::builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect();
+    let variants = LgrSpec {
+        judges: LgrSpec::from_flags(&flags, None, ScanMode::Verified).unwrap().judges,
+        ..variants
+    };
+    assert!(index.spec().must_match(&variants).is_err());
+}
+
+#[test]
+fn damaged_index_files_are_errors() {
+    let labels = list(&["alpha".into(), "बीटा".into(), "१२३".into(), "123".into()]);
+    let bytes = index_bytes(&labels, &default_spec(ScanMode::Verified));
+    let cands: Vec<Candidate> = ["alpha", "१२३", "gamma", "बीटा"]
+        .iter()
+        .map(|t| Candidate { text: t.to_string(), ..Candidate::default() })
+        .collect();
+    let good = Index::from_bytes(bytes.clone()).expect("opens");
+    good.verify().expect("intact");
+    let want = check(&good, &cands, &CheckConfig::default());
+    for len in 0..bytes.len() {
+        assert!(Index::from_bytes(bytes[..len].to_vec()).is_err(), "truncated at {len}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(Index::from_bytes(longer).is_err());
+    let mut next = {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    };
+    let set = good.spec().compile().unwrap();
+    for _ in 0..400 {
+        let mut b = bytes.clone();
+        let at = (next() % b.len() as u64) as usize;
+        b[at] ^= 1 << (next() % 8);
+        // An error at open, at the full check, or when a damaged block is
+        // read; never a panic, and never a different answer.
+        let Ok(ix) = Index::from_bytes(b) else { continue };
+        assert!(ix.verify().is_err(), "flip at {at} not detected");
+        if let Ok(got) = sunrise::check(&ix, &set, &cands, &CheckConfig::default()) {
+            assert_eq!(got, want, "flip at {at}");
+        }
+    }
+}
+
+/// What the scan of `registered` followed by `candidates` says of each
+/// candidate: (status, holder's A-label, disposition).
+fn scan_verdicts(
+    registered: &[String],
+    candidates: &[String],
+    set: &scan::LgrSet,
+) -> Vec<(Status, Option<String>, String)> {
+    let all: Vec<String> = registered.iter().chain(candidates).cloned().collect();
+    let labels = list(&all);
+    let report =
+        scan::scan(&labels, set, &ScanConfig { holder: HolderPolicy::Input }, &scan::NoProgress);
+    let first_candidate_line = registered.len() as u32 + 1;
+    // A candidate that is a registered label, in any form, is dropped by
+    // the scan as a duplicate: the check says `registered`.
+    let registered_alabels: HashMap<String, String> = (0..labels.len())
+        .filter_map(|i| labels.get(i))
+        .filter(|l| l.line() < first_candidate_line)
+        .map(|l| (l.alabel().to_string(), l.alabel().to_string()))
+        .collect();
+    let is_cand = |i: usize| labels.get(i).is_some_and(|l| l.line() >= first_candidate_line);
+    let mut contended: HashMap<u32, bool> = HashMap::new();
+    for f in &report.findings {
+        if let (Some(g), Some(r)) = (f.group, f.role)
+            && is_cand(f.label)
+            && !matches!(r, Role::Holder | Role::Near)
+        {
+            contended.insert(g, true);
+        }
+    }
+    let mut by_line: HashMap<u32, (Status, Option<String>, String)> = HashMap::new();
+    for f in &report.findings {
+        let Some(l) = labels.get(f.label).filter(|_| is_cand(f.label)) else { continue };
+        let line = l.line();
+        if f.kind == FindingKind::Invalid {
+            by_line.insert(line, (Status::Invalid, None, f.disposition.clone()));
+            continue;
+        }
+        let holder = f.holder.filter(|&h| h != f.label);
+        let holder_cand = holder.is_some_and(is_cand);
+        let status = match f.role {
+            Some(Role::Holder) if contended.contains_key(&f.group.unwrap_or(0)) => {
+                Status::Contention
+            }
+            Some(Role::Holder | Role::Near) => Status::Available,
+            _ if holder_cand => Status::Contention,
+            Some(Role::Allocatable | Role::Allocated) => Status::VariantAllocatable,
+            _ => Status::VariantBlocked,
+        };
+        let holder_text = (status != Status::Available)
+            .then(|| holder.and_then(|h| labels.get(h)).map(|h| h.alabel().to_string()))
+            .flatten();
+        let disposition =
+            if status == Status::Available { String::new() } else { f.disposition.clone() };
+        by_line.insert(line, (status, holder_text, disposition));
+    }
+    (0..candidates.len() as u32)
+        .map(|k| {
+            let alabel = lgrscan::idna2008::to_labels(&candidates[k as usize]).alabel;
+            if let Some(r) = registered_alabels.get(&alabel) {
+                return (Status::Registered, Some(r.clone()), String::new());
+            }
+            by_line.remove(&(first_candidate_line + k)).unwrap_or((
+                Status::Available,
+                None,
+                String::new(),
+            ))
+        })
+        .collect()
+}
+
+/// Splits `labels` at random into registered and candidates, and compares
+/// each candidate's verdict with the scan's.
+fn property(name: &str, labels: &[String], spec: &LgrSpec, seed: u64) {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let (mut registered, mut candidates) = (Vec::new(), Vec::new());
+    // Candidates that are the same label as an earlier one contend with it
+    // (the scan drops them silently): each label once among candidates.
+    let mut seen = std::collections::HashSet::new();
+    for l in labels {
+        if next() % 4 == 0 {
+            if seen.insert(lgrscan::idna2008::to_labels(l).alabel) {
+                candidates.push(l.clone());
+            }
+        } else {
+            registered.push(l.clone());
+        }
+    }
+    let set = spec.compile().expect("set compiles");
+    let reg = list(&registered);
+    let bytes = index_bytes(&reg, spec);
+    let index = Index::from_bytes(bytes).expect("opens");
+    let cands: Vec<Candidate> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Candidate { text: t.clone(), line: i as u64 + 1, ..Candidate::default() })
+        .collect();
+    let got = sunrise::check(&index, &set, &cands, &CheckConfig::default()).expect("check");
+    let want = scan_verdicts(&registered, &candidates, &set);
+    let mut counts: HashMap<Status, usize> = HashMap::new();
+    for ((c, g), w) in candidates.iter().zip(&got).zip(&want) {
+        *counts.entry(g.status).or_default() += 1;
+        let holder = g.holder.as_ref().map(|h| h.alabel.clone());
+        let disposition =
+            if g.status == Status::Available { String::new() } else { g.disposition.clone() };
+        assert_eq!((g.status, holder, disposition), w.clone(), "{name}: candidate {c}");
+    }
+    assert_eq!(got.len(), candidates.len());
+    println!(
+        "{name}: {} registered, {} candidates: {counts:?}",
+        registered.len(),
+        candidates.len()
+    );
+}
+
+/// At most `n` of `labels`, evenly spread (debug builds are slow).
+fn sample(labels: Vec<String>, n: usize) -> Vec<String> {
+    let n = if cfg!(debug_assertions) { n } else { n * 20 };
+    let step = labels.len().div_ceil(n).max(1);
+    labels.into_iter().step_by(step).collect()
+}
+
+fn alabels(set: &LabelSet) -> Vec<String> {
+    set.iter().map(|l| l.alabel().to_string()).collect()
+}
+
+#[test]
+fn verdicts_equal_the_scan_on_the_samples() {
+    for (file, seed) in [("zone.txt", 1u64), ("czds.txt", 2), ("labels.csv", 3)] {
+        let labels = read(vec![Input::Path(root().join("samples").join(file))], None);
+        let texts: Vec<String> = labels.iter().map(|l| l.ulabel().to_string()).collect();
+        for mode in [ScanMode::Verified, ScanMode::Reference, ScanMode::Rfc7940] {
+            property(&format!("{file} {}", mode.as_str()), &texts, &default_spec(mode), seed);
+        }
+    }
+}
+
+#[test]
+fn verdicts_equal_the_scan_on_the_golden_corpus() {
+    let Some(dir) = crate::util::reference_dir() else { return };
+    let rows = crate::util::tsv(&dir.join("golden/corpus.tsv"));
+    // Labels of a list: an entry with a dot or white space is a name, not
+    // a label, and the list reader would split it.
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| r[0].clone())
+        .filter(|l| {
+            !l.is_empty() && !l.contains(|c: char| c == '.' || c == '#' || c.is_whitespace())
+        })
+        .collect();
+    let labels = sample(labels, 3000);
+    property("corpus verified", &labels, &default_spec(ScanMode::Verified), 7);
+    property("corpus rfc7940", &labels, &default_spec(ScanMode::Rfc7940), 8);
+    let rz = |n: &str| dir.join("lgr").join(n).display().to_string();
+    let spec = LgrSpec::from_flags(
+        &[rz("lgr-5-devanagari-script-26may22-en.xml"), rz("lgr-5-khmer-script-26may22-en.xml")],
+        Some(&rz("lgr-5-common-26may22-en.xml")),
+        ScanMode::Verified,
+    )
+    .expect("RZ-LGR files");
+    property("corpus rz-lgr", &labels, &spec, 9);
+}
+
+#[test]
+fn verdicts_equal_the_scan_on_the_root_zone() {
+    let Some(dir) = crate::util::reference_dir() else { return };
+    let zone = dir.join("zones/root-2018-03-12.zone");
+    if !zone.exists() {
+        assert!(!crate::util::required(), "root zone missing");
+        return;
+    }
+    let labels = read(vec![Input::Path(zone)], None);
+    let texts = sample(alabels(&labels), 1500);
+    property("root zone", &texts, &default_spec(ScanMode::Verified), 11);
+}
