@@ -11,7 +11,9 @@ use super::labels::{
     ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, IdnOriginal, LabelRecord, LabelSet, NONE,
 };
 use super::settle::{SETTLED, SETTLED_KINDS};
-use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
+use super::{
+    Config, Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Settle, Strictness,
+};
 use crate::idna2008::{self, Finding, Forms, FormsAt};
 
 /// Where a record or line is.
@@ -300,6 +302,12 @@ impl Collector {
             pending: Vec::new(),
             ahead: Ahead::default(),
         }
+    }
+
+    /// What settles plain labels in this read, if anything (see
+    /// [`super::settle`]).
+    pub(crate) fn settler<'c>(&self, config: &'c Config) -> Option<&'c dyn Settle> {
+        config.settle.as_ref().filter(|_| self.settle).map(|s| &*s.0)
     }
 
     pub(crate) fn path(&self, source: u32) -> &Path {

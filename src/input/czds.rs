@@ -28,14 +28,13 @@ use std::collections::HashMap;
 
 use memchr::memchr;
 
-use super::collect::{Class, IdnBlock, KeyMode, Loc, Orig};
+use super::collect::{Class, Collector, IdnBlock, KeyMode, Loc, Orig};
 use super::dedup::{FxBuild, half, hash_bytes, word};
 use super::labels::{LabelRecord, MAX_RECORD_TEXT, NONE};
-use super::reader::Reader;
 use super::settle::{AheadLabel, SETTLED, SETTLED_KINDS, Settle, SettleWorker, Settled};
 use super::source::Data;
 use super::zone::{ZoneState, is_class, is_ttl};
-use super::{Error, LabelText, name};
+use super::{Config, Error, LabelText, name};
 
 /// What the fast path needs to know: the apex and what to collect.
 pub(crate) struct FastOpts<'a> {
@@ -1867,14 +1866,14 @@ impl Iterator for Fields<'_> {
 /// `in_block`: the chunk is one of the block of IDN labels read ahead
 /// (see [`run`]), whose IDN forms the set takes whole.
 pub(crate) fn merge(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
+    config: &Config,
     st: &mut ZoneState,
     buf: &[u8],
     base: u64,
     mut c: Chunk,
     in_block: bool,
 ) -> Result<Buffers, Error> {
-    let col = &mut r.c;
     let acc = &mut col.set.accounting;
     acc.lines += c.lines;
     acc.record_lines += c.lines;
@@ -1887,7 +1886,7 @@ pub(crate) fn merge(
 
     let label = |g: &Reg| &buf[g.at..g.at + usize::from(g.len)];
     // Borrow the text from the buffer only when it is a map kept as is.
-    let borrow = st.mapped && r.config.label_text == LabelText::Borrow;
+    let borrow = st.mapped && config.label_text == LabelText::Borrow;
     let line0 = st.line;
     let loc = |g: &Reg| Loc {
         source: st.source,
@@ -2143,7 +2142,8 @@ impl Pages for Data {
 /// parser, or an incomplete last line.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
+    config: &Config,
     st: &mut ZoneState,
     buf: &[u8],
     base: u64,
@@ -2152,7 +2152,7 @@ pub(crate) fn run(
     opts: &FastOpts<'_>,
     pages: &dyn Pages,
     ahead: Option<&AheadBlock<'_>>,
-    mut merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
+    mut merged: impl FnMut(usize, usize) + Send,
 ) -> Result<(usize, Stop), Error> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::{Condvar, Mutex, PoisonError};
@@ -2164,7 +2164,7 @@ pub(crate) fn run(
     // Chunks: enough per thread that the last ones end together. With
     // `ahead`, its range is cut into chunks of its own, smaller ones (they
     // are read first, and the labels after them wait for the last).
-    let (chunk_min, chunk_max) = r.config.chunk.map_or((CHUNK_MIN, CHUNK_MAX), |c| (c, c));
+    let (chunk_min, chunk_max) = config.chunk.map_or((CHUNK_MIN, CHUNK_MAX), |c| (c, c));
     let size = ((len - pos) / (8 * threads)).clamp(chunk_min, chunk_max);
     let block = ahead.map(|a| (a.range.0.clamp(pos, len), a.range.1.clamp(pos, len)));
     let mut bounds = vec![pos];
@@ -2387,21 +2387,21 @@ pub(crate) fn run(
             // do not go on from the sorted keys so far (an upper-case
             // label, an unsorted input) is extracted again without the
             // settler, its labels to be registered one by one.
-            if settled_out_of_order(r, buf, &chunk) {
+            if settled_out_of_order(col, buf, &chunk) {
                 let (a, b) = (bounds[k], bounds[k + 1]);
                 let buffers = chunk.into_buffers();
                 let unsettled = FastOpts { settle: None, ..*opts };
                 chunk = extract_in(buf, (a, b), eof && b == len, &unsettled, buffers);
             }
             let (next, stop) = (chunk.next, chunk.stop);
-            match merge(r, st, buf, base, chunk, first.contains(&k)) {
+            match merge(col, config, st, buf, base, chunk, first.contains(&k)) {
                 Ok(b) => spare.lock().unwrap_or_else(PoisonError::into_inner).push(b),
                 Err(e) => {
                     outcome = Err(e);
                     break;
                 }
             }
-            merged(r, bounds[k], next);
+            merged(bounds[k], next);
             if stop != Stop::End {
                 outcome = Ok((next, stop));
                 break;
@@ -2421,13 +2421,13 @@ pub(crate) fn run(
 /// count in bulk after the keys so far (see [`Dedup::continues_sorted`]).
 ///
 /// [`Dedup::continues_sorted`]: super::dedup::Dedup::continues_sorted
-fn settled_out_of_order(r: &mut Reader<'_>, buf: &[u8], c: &Chunk) -> bool {
+fn settled_out_of_order(col: &mut Collector, buf: &[u8], c: &Chunk) -> bool {
     if c.settled.iter().all(|&n| n == 0) {
         return false;
     }
     match (c.first_reg, c.last_reg) {
         (Some((at, len, _)), Some(_)) if c.orders != 0 => {
-            !r.c.dedup_mut().continues_sorted(&buf[at..at + len], c.orders)
+            !col.dedup_mut().continues_sorted(&buf[at..at + len], c.orders)
         }
         _ => true,
     }
@@ -2538,22 +2538,28 @@ fn idn_block(buf: &[u8], from: usize, apex: &[u8], target: &[u8]) -> usize {
 /// the pages read. Returns where it stopped: the end, or a line for the
 /// general parser.
 pub(crate) fn parallel(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
+    config: &Config,
     st: &mut ZoneState,
     source: &Data,
     pos: usize,
     apex: &[u8],
 ) -> Result<usize, Error> {
-    let copy = r.config.label_text == LabelText::Copy;
+    let copy = config.label_text == LabelText::Copy;
     let origin = st.origin.clone();
-    let opts =
-        FastOpts { apex, origin: origin.as_deref(), ns: r.c.collect_ns, copy, settle: r.settler() };
+    let opts = FastOpts {
+        apex,
+        origin: origin.as_deref(),
+        ns: col.collect_ns,
+        copy,
+        settle: col.settler(config),
+    };
     let buf = source.bytes();
     // The chunks of the IDN labels are read first, and their labels told
     // ahead (see `Settle::ahead_parts`).
     let mut ahead = None;
     let block = match opts.settle {
-        Some(settle) if r.c.idn_block.is_none() => {
+        Some(settle) if col.idn_block.is_none() => {
             Some((settle, idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-.")))
         }
         _ => None,
@@ -2566,7 +2572,7 @@ pub(crate) fn parallel(
     {
         // The labels read before `pos` (by the general parser, which found
         // the apex) that are not plain are told too.
-        let set = &r.c.set;
+        let set = &col.set;
         let before: Vec<(Vec<u8>, Option<String>)> = set
             .forms_owner
             .iter()
@@ -2577,7 +2583,7 @@ pub(crate) fn parallel(
                 (l.original_text().as_bytes().to_vec(), (!u.is_ascii()).then(|| u.to_string()))
             })
             .collect();
-        r.c.idn_block = Some(IdnBlock {
+        col.idn_block = Some(IdnBlock {
             source: st.source,
             before: pos as u64,
             range: (lo as u64, hi.max(lo) as u64),
@@ -2585,8 +2591,8 @@ pub(crate) fn parallel(
         ahead = Some(AheadBlock { range: (lo, hi), before, settle });
     }
     let (next, _) =
-        run(r, st, buf, 0, pos, true, &opts, source, ahead.as_ref(), |r, start, next| {
-            r.config.report(next - start);
+        run(col, config, st, buf, 0, pos, true, &opts, source, ahead.as_ref(), |start, next| {
+            config.report(next - start);
             if copy {
                 // Nothing borrows from what was read: release its pages.
                 source.release(start, next);
@@ -2598,6 +2604,7 @@ pub(crate) fn parallel(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::reader::Reader;
     use std::cmp::Ordering;
 
     /// A CZDS dump of `n` delegations under `tld.`, in order.
@@ -2614,7 +2621,7 @@ mod tests {
     fn run_on(
         buf: &[u8],
         populate: &(dyn Fn(usize, usize) + Sync),
-        merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
+        merged: impl FnMut(usize, usize) + Send,
     ) -> std::thread::Result<Result<(usize, Stop), Error>> {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_with(buf, 4, &populate, None, merged)
@@ -2628,7 +2635,7 @@ mod tests {
         threads: usize,
         pages: &dyn Pages,
         ahead: Option<&AheadBlock<'_>>,
-        merged: impl FnMut(&Reader<'_>, usize, usize) + Send,
+        merged: impl FnMut(usize, usize) + Send,
     ) -> Result<(usize, Stop), Error> {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let config = super::super::Config::new().origin(Some("tld."));
@@ -2636,7 +2643,7 @@ mod tests {
         pool.install(|| {
             let mut r = Reader::new(&config).unwrap();
             let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
-            run(&mut r, &mut st, buf, 0, 0, true, &opts, pages, ahead, merged)
+            run(&mut r.c, &config, &mut st, buf, 0, 0, true, &opts, pages, ahead, merged)
         })
     }
 
@@ -2678,9 +2685,20 @@ mod tests {
             let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
             let pages = |_: usize, _: usize| {};
             let first = buf.iter().position(|&b| b == b'\n').unwrap() + 1;
-            let (next, stop) =
-                run(&mut r, &mut st, buf, 0, first, true, &opts, &pages, None, |_, _, _| {})
-                    .unwrap();
+            let (next, stop) = run(
+                &mut r.c,
+                &config,
+                &mut st,
+                buf,
+                0,
+                first,
+                true,
+                &opts,
+                &pages,
+                None,
+                |_, _| {},
+            )
+            .unwrap();
             assert_eq!((next, stop), (buf.len(), Stop::End));
             r.finish()
         });
@@ -2717,7 +2735,7 @@ mod tests {
         }
         let buf = dump(400_000);
         let log = Log::default();
-        let res = run_with(&buf, 2, &log, None, |_, _, _| {});
+        let res = run_with(&buf, 2, &log, None, |_, _| {});
         assert_eq!(res.expect("read").0, buf.len());
         let log = log.0.into_inner().unwrap();
         let first_read = log.iter().position(|e| e.0).expect("chunks were read");
@@ -2750,7 +2768,7 @@ mod tests {
             let ahead = started.fetch_add(1, Relaxed) + 1 - merged.load(Relaxed);
             furthest.fetch_max(ahead, Relaxed);
         };
-        let res = run_on(&buf, &populate, |_, _, _| {
+        let res = run_on(&buf, &populate, |_, _| {
             std::thread::sleep(std::time::Duration::from_millis(2));
             merged.fetch_add(1, Relaxed);
         });
@@ -2801,7 +2819,7 @@ mod tests {
         let waited = std::sync::atomic::AtomicBool::new(false);
         let window = 4 * 4;
         let populate = |start: usize, _| events.lock().unwrap().push((start, merged.load(Relaxed)));
-        let res = run_with(&buf, 4, &populate, Some(&block), |_, s, _| {
+        let res = run_with(&buf, 4, &populate, Some(&block), |s, _| {
             // The merge of the first block chunk waits (up to 20 s)
             // for a chunk the usual window past it: the 17th after
             // the block.
@@ -2881,7 +2899,7 @@ mod tests {
                     panic!("chunk {bad}");
                 }
             };
-            assert!(run_on(&buf, &populate, |_, _, _| {}).is_err(), "bad {bad}");
+            assert!(run_on(&buf, &populate, |_, _| {}).is_err(), "bad {bad}");
         }
     }
 
@@ -2896,7 +2914,7 @@ mod tests {
             let buf = dump(200_000);
             for at in [0, 3] {
                 let mut merged = 0;
-                let res = run_on(&buf, &|_, _| {}, |_, _, _| {
+                let res = run_on(&buf, &|_, _| {}, |_, _| {
                     if merged == at {
                         panic!("merge {at}");
                     }

@@ -192,6 +192,12 @@ impl Default for Config {
     }
 }
 
+/// The longest line read, in bytes (a zone record of 64 KiB of RDATA in
+/// `\DDD` escapes is 256 KiB). A longer line is malformed and skipped
+/// without being held in memory: a file of one 2 GB line, or a gzip
+/// stream of 1 GB of NULs, costs this much memory, not its size.
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
+
 /// The default limit of nested `$INCLUDE`s.
 pub const DEFAULT_INCLUDE_DEPTH: usize = 16;
 

@@ -27,11 +27,11 @@ use std::path::{Path, PathBuf};
 
 use memchr::memchr;
 
+use super::collect::Collector;
 use super::collect::{Class, KeyMode, Loc, Orig, Relation};
 use super::czds::{self, FastOpts, Stop};
 use super::name::{self, Parsed};
-use super::reader::{MAX_LINE_BYTES, Reader};
-use super::{Error, ErrorKind};
+use super::{Config, Error, MAX_LINE_BYTES};
 use crate::idna2008::MAX_NAME_OCTETS;
 
 /// Per-file state of the zone parser.
@@ -57,6 +57,20 @@ pub(crate) struct ZoneState {
     /// Whether the file was searched for an SOA record (see
     /// [`find_soa_apex`]).
     soa_searched: bool,
+    /// An `$INCLUDE` just read, for the reader to open ([`parse`] returns
+    /// after it).
+    pub(crate) include: Option<Include>,
+}
+
+/// An `$INCLUDE` directive (RFC 1035 §5.1): the file (relative to the
+/// including file's directory) and the origin it is read under. The parser
+/// opens no file: the reader opens this one and reads it before the rest
+/// of the including file.
+pub(crate) struct Include {
+    pub(crate) path: PathBuf,
+    pub(crate) origin: Option<Vec<Vec<u8>>>,
+    /// The directive's line, where errors opening the file are reported.
+    pub(crate) loc: Loc,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -98,6 +112,7 @@ impl ZoneState {
             toks: Vec::new(),
             mapped,
             soa_searched: false,
+            include: None,
         }
     }
 }
@@ -292,12 +307,12 @@ fn unclosed_paren(buf: &[u8], pos: usize, leading_ws: bool) -> Scan {
 
 /// The apex for the fast path, when the source fits the CZDS profile and
 /// the apex is known (plain presentation text).
-pub(crate) fn fast_apex(r: &Reader<'_>, st: &mut ZoneState) -> Option<Vec<u8>> {
+pub(crate) fn fast_apex(col: &Collector, st: &mut ZoneState) -> Option<Vec<u8>> {
     if !st.fast {
         return None;
     }
     if st.apex_plain.is_none() {
-        st.apex_plain = r.c.apex.as_ref().and_then(|a| a.plain.clone());
+        st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
     }
     st.apex_plain.clone()
 }
@@ -306,7 +321,8 @@ pub(crate) fn fast_apex(r: &Reader<'_>, st: &mut ZoneState) -> Option<Vec<u8>> {
 /// number of bytes consumed. `base` is the offset of `buf[0]` in the
 /// source.
 pub(crate) fn parse(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
+    config: &Config,
     st: &mut ZoneState,
     buf: &[u8],
     base: u64,
@@ -321,20 +337,31 @@ pub(crate) fn parse(
     while pos < buf.len() {
         if st.fast {
             if st.apex_plain.is_none() {
-                st.apex_plain = r.c.apex.as_ref().and_then(|a| a.plain.clone());
+                st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
             }
             if let Some(apex) = st.apex_plain.take() {
                 let origin = st.origin.take();
-                let copy = !st.mapped || r.config.label_text == super::LabelText::Copy;
+                let copy = !st.mapped || config.label_text == super::LabelText::Copy;
                 let opts = FastOpts {
                     apex: &apex,
                     origin: origin.as_deref(),
-                    ns: r.c.collect_ns,
+                    ns: col.collect_ns,
                     copy,
-                    settle: r.settler(),
+                    settle: col.settler(config),
                 };
-                let res =
-                    czds::run(r, st, buf, base, pos, eof, &opts, &|_, _| {}, None, |_, _, _| {});
+                let res = czds::run(
+                    col,
+                    config,
+                    st,
+                    buf,
+                    base,
+                    pos,
+                    eof,
+                    &opts,
+                    &|_, _| {},
+                    None,
+                    |_, _| {},
+                );
                 st.origin = origin;
                 st.apex_plain = Some(apex);
                 let (next, stop) = res?;
@@ -345,7 +372,8 @@ pub(crate) fn parse(
                 }
             }
         }
-        match general_entry(r, st, buf, pos, base, eof)? {
+        match general_entry(col, st, buf, pos, base, eof)? {
+            Some(next) if st.include.is_some() => return Ok(next),
             Some(next) => pos = next,
             None => return Ok(pos),
         }
@@ -387,7 +415,7 @@ fn resolve_parsed_in(origin: Option<&[Vec<u8>]>, p: Parsed) -> Result<Vec<Vec<u8
 
 /// Parses one entry with the general parser. `None`: need more data.
 fn general_entry(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     st: &mut ZoneState,
     buf: &[u8],
     pos: usize,
@@ -400,7 +428,7 @@ fn general_entry(
         Scan::Incomplete => Ok(None),
         Scan::Entry { end, lines, error, leading_ws, comment } => {
             let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
-            let r2 = entry(r, st, buf, base, &toks, loc, lines, error, leading_ws, comment);
+            let r2 = entry(col, st, buf, base, &toks, loc, lines, error, leading_ws, comment);
             st.line += lines;
             r2.map(|()| Some(end))
         }
@@ -411,7 +439,7 @@ fn general_entry(
 
 #[allow(clippy::too_many_arguments)]
 fn entry(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     st: &mut ZoneState,
     buf: &[u8],
     base: u64,
@@ -422,7 +450,7 @@ fn entry(
     leading_ws: bool,
     comment: bool,
 ) -> Result<(), Error> {
-    let acc = &mut r.c.set.accounting;
+    let acc = &mut col.set.accounting;
     acc.lines += lines;
     acc.continuation_lines += lines.saturating_sub(1);
     if lines == 0 {
@@ -430,7 +458,7 @@ fn entry(
         return Ok(());
     }
     if let Some(e) = error {
-        return r.c.malformed(loc, e);
+        return col.malformed(loc, e);
     }
     if toks.is_empty() {
         if comment {
@@ -443,7 +471,7 @@ fn entry(
     let text = |t: &Tok| &buf[t.start..t.end];
     let first = text(&toks[0]);
     if !leading_ws && first.first() == Some(&b'$') {
-        return directive(r, st, toks.iter().map(text).collect(), loc);
+        return directive(col, st, toks.iter().map(text).collect(), loc);
     }
     // Owner.
     let (owner_tok, mut k) = if leading_ws { (None, 0) } else { (Some(toks[0]), 1) };
@@ -451,17 +479,17 @@ fn entry(
         k += 1;
     }
     let Some(ty) = toks.get(k).map(text) else {
-        return r.c.malformed(loc, "missing record type");
+        return col.malformed(loc, "missing record type");
     };
     let is_ns = ty.eq_ignore_ascii_case(b"NS");
     let is_soa = ty.eq_ignore_ascii_case(b"SOA");
     let ns_target = if is_ns {
         let Some(t) = toks.get(k + 1) else {
-            return r.c.malformed(loc, "NS record without target");
+            return col.malformed(loc, "NS record without target");
         };
         match resolve(st, text(t)) {
             Ok(labels) => Some(name::present(&labels)),
-            Err(e) => return r.c.malformed(loc, format!("NS target: {e}")),
+            Err(e) => return col.malformed(loc, format!("NS target: {e}")),
         }
     } else {
         None
@@ -469,9 +497,9 @@ fn entry(
     let class = match owner_tok {
         None => {
             let Some(class) = st.prev_class else {
-                return r.c.malformed(loc, "blank owner with no previous owner");
+                return col.malformed(loc, "blank owner with no previous owner");
             };
-            r.c.same_owner(class);
+            col.same_owner(class);
             class
         }
         Some(t) => {
@@ -479,59 +507,59 @@ fn entry(
             let (labels, first_label): (Vec<Vec<u8>>, Option<(usize, usize)>) = if raw == b"@" {
                 match &st.origin {
                     Some(o) => (o.clone(), None),
-                    None => return r.c.malformed(loc, "'@' without $ORIGIN"),
+                    None => return col.malformed(loc, "'@' without $ORIGIN"),
                 }
             } else {
                 let p = match name::parse(raw) {
                     Ok(p) => p,
-                    Err(e) => return r.c.malformed(loc, format!("owner: {e}")),
+                    Err(e) => return col.malformed(loc, format!("owner: {e}")),
                 };
                 let span = p.spans.first().copied();
                 match resolve_parsed(st, p) {
                     Ok(l) => (l, span),
-                    Err(e) => return r.c.malformed(loc, format!("owner: {e}")),
+                    Err(e) => return col.malformed(loc, format!("owner: {e}")),
                 }
             };
-            if r.c.apex.is_none() && !is_soa && !st.soa_searched {
+            if col.apex.is_none() && !is_soa && !st.soa_searched {
                 // Owners in any order: the SOA may come later.
                 st.soa_searched = true;
-                let data = r.c.set.sources[st.source as usize].data.clone();
+                let data = col.set.sources[st.source as usize].data.clone();
                 if let Some(apex) = find_soa_apex(data.as_deref().map_or(buf, |d| d.bytes())) {
-                    r.c.set_apex(apex);
+                    col.set_apex(apex);
                     st.apex_plain = None;
                 }
             }
-            if r.c.apex.is_none() {
+            if col.apex.is_none() {
                 if is_soa {
-                    r.c.set_apex(labels.clone());
+                    col.set_apex(labels.clone());
                     st.apex_plain = None;
                 } else {
-                    return r.c.malformed(
+                    return col.malformed(
                         loc,
                         "record before the apex is known (no --origin, $ORIGIN or SOA with an \
                          absolute owner)",
                     );
                 }
             }
-            let class = classify(r, st, buf, base, t, &labels, first_label, loc)?;
+            let class = classify(col, st, buf, base, t, &labels, first_label, loc)?;
             st.prev_raw.clear();
             st.prev_raw.extend_from_slice(raw);
             st.prev_class = Some(class);
             class
         }
     };
-    let acc = &mut r.c.set.accounting;
+    let acc = &mut col.set.accounting;
     acc.record_lines += 1;
     acc.records += 1;
     if let (Class::Registered(i), Some(t)) = (class, ns_target) {
-        r.c.add_ns(i, t.as_bytes());
+        col.add_ns(i, t.as_bytes());
     }
     Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
 fn classify(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     st: &ZoneState,
     buf: &[u8],
     base: u64,
@@ -542,11 +570,11 @@ fn classify(
 ) -> Result<Class, Error> {
     let mut lower = labels.to_vec();
     name::lower(&mut lower);
-    let Some(apex) = r.c.apex.as_ref() else { return Ok(Class::Outside) };
+    let Some(apex) = col.apex.as_ref() else { return Ok(Class::Outside) };
     let rel = apex.relation(&lower);
     if rel != Relation::Registered {
         let text = name::present(&lower);
-        return Ok(r.c.other_owner(rel, text.as_bytes()));
+        return Ok(col.other_owner(rel, text.as_bytes()));
     }
     let octets = &labels[0];
     // The label's original text is the first label of the owner token,
@@ -561,7 +589,7 @@ fn classify(
     } else {
         Orig::Text(orig_text)
     };
-    Ok(Class::Registered(r.c.register(loc, octets, orig, KeyMode::Octets)?))
+    Ok(Class::Registered(col.register(loc, octets, orig, KeyMode::Octets)?))
 }
 
 /// The owner of the first SOA record of `data` written with an absolute
@@ -602,7 +630,7 @@ fn find_soa_apex(data: &[u8]) -> Option<Vec<Vec<u8>>> {
 }
 
 fn directive(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     st: &mut ZoneState,
     args: Vec<&[u8]>,
     loc: Loc,
@@ -610,96 +638,48 @@ fn directive(
     let name = args[0];
     if name.eq_ignore_ascii_case(b"$ORIGIN") {
         let Some(arg) = args.get(1) else {
-            return r.c.malformed(loc, "$ORIGIN without a name");
+            return col.malformed(loc, "$ORIGIN without a name");
         };
         let labels = match resolve(st, arg) {
             Ok(l) => l,
-            Err(e) => return r.c.malformed(loc, format!("$ORIGIN: {e}")),
+            Err(e) => return col.malformed(loc, format!("$ORIGIN: {e}")),
         };
-        if r.c.apex.is_none() {
-            r.c.set_apex(labels.clone());
+        if col.apex.is_none() {
+            col.set_apex(labels.clone());
         }
         st.origin = Some(labels);
         st.prev_raw.clear();
-        r.c.set.accounting.directive_lines += 1;
+        col.set.accounting.directive_lines += 1;
         Ok(())
     } else if name.eq_ignore_ascii_case(b"$TTL") {
         if args.len() < 2 {
-            return r.c.malformed(loc, "$TTL without a value");
+            return col.malformed(loc, "$TTL without a value");
         }
-        r.c.set.accounting.directive_lines += 1;
+        col.set.accounting.directive_lines += 1;
         Ok(())
     } else if name.eq_ignore_ascii_case(b"$INCLUDE") {
         let Some(file) = args.get(1) else {
-            return r.c.malformed(loc, "$INCLUDE without a file name");
+            return col.malformed(loc, "$INCLUDE without a file name");
         };
         let origin = match args.get(2) {
             Some(o) => match resolve(st, o) {
                 Ok(l) => Some(l),
-                Err(e) => return r.c.malformed(loc, format!("$INCLUDE origin: {e}")),
+                Err(e) => return col.malformed(loc, format!("$INCLUDE origin: {e}")),
             },
             None => st.origin.clone(),
         };
-        r.c.set.accounting.directive_lines += 1;
+        col.set.accounting.directive_lines += 1;
         let file = PathBuf::from(String::from_utf8_lossy(file).into_owned());
         let path = if file.is_absolute() {
             file
         } else {
             st.path.parent().unwrap_or(Path::new("")).join(file)
         };
-        include(r, st, path, origin, loc)
+        st.include = Some(Include { path, origin, loc });
+        Ok(())
     } else {
-        r.c.malformed(loc, format!("unknown directive {}", String::from_utf8_lossy(name)))
+        col.malformed(loc, format!("unknown directive {}", String::from_utf8_lossy(name)))
     }
-}
-
-fn include(
-    r: &mut Reader<'_>,
-    st: &ZoneState,
-    path: PathBuf,
-    origin: Option<Vec<Vec<u8>>>,
-    loc: Loc,
-) -> Result<(), Error> {
-    let mut chain = st.chain.clone();
-    chain.push(path.clone());
-    let here = st.path.clone();
-    let err =
-        |kind| Error::new(kind).at(&here, loc.line, Some(loc.offset)).with_chain(chain.clone());
-    let canon = match std::fs::canonicalize(&path) {
-        Ok(c) => c,
-        Err(e) => return Err(err(ErrorKind::IncludeMissing(e))),
-    };
-    // A device, pipe or socket could be endless (`/dev/zero`) or block: an
-    // included zone is a file.
-    match std::fs::metadata(&canon) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => {
-            let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
-            return Err(err(ErrorKind::IncludeMissing(e)));
-        }
-        Err(e) => return Err(err(ErrorKind::IncludeMissing(e))),
-    }
-    if st.canon_chain.contains(&canon) {
-        return Err(err(ErrorKind::IncludeLoop));
-    }
-    let limit = r.config.include_depth;
-    if st.chain.len() > limit {
-        return Err(err(ErrorKind::IncludeDepth(limit)));
-    }
-    if r.c.set.accounting.includes >= MAX_INCLUDES {
-        return Err(err(ErrorKind::IncludeCount(MAX_INCLUDES)));
-    }
-    let mut canon_chain = st.canon_chain.clone();
-    canon_chain.push(canon);
-    r.c.set.accounting.includes += 1;
-    let chain2 = chain.clone();
-    r.read_include(path, st.source, chain, canon_chain, origin).map_err(|e| {
-        if e.path().is_some() {
-            e
-        } else {
-            e.at(&here, loc.line, Some(loc.offset)).with_chain(chain2)
-        }
-    })
 }
 
 #[cfg(test)]
