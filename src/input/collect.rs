@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
+use super::dedup::{Dedup, Seen};
+use super::hash::{FxBuild, hash_bytes};
 
 use super::labels::{
     ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, IdnOriginal, LabelRecord, LabelSet, NONE,

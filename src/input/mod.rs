@@ -51,10 +51,11 @@
 mod accounting;
 mod collect;
 mod csv;
-mod czds;
 pub(crate) mod dedup;
 mod detect;
 mod error;
+pub(crate) mod hash;
+mod key_order;
 mod labels;
 mod list;
 mod name;

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::collect::Collector;
-use super::czds;
 use super::labels::{LabelSet, SourceInfo};
 use super::source::{self, Data, Input, Opened};
 use super::zone::{self, Include, MAX_INCLUDES, ZoneState};
@@ -198,7 +197,7 @@ impl<'c> Reader<'c> {
                                 && let Parser::Zone(st) = &mut p
                                 && let Some(apex) = zone::fast_apex(&self.c, st)
                             {
-                                let next = czds::parallel(
+                                let next = zone::parallel(
                                     &mut self.c,
                                     self.config,
                                     st,

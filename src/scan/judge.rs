@@ -6,7 +6,7 @@ use super::{
     PACK_OTHER, PACK_TARGET, Packing, Progress, Shape, ldh_masks, octet_bits,
 };
 use crate::idna2008::Finding as IdnaFinding;
-use crate::input::dedup::{half, word};
+use crate::input::hash::{half, word};
 use crate::input::{AheadLabel, Settle, SettleWorker, Settled};
 use crate::input::{Label as InputLabel, LabelSet};
 use crate::lgr::{IndexScratch, Label as EvalLabel, Lgr, Reason, Verdict};
