@@ -8,8 +8,8 @@
 
 use memchr::memchr;
 
-use super::collect::Collector;
-use super::collect::{AheadBatch, Apex, Class, KeyMode, Loc, Orig, Relation, compute_forms};
+use super::collect::{Apex, Class, Collector, KeyMode, Loc, Orig, Relation};
+use super::list_forms::{ListFormsBatch, compute_forms};
 use super::{Error, MAX_LINE_BYTES, name};
 use crate::idna2008::MAX_NAME_OCTETS;
 
@@ -50,12 +50,12 @@ pub(crate) fn parse(
     let batches = split_lines(&buf[..complete], BATCH);
     let source = st.source;
     let forms_of = |range: &std::ops::Range<usize>| {
-        ahead(source, &buf[range.clone()], base + range.start as u64)
+        forms_of_lines(source, &buf[range.clone()], base + range.start as u64)
     };
     let mut next = batches.first().map(forms_of);
     for (i, range) in batches.iter().enumerate() {
         if let Some(batch) = next.take() {
-            col.set_ahead(batch);
+            col.set_list_forms(batch);
         }
         // Register this batch while the next one's forms are computed.
         let (done, forms) = rayon::join(
@@ -99,10 +99,10 @@ fn split_lines(buf: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The forms of the IDN labels of `lines` (at `base` in `source`),
-/// computed in parallel, for [`Collector::set_ahead`].
+/// computed in parallel, for [`Collector::set_list_forms`].
 ///
-/// [`Collector::set_ahead`]: super::collect::Collector::set_ahead
-fn ahead(source: u32, lines: &[u8], base: u64) -> AheadBatch {
+/// [`Collector::set_list_forms`]: super::collect::Collector::set_list_forms
+fn forms_of_lines(source: u32, lines: &[u8], base: u64) -> ListFormsBatch {
     use rayon::prelude::*;
     let tasks = split_lines(lines, TASK);
     let chunks = tasks
@@ -112,7 +112,7 @@ fn ahead(source: u32, lines: &[u8], base: u64) -> AheadBatch {
             compute_forms(&labels)
         })
         .collect();
-    AheadBatch { source, chunks }
+    ListFormsBatch { source, chunks }
 }
 
 /// The labels of `lines` (at `base`) that need an IDNA conversion
