@@ -104,6 +104,8 @@ pub(crate) struct Collector {
     pub(crate) apex: Option<Apex>,
     strict: bool,
     pub(crate) collect_ns: bool,
+    /// See `Config::record_text_max`.
+    pub(crate) record_text_max: u64,
     ns_pairs: Vec<(u32, u32)>,
     ns_intern: HashMap<Box<[u8]>, u32, FxBuild>,
     last_ns: Option<(u32, u32)>,
@@ -112,7 +114,7 @@ pub(crate) struct Collector {
     csv_columns: HashMap<String, u32>,
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
-    /// IDNA forms of list labels computed ahead, in parallel and in line
+    /// IDNA forms of list labels computed beforehand, in parallel and in line
     /// order (see [`Collector::set_list_forms`]), taken by `register`.
     list_forms: ListForms,
     /// Whether the parallel zone reader settles plain labels (see
@@ -182,6 +184,7 @@ impl Collector {
             apex: None,
             strict: strictness == Strictness::Strict,
             collect_ns: ns == NsTargets::Collect,
+            record_text_max: super::labels::MAX_RECORD_TEXT,
             ns_pairs: Vec::new(),
             ns_intern: HashMap::default(),
             last_ns: None,
@@ -337,7 +340,7 @@ impl Collector {
     /// Checks, when labels were settled on the strength of the labels told
     /// ahead, that every label with a non-ASCII U-label was among them
     /// (found where they were); else marks the read to be done again.
-    pub(crate) fn check_ahead(&mut self) {
+    pub(crate) fn check_told_ahead(&mut self) {
         if self.set.settled_assumed == 0 {
             return;
         }
@@ -482,7 +485,10 @@ impl Collector {
             let folded = matches!(lower, Cow::Owned(_));
             if in_source && !folded {
                 // Plain: borrow everything from the map.
-            } else if !folded && rec.set_text(self.set.arena.len() as u64) {
+            } else if !folded
+                && self.set.arena.len() as u64 <= self.record_text_max
+                && rec.set_text(self.set.arena.len() as u64)
+            {
                 // Plain: the text once, in the arena (as a forms entry
                 // below when the arena is past what a record holds).
                 self.set.arena.extend_from_slice(octets);
@@ -551,7 +557,7 @@ impl Collector {
     }
 
     /// Hands `register` the forms of the labels about to be registered in
-    /// A-label key mode (lists), computed ahead by [`compute_forms`], and
+    /// A-label key mode (lists), computed beforehand by [`compute_forms`], and
     /// makes room for them.
     pub(crate) fn set_list_forms(&mut self, batch: ListFormsBatch) {
         let n: usize = batch.chunks.iter().map(|c| c.entries.len()).sum();
@@ -834,7 +840,7 @@ fn ns_table(n: usize, pairs: &[(u32, u32)], names: &[Box<str>]) -> (Vec<u32>, Ve
     (index, placed)
 }
 
-/// Registers a label whose forms were computed ahead (lists: A-label key
+/// Registers a label whose forms were computed beforehand (lists: A-label key
 /// mode; `text` starts with the entry's forms). A valid IDN keeps its forms
 /// in the set's shared text; others get a [`Full`] entry.
 fn register_with_forms(

@@ -6,7 +6,7 @@ use super::hash::hash_bytes;
 use super::labels::NONE;
 use crate::idna2008::{self, Finding, FormsAt};
 
-/// IDNA forms of list labels computed ahead (see
+/// IDNA forms of list labels computed beforehand (see
 /// [`Collector::set_list_forms`]): chunks of entries in line order.
 #[derive(Default)]
 pub(crate) struct ListForms {
@@ -16,7 +16,7 @@ pub(crate) struct ListForms {
     pub(crate) next: (usize, usize),
 }
 
-/// The forms of a batch of list labels, computed ahead (in parallel) by
+/// The forms of a batch of list labels, computed beforehand (in parallel) by
 /// [`compute_forms`], for [`Collector::set_list_forms`].
 pub(crate) struct ListFormsBatch {
     /// The source of the labels.

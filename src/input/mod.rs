@@ -187,6 +187,9 @@ pub struct Config {
     pub(crate) settle: Option<Settler>,
     /// See [`Config::chunk_bytes`]; `None`: the defaults.
     pub(crate) chunk: Option<usize>,
+    /// Copied label text a record holds the position of, at most
+    /// [`labels::MAX_RECORD_TEXT`]; past it, labels get forms entries.
+    pub(crate) record_text_max: u64,
 }
 
 impl Default for Config {
@@ -221,6 +224,7 @@ impl Config {
             progress: None,
             settle: None,
             chunk: None,
+            record_text_max: labels::MAX_RECORD_TEXT,
         }
     }
 
@@ -363,7 +367,7 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
         }
     }
     if outcome.is_ok() {
-        r.c.check_ahead();
+        r.c.check_told_ahead();
     }
     if !r.c.unsettled() {
         return outcome.and_then(|()| check_found(r.finish(), config));

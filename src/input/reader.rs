@@ -62,6 +62,7 @@ impl Parser {
 impl<'c> Reader<'c> {
     pub(crate) fn new(config: &'c Config) -> Result<Reader<'c>, Error> {
         let mut c = Collector::new(config.strictness, config.ns);
+        c.record_text_max = config.record_text_max.min(super::labels::MAX_RECORD_TEXT);
         if let Some(o) = &config.origin {
             let bad = |e: String| Error::new(ErrorKind::BadOrigin(format!("{o:?}: {e}")));
             let p = name::parse(o.as_bytes()).map_err(bad)?;

@@ -80,6 +80,7 @@ pub(crate) fn parse(
                     ns: col.collect_ns,
                     copy,
                     settle: col.settler(config),
+                    adopt_forms: false,
                 };
                 let res = czds::run(
                     col,

@@ -91,16 +91,16 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     };
     let first = run(others.len().div_ceil(OTHERS_PART), &|w, part| {
         let end = ((part + 1) * OTHERS_PART).min(others.len());
-        // Labels a few ahead are brought into cache in two steps (record
+        // Labels a few places on are brought into cache in two steps (record
         // and forms entry, then text): each label's memory is cold after
         // the read, and the judge of one label is too short for the
         // processor to find the next on its own.
-        let ahead = |k: usize| others.get(k).filter(|_| k < end).map(|&i| i as usize);
+        let label_at = |k: usize| others.get(k).filter(|_| k < end).map(|&i| i as usize);
         for (k, &i) in (part * OTHERS_PART..end).zip(&others[part * OTHERS_PART..end]) {
-            if let Some(j) = ahead(k + 8) {
+            if let Some(j) = label_at(k + 8) {
                 labels.prefetch(j, false);
             }
-            if let Some(j) = ahead(k + 4) {
+            if let Some(j) = label_at(k + 4) {
                 labels.prefetch(j, true);
             }
             w.label(set, &shared, labels, i as usize, &Pass::Others);

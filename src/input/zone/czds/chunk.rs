@@ -22,6 +22,10 @@ pub(crate) struct FastOpts<'a> {
     pub(crate) copy: bool,
     /// What settles plain labels, if anything (see [`crate::input::settle`]).
     pub(crate) settle: Option<&'a dyn Settle>,
+    /// Whether the IDN forms of every chunk become a part of the set's
+    /// text, not only those of the block told ahead (see `merge`): a
+    /// test's way to that path without a settler.
+    pub(crate) adopt_forms: bool,
 }
 
 /// Why a chunk stopped before its end.

@@ -5,8 +5,8 @@ use super::chunk::{
     Buffers, Chunk, FastOpts, Kind, Reg, Stop, count_run, idn_forms, intern_ns, owner_hash,
     push_text, settle_label,
 };
-use super::fields::{Rest, RestCache, check_rest};
-use super::quick::{Carry, Letters, quick_lines};
+use super::fields::{AfterOwner, FieldsCache, check_after_owner};
+use super::quick::{Letters, OwnerRun, quick_lines};
 use super::simd::{
     Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, first_tab, low_bits, next_newline,
     no_empty_label, orders_increasing_at, same_at, same_bytes,
@@ -135,7 +135,7 @@ pub(super) fn extract_impl<const W: bool>(
     };
     let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
-    let mut cache = RestCache::default();
+    let mut cache = FieldsCache::default();
     let mut chars: Vec<char> = Vec::new();
     let mut pos = start;
     let (mut prev_at, mut prev_len) = (start, 0usize);
@@ -155,7 +155,7 @@ pub(super) fn extract_impl<const W: bool>(
         && !apex.windows(2).any(|w| w == b"..");
     while pos < end {
         if quick {
-            let mut k = Carry { prev_at, prev_len, kind, run, last_reg, ns_fields: false };
+            let mut k = OwnerRun { prev_at, prev_len, kind, run, last_reg, ns_fields: false };
             pos = quick_lines::<W>(
                 &mut c,
                 &mut settle,
@@ -165,7 +165,7 @@ pub(super) fn extract_impl<const W: bool>(
                 o,
                 letters,
             );
-            Carry { prev_at, prev_len, kind, run, last_reg, .. } = k;
+            OwnerRun { prev_at, prev_len, kind, run, last_reg, .. } = k;
             if pos >= end {
                 break;
             }
@@ -182,7 +182,7 @@ pub(super) fn extract_impl<const W: bool>(
         // The text after the owner (from `at`), as the general parser reads
         // it, with the NS target; fully checked on an owner's first line.
         let mut rest_from = |at: usize, first: bool| {
-            check_rest::<W>(
+            check_after_owner::<W>(
                 &mut cache,
                 buf,
                 (at, line_end),
@@ -198,7 +198,7 @@ pub(super) fn extract_impl<const W: bool>(
         // owner has no newline).
         if p > 0 && same_at::<W, false>(buf, pos, prev_at, p + 1) {
             rest = rest_from(pos + p, false);
-            if rest == Rest::Slow {
+            if rest == AfterOwner::Slow {
                 c.stop = Stop::Slow;
                 break;
             }
@@ -260,7 +260,7 @@ pub(super) fn extract_impl<const W: bool>(
                 break;
             }
             rest = rest_from(pos + tab, true);
-            if rest == Rest::Slow {
+            if rest == AfterOwner::Slow {
                 c.stop = Stop::Slow;
                 break;
             }
@@ -353,8 +353,8 @@ pub(super) fn extract_impl<const W: bool>(
         }
         if o.ns && matches!(kind, Kind::Registered) {
             match rest {
-                Rest::Ns(r) => intern_ns(&mut c, &mut ns_ids, &buf[r]),
-                Rest::NsOwned => intern_ns(&mut c, &mut ns_ids, &owned_target),
+                AfterOwner::Ns(r) => intern_ns(&mut c, &mut ns_ids, &buf[r]),
+                AfterOwner::NsOwned => intern_ns(&mut c, &mut ns_ids, &owned_target),
                 _ => {}
             }
         }

@@ -9,7 +9,7 @@ use crate::input::name;
 /// What the general parser ([`super::super::entry`]) makes of the text after a
 /// line's owner.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Rest {
+pub(super) enum AfterOwner {
     /// A record that is not NS (its RDATA is not read: a `(` or a quote
     /// there is data, the profile having one record per line), or an NS
     /// record whose target resolves, when targets are not wanted.
@@ -32,7 +32,7 @@ pub(super) enum Rest {
 /// starts with the same bytes has the same fields, found by one comparison
 /// ([`same_at`]).
 #[derive(Clone, Copy, Default)]
-pub(super) struct RestCache {
+pub(super) struct FieldsCache {
     /// `buf[at..at + len]`, up to the target (at most 32 bytes; 0: none).
     pub(super) ns: (usize, usize),
     /// Up to and with the separator after the type, of the last two
@@ -41,7 +41,7 @@ pub(super) struct RestCache {
     pub(super) other: [(usize, usize); 2],
 }
 
-/// [`Rest`] of `buf[at..end]`, the text of a line after its owner. The NS
+/// [`AfterOwner`] of `buf[at..end]`, the text of a line after its owner. The NS
 /// target is read when `want`; else checked to resolve when `validate`;
 /// else only to be there. (The fast path validates the targets of an
 /// owner's first line, which decides whether the owner is registered, and
@@ -49,38 +49,38 @@ pub(super) struct RestCache {
 /// whose NS target is not a name is a record to it and a malformed line
 /// to the general parser.)
 #[inline(always)]
-pub(super) fn check_rest<const W: bool>(
-    cache: &mut RestCache,
+pub(super) fn check_after_owner<const W: bool>(
+    cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
     (want, validate): (bool, bool),
     origin: Option<&[Vec<u8>]>,
     owned: &mut Vec<u8>,
-) -> Rest {
+) -> AfterOwner {
     let validate = validate || want;
     if !validate {
-        if rest_cached::<W, false>(cache, buf, (at, end)) {
-            return Rest::Record;
+        if after_owner_cached::<W, false>(cache, buf, (at, end)) {
+            return AfterOwner::Record;
         }
     } else {
         let (c, k) = cache.ns;
         if k > 0 && at + k <= end && same_at::<W, false>(buf, at, c, k) {
             if target_fast::<W, false>(buf, at + k, end) {
-                return if want { Rest::Ns(at + k..end) } else { Rest::Record };
+                return if want { AfterOwner::Ns(at + k..end) } else { AfterOwner::Record };
             }
         } else if other_cached::<W, false>(cache, buf, (at, end)) {
-            return Rest::Record;
+            return AfterOwner::Record;
         }
     }
-    check_rest_fields(cache, buf, (at, end), (want, validate), origin, owned)
+    check_after_owner_fields(cache, buf, (at, end), (want, validate), origin, owned)
 }
 
 /// Whether `buf[at..end]`, the text of a line after its owner, is a
-/// record by [`RestCache`] alone, when its NS target is neither read nor
-/// validated: [`check_rest`] returns [`Rest::Record`] for it.
+/// record by [`FieldsCache`] alone, when its NS target is neither read nor
+/// validated: [`check_after_owner`] returns [`AfterOwner::Record`] for it.
 #[inline(always)]
-pub(super) fn rest_cached<const W: bool, const Z: bool>(
-    cache: &mut RestCache,
+pub(super) fn after_owner_cached<const W: bool, const Z: bool>(
+    cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
 ) -> bool {
@@ -92,11 +92,11 @@ pub(super) fn rest_cached<const W: bool, const Z: bool>(
 }
 
 /// Whether `buf[at..end]` starts with the fields of one of the last two
-/// records that are not NS ([`RestCache::other`]), the one found made
+/// records that are not NS ([`FieldsCache::other`]), the one found made
 /// the most recent.
 #[inline(always)]
 pub(super) fn other_cached<const W: bool, const Z: bool>(
-    cache: &mut RestCache,
+    cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
 ) -> bool {
@@ -139,18 +139,18 @@ pub(super) const fn tokenizer_byte(b: u8) -> bool {
     matches!(b, b';' | b'(' | b')' | b'"' | b'\\')
 }
 
-/// [`check_rest`] field by field, as the general parser reads them (split
+/// [`check_after_owner`] field by field, as the general parser reads them (split
 /// on tabs, spaces and CRs; TTLs and classes, then the type), filling the
 /// cache.
 #[inline(never)]
-pub(super) fn check_rest_fields(
-    cache: &mut RestCache,
+pub(super) fn check_after_owner_fields(
+    cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
     (want, validate): (bool, bool),
     origin: Option<&[Vec<u8>]>,
     owned: &mut Vec<u8>,
-) -> Rest {
+) -> AfterOwner {
     let rest = &buf[at..end];
     let mut fields = Fields { rest, at: 0 };
     let text = |(s, e): (usize, usize)| &rest[s..e];
@@ -158,36 +158,36 @@ pub(super) fn check_rest_fields(
         match fields.next() {
             Some(f) if is_ttl(text(f)) || is_class(text(f)) => continue,
             Some(f) => break f,
-            None => return Rest::Slow,
+            None => return AfterOwner::Slow,
         }
     };
     if rest[..ty.1].iter().any(|&b| tokenizer_byte(b)) {
-        return Rest::Slow;
+        return AfterOwner::Slow;
     }
     if !text(ty).eq_ignore_ascii_case(b"NS") {
         if ty.1 < rest.len() && ty.1 < 32 {
             cache.other = [(at, ty.1 + 1), cache.other[0]];
         }
-        return Rest::Record;
+        return AfterOwner::Record;
     }
-    let Some(t) = fields.next() else { return Rest::Slow };
+    let Some(t) = fields.next() else { return AfterOwner::Slow };
     if t.0 <= 32 {
         cache.ns = (at, t.0);
     }
     let target = text(t);
     if target.iter().any(|&b| tokenizer_byte(b)) {
-        return Rest::Slow;
+        return AfterOwner::Slow;
     }
     if !validate {
-        return Rest::Record;
+        return AfterOwner::Record;
     }
     if as_written(target) {
-        return if want { Rest::Ns(at + t.0..at + t.1) } else { Rest::Record };
+        return if want { AfterOwner::Ns(at + t.0..at + t.1) } else { AfterOwner::Record };
     }
     match resolve_target(target, origin, owned) {
-        true if want => Rest::NsOwned,
-        true => Rest::Record,
-        false => Rest::Slow,
+        true if want => AfterOwner::NsOwned,
+        true => AfterOwner::Record,
+        false => AfterOwner::Slow,
     }
 }
 

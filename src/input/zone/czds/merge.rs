@@ -11,7 +11,6 @@ use crate::input::collect::KeyMode;
 use crate::input::collect::Loc;
 use crate::input::collect::Orig;
 use crate::input::labels::LabelRecord;
-use crate::input::labels::MAX_RECORD_TEXT;
 use crate::input::labels::NONE;
 use crate::input::settle::SETTLED;
 
@@ -122,12 +121,12 @@ pub(crate) fn merge(
     }
     // With the text copied by the chunk, it goes into the arena at once.
     let arena_base = col.set.arena.len() as u64;
-    // Records hold arena positions up to `MAX_RECORD_TEXT`: past it, the
+    // Records hold arena positions up to `record_text_max`: past it, the
     // labels go one by one (and get forms entries).
     let copied = bulk
         && !borrow
         && c.copied
-        && arena_base + (c.text.len() - text_at) as u64 <= MAX_RECORD_TEXT;
+        && arena_base + (c.text.len() - text_at) as u64 <= col.record_text_max;
     if copied {
         col.set.arena.extend_from_slice(&c.text[text_at..]);
     }
@@ -148,15 +147,13 @@ pub(crate) fn merge(
     // memory than they fill: the merge copies none of them (the block is
     // merged at the end of the read, while the other threads have little
     // left to do). Other chunks' forms are copied: their buffers go to the
-    // next chunks, which would otherwise grow new ones. (Unit tests adopt
-    // any chunk's, however small: a block needs a settler told the labels
-    // ahead, which they do not set up. The integration tests' reads
-    // without a settler copy every chunk's forms.)
+    // next chunks, which would otherwise grow new ones. (A unit test has
+    // every chunk's adopted, `FastOpts::adopt_forms`: a block needs a
+    // settler told the labels ahead, which it does not set up.)
     // The part is the set's before any label is registered: deduplication
     // reads the keys of the labels registered before (from the part).
-    let adopt = (in_block || cfg!(test))
-        && c.idn_text.len() >= ADOPT_MIN
-        && c.idn_text.len() * 2 >= c.idn_text.capacity();
+    let adopt =
+        in_block && c.idn_text.len() >= ADOPT_MIN && c.idn_text.len() * 2 >= c.idn_text.capacity();
     let adopted = adopt.then(|| std::sync::Arc::new(std::mem::take(&mut c.idn_text)));
     let part_at = adopted.as_ref().map(|t| col.set.adopt_text(std::sync::Arc::clone(t)));
     let idn_text = adopted.as_deref().unwrap_or(&c.idn_text).as_str();
@@ -247,5 +244,5 @@ pub(crate) fn merge(
 }
 
 /// Fewest octets of IDN forms a chunk of the block hands to the set whole
-/// (see [`merge`]); fewer are copied. Unit tests take any (see there).
-pub(super) const ADOPT_MIN: usize = if cfg!(test) { 1 } else { 4096 };
+/// (see [`merge`]); fewer are copied.
+pub(super) const ADOPT_MIN: usize = 4096;

@@ -15,7 +15,7 @@
 //! line with leading white space, a directive, a comment, an empty line; an
 //! owner with an escape, a space, `;`, `(`, `)`, `"`, an empty label or no
 //! final dot; or fields after the owner that the general parser reports
-//! malformed or reads apart ([`check_rest`]: no record type; `;`, `(`, `)`,
+//! malformed or reads apart ([`check_after_owner`]: no record type; `;`, `(`, `)`,
 //! `"` or `\` before the type; an NS record without a target, or with one
 //! that does not resolve). So a file gives the same labels, counts,
 //! malformed lines and NS targets whichever path reads a line, with two

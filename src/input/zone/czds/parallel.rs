@@ -316,7 +316,7 @@ pub(crate) fn run(
                 chunk = extract_in(buf, (a, b), eof && b == len, &unsettled, buffers);
             }
             let (next, stop) = (chunk.next, chunk.stop);
-            match merge(col, config, st, buf, base, chunk, first.contains(&k)) {
+            match merge(col, config, st, buf, base, chunk, opts.adopt_forms || first.contains(&k)) {
                 Ok(b) => spare.lock().unwrap_or_else(PoisonError::into_inner).push(b),
                 Err(e) => {
                     outcome = Err(e);
@@ -480,6 +480,7 @@ pub(crate) fn parallel(
         ns: col.collect_ns,
         copy,
         settle: col.settler(config),
+        adopt_forms: false,
     };
     let buf = source.bytes();
     // The chunks of the IDN labels are read first, and their labels told

@@ -4,7 +4,7 @@
 use super::chunk::{
     Chunk, FastOpts, Kind, Reg, count_run, count_settled, owner_hash, push_text, settle_label,
 };
-use super::fields::{RestCache, other_cached, rest_cached, target_starts};
+use super::fields::{FieldsCache, after_owner_cached, other_cached, target_starts};
 use super::simd::{
     Classes32, eq_mask32, eq_mask32_to, low_bits, next_newline, no_empty_label, orders_unless_same,
     same_at, same_bytes, target_fast,
@@ -28,7 +28,7 @@ pub(super) struct Letters {
 
 /// The state [`extract_impl`] carries from line to line, handed to
 /// [`quick_lines`] and back.
-pub(super) struct Carry {
+pub(super) struct OwnerRun {
     /// The owner of the last line with a new owner: `buf[prev_at..]`,
     /// `prev_len` octets (0: none yet).
     pub(super) prev_at: usize,
@@ -40,12 +40,12 @@ pub(super) struct Carry {
     /// The last registered label (position and length).
     pub(super) last_reg: Option<(usize, usize)>,
     /// Whether the line at `prev_at` has, right after its owner, the
-    /// fields of [`RestCache::ns`] (as [`quick_lines_in`] found them; false
+    /// fields of [`FieldsCache::ns`] (as [`quick_lines_in`] found them; false
     /// when not known).
     pub(super) ns_fields: bool,
 }
 
-impl Carry {
+impl OwnerRun {
     /// The line at `at` has a new owner of `len` octets, of this kind: the
     /// lines of the last owner after its first are counted.
     #[inline(always)]
@@ -62,8 +62,8 @@ impl Carry {
 /// The lines of `buf[pos..end]` of the kinds that make most of a dump,
 /// taken as [`extract_impl`] takes them, up to the first line of any other
 /// kind, whose start is returned (the caller goes on there):
-/// - a line of the last owner whose text after the owner [`RestCache`]
-///   shows to be a record ([`rest_cached`]);
+/// - a line of the last owner whose text after the owner [`FieldsCache`]
+///   shows to be a record ([`after_owner_cached`]);
 /// - the first line of a new owner that is a plain label right under the
 ///   apex as written (lower-case LDH, not the last registered one again),
 ///   an NS record whose fields the cache knows and whose target is as
@@ -84,8 +84,8 @@ impl Carry {
 pub(super) fn quick_lines<const W: bool>(
     c: &mut Chunk,
     settle: &mut Option<Box<dyn SettleWorker>>,
-    cache: &mut RestCache,
-    k: &mut Carry,
+    cache: &mut FieldsCache,
+    k: &mut OwnerRun,
     (buf, pos, end): (&[u8], usize, usize),
     o: &FastOpts<'_>,
     letters: Letters,
@@ -116,8 +116,8 @@ pub(super) const QUICK_REACH: usize = 320;
 pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
     c: &mut Chunk,
     settle: &mut Option<Box<dyn SettleWorker>>,
-    cache: &mut RestCache,
-    k: &mut Carry,
+    cache: &mut FieldsCache,
+    k: &mut OwnerRun,
     (buf, mut pos, end): (&[u8], usize, usize),
     starts: usize,
     o: &FastOpts<'_>,
@@ -152,14 +152,14 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
             same_at::<W, Z>(buf, pos, k.prev_at, p + 1).then_some(false)
         };
         if let Some(whole) = again {
-            // The rest is a record ([`rest_cached`]): with the NS fields
+            // The rest is a record ([`after_owner_cached`]): with the NS fields
             // (which hold no newline), when a target starts after them.
             let record = if whole {
                 let at = pos + p + kt;
                 debug_assert!(same_at::<W, false>(buf, pos + p, cache.ns.0, kt));
                 target_starts(buf, at, line_end)
             } else {
-                rest_cached::<W, Z>(cache, buf, (pos + p, line_end))
+                after_owner_cached::<W, Z>(cache, buf, (pos + p, line_end))
             };
             if !record {
                 break;

@@ -3,7 +3,7 @@ use super::super::tokens::is_class;
 use super::super::tokens::is_ttl;
 use super::chunk::{Chunk, FastOpts, Stop, push_text};
 use super::extract::{extract, extract_baseline};
-use super::fields::{Rest, RestCache, check_rest, resolve_target, tokenizer_byte};
+use super::fields::{AfterOwner, FieldsCache, check_after_owner, resolve_target, tokenizer_byte};
 use super::parallel::{AheadBlock, Pages, idn_block, past_window, run};
 use super::quick::QUICK_REACH;
 use super::simd::{
@@ -51,7 +51,14 @@ fn run_with(
 ) -> Result<(usize, Stop), Error> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let config = crate::input::Config::new().origin(Some("tld."));
-    let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
+    let opts = FastOpts {
+        apex: b"tld.",
+        origin: None,
+        ns: false,
+        copy: false,
+        settle: None,
+        adopt_forms: false,
+    };
     pool.install(|| {
         let mut r = Reader::new(&config).unwrap();
         let mut st = ZoneState::new(0, "z".into(), vec![], vec![], None, true);
@@ -90,7 +97,14 @@ fn idn_forms_adopted_read_the_same() {
     }
     let buf = text.as_bytes();
     let config = crate::input::Config::new().origin(Some("tld."));
-    let opts = FastOpts { apex: b"tld.", origin: None, ns: false, copy: false, settle: None };
+    let opts = FastOpts {
+        apex: b"tld.",
+        origin: None,
+        ns: false,
+        copy: false,
+        settle: None,
+        adopt_forms: true,
+    };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
     let set = pool.install(|| {
         let mut r = Reader::new(&config).unwrap();
@@ -440,10 +454,10 @@ fn simd_classes_and_compares_agree_with_the_byte_loops() {
     }
 }
 
-/// [`check_rest`] as the general parser reads a line's fields: split
+/// [`check_after_owner`] as the general parser reads a line's fields: split
 /// on tabs, spaces and CRs, TTLs and classes skipped, then the type;
 /// an NS record needs a target that resolves.
-fn rest_reference(rest: &[u8], origin: &[Vec<u8>]) -> Option<Option<Vec<u8>>> {
+fn after_owner_reference(rest: &[u8], origin: &[Vec<u8>]) -> Option<Option<Vec<u8>>> {
     let mut toks = rest.split(|b| matches!(b, b'\t' | b' ' | b'\r')).filter(|t| !t.is_empty());
     // Fields before the type, the type, and an NS target: none may hold
     // a byte the tokenizer reads apart.
@@ -468,13 +482,13 @@ fn rest_reference(rest: &[u8], origin: &[Vec<u8>]) -> Option<Option<Vec<u8>>> {
 }
 
 #[test]
-fn rest_of_a_line_as_the_general_parser_reads_it() {
+fn after_owner_as_the_general_parser_reads_it() {
     let origin = vec![b"tld".to_vec()];
     // The cache points into the buffer: the lines of one sequence go
     // into one buffer (followed by bytes that are not loaded as part of
     // any line).
-    let check = |(cache, buf): &mut (RestCache, Vec<u8>), rest: &[u8]| {
-        let want = rest_reference(rest, &origin);
+    let check = |(cache, buf): &mut (FieldsCache, Vec<u8>), rest: &[u8]| {
+        let want = after_owner_reference(rest, &origin);
         buf.truncate(buf.len().saturating_sub(40));
         buf.extend_from_slice(b"\nowner.tld.");
         let at = buf.len();
@@ -482,7 +496,7 @@ fn rest_of_a_line_as_the_general_parser_reads_it() {
         let end = buf.len();
         buf.extend_from_slice(&[b'x'; 40]);
         let mut owned = Vec::new();
-        let got = match check_rest::<false>(
+        let got = match check_after_owner::<false>(
             cache,
             buf,
             (at, end),
@@ -490,10 +504,10 @@ fn rest_of_a_line_as_the_general_parser_reads_it() {
             Some(&origin),
             &mut owned,
         ) {
-            Rest::Slow => None,
-            Rest::Record => Some(None),
-            Rest::Ns(r) => Some(Some(buf[r].to_vec())),
-            Rest::NsOwned => Some(Some(owned)),
+            AfterOwner::Slow => None,
+            AfterOwner::Record => Some(None),
+            AfterOwner::Ns(r) => Some(Some(buf[r].to_vec())),
+            AfterOwner::NsOwned => Some(Some(owned)),
         };
         assert_eq!(got, want, "{:?}", rest.escape_ascii());
     };
@@ -643,7 +657,14 @@ fn chunk_counts_and_stops() {
     let buf = b"a.com.\t1\tin\tns\tns1.x.net.\na.com.\t1\tin\tns\tns2.x.net.\n\
                 ns1.a.com.\t1\tin\ta\t192.0.2.1\nb.org.\t1\tin\tns\tx.\n\
                 com.\t1\tin\tns\tx.\nB.com.\t1\tin\tns\tns1.x.net.\n x\n";
-    let o = FastOpts { apex: b"com.", origin: None, ns: true, copy: true, settle: None };
+    let o = FastOpts {
+        apex: b"com.",
+        origin: None,
+        ns: true,
+        copy: true,
+        settle: None,
+        adopt_forms: false,
+    };
     let c = extract(buf, 0, buf.len(), true, &o);
     assert_eq!(c.stop, Stop::Slow);
     assert_eq!(&buf[c.next..], b" x\n");
@@ -774,8 +795,16 @@ fn assert_same_chunk(a: &Chunk, b: &Chunk, buf: &[u8], (round, at): (usize, usiz
 /// The options the extraction tests try: an apex with NS targets kept
 /// and text copied, one with neither, the root.
 fn test_opts() -> [FastOpts<'static>; 3] {
-    [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)]
-        .map(|(apex, ns, copy)| FastOpts { apex, origin: None, ns, copy, settle: None })
+    [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)].map(
+        |(apex, ns, copy)| FastOpts {
+            apex,
+            origin: None,
+            ns,
+            copy,
+            settle: None,
+            adopt_forms: false,
+        },
+    )
 }
 
 /// The baseline compilation of the fast path and the one [`extract`]
