@@ -15,6 +15,8 @@ use crate::input::settle::Settle;
 use crate::input::settle::SettleWorker;
 use crate::input::source::Data;
 use memchr::memchr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Bytes per chunk of the parallel fast path: at most this…
 pub(super) const CHUNK_MAX: usize = 4 << 20;
@@ -62,6 +64,10 @@ impl Pages for Data {
 /// `merged(start, next)` is called after each chunk is merged. Returns
 /// where it stopped and why: the end of `buf`, a line for the general
 /// parser, or an incomplete last line.
+///
+/// Chunks are claimed in order by whichever thread is free and merged in
+/// order by this one, which extracts too while the next chunk to merge is
+/// not ready ([`Claims`]): no thread waits for a whole batch to end.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     col: &mut Collector,
@@ -76,18 +82,94 @@ pub(crate) fn run(
     ahead: Option<&AheadBlock<'_>>,
     mut merged: impl FnMut(usize, usize) + Send,
 ) -> Result<(usize, Stop), Error> {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::{Condvar, Mutex, PoisonError};
     let len = buf.len();
     if pos >= len {
         return Ok((pos, Stop::End));
     }
     let threads = rayon::current_num_threads().max(1);
-    // Chunks: enough per thread that the last ones end together. With
-    // `ahead`, its range is cut into chunks of its own, smaller ones (they
-    // are read first, and the labels after them wait for the last).
+    // Chunks: enough per thread that the last ones end together.
     let (chunk_min, chunk_max) = config.chunk.map_or((CHUNK_MIN, CHUNK_MAX), |c| (c, c));
     let size = ((len - pos) / (8 * threads)).clamp(chunk_min, chunk_max);
+    let (bounds, first, told) = chunk_bounds(buf, pos, (size, chunk_min), ahead, pages);
+    // The caller's probes (for the block) may have mapped pages too.
+    pages.forget(pos, len);
+    let claims = Claims::new(buf, eof, opts, pages, ahead.filter(|_| told), bounds, first, threads);
+    if let (Some(a), true) = (ahead, told) {
+        a.settle.ahead_parts(claims.first.len() + 1);
+        let before: Vec<AheadLabel<'_>> =
+            a.before.iter().map(|(l, u)| AheadLabel { alabel: l, ulabel: u.as_deref() }).collect();
+        let mut w = a.settle.worker();
+        w.ahead(&before, true);
+        claims.lock_workers().push(w);
+    }
+    let n = claims.bounds.len() - 1;
+    let mut outcome: Result<(usize, Stop), Error> = Ok((len, Stop::End));
+    let mut panic = None;
+    rayon::scope(|scope| {
+        // When the merge ends, and also when it unwinds: a worker waiting
+        // for it to move the window would wait forever, and the scope
+        // with it.
+        let _halt = OnDrop(|| claims.announce(&|| claims.halt.store(true, Ordering::Relaxed)));
+        for _ in 1..threads.min(n) {
+            scope.spawn(|_| while claims.work(true) {});
+        }
+        for k in 0..n {
+            let mut chunk = match claims.wait_for(k) {
+                Ok(c) => c,
+                Err(p) => {
+                    panic = Some(p);
+                    break;
+                }
+            };
+            // Settled labels are only counted: a chunk of them whose keys
+            // do not go on from the sorted keys so far (an upper-case
+            // label, an unsorted input) is extracted again without the
+            // settler, its labels to be registered one by one.
+            if settled_out_of_order(col, buf, &chunk) {
+                let (a, b) = (claims.bounds[k], claims.bounds[k + 1]);
+                let buffers = chunk.into_buffers();
+                let unsettled = FastOpts { settle: None, ..*opts };
+                chunk = extract_in(buf, (a, b), eof && b == len, &unsettled, buffers);
+            }
+            let (next, stop) = (chunk.next, chunk.stop);
+            let in_block = opts.adopt_forms || claims.first.contains(&k);
+            match merge(col, config, st, buf, base, chunk, in_block) {
+                Ok(b) => claims.spare.lock().unwrap_or_else(PoisonError::into_inner).push(b),
+                Err(e) => {
+                    outcome = Err(e);
+                    break;
+                }
+            }
+            merged(claims.bounds[k], next);
+            if stop != Stop::End {
+                outcome = Ok((next, stop));
+                break;
+            }
+            claims.announce(&|| claims.merged_upto.store(k + 1, Ordering::Relaxed));
+        }
+        // Chunks after a stop are not needed: the others end theirs
+        // (`_halt`).
+    });
+    if let Some(p) = panic {
+        std::panic::resume_unwind(p);
+    }
+    outcome
+}
+
+/// The bounds of the chunks of `buf` from `pos`, of about `size` bytes,
+/// cut at line ends. With `ahead`, its range is cut into chunks of its own,
+/// smaller ones (they are read first, and the labels after them wait for
+/// the last), returned as the second item; the third says whether its
+/// labels are told ahead: not when it does not start a line (the caller's
+/// range is only a hint).
+fn chunk_bounds(
+    buf: &[u8],
+    pos: usize,
+    (size, chunk_min): (usize, usize),
+    ahead: Option<&AheadBlock<'_>>,
+    pages: &dyn Pages,
+) -> (Vec<usize>, std::ops::Range<usize>, bool) {
+    let len = buf.len();
     let block = ahead.map(|a| (a.range.0.clamp(pos, len), a.range.1.clamp(pos, len)));
     let mut bounds = vec![pos];
     let mut first = 0..0;
@@ -105,8 +187,6 @@ pub(crate) fn run(
             s = e;
         }
     };
-    // Whether the labels of the block are told ahead: not when it does not
-    // start a line (the caller's range is only a hint).
     let mut told = false;
     match block {
         Some((lo, hi)) if lo < hi && (lo == pos || buf[lo - 1] == b'\n') => {
@@ -124,49 +204,95 @@ pub(crate) fn run(
         }
         None => cut(&mut bounds, len, size),
     }
-    let n = bounds.len() - 1;
-    // The caller's probes (for the block) may have mapped pages too.
-    pages.forget(pos, len);
-    // Chunks are claimed in order by whichever thread is free and merged
-    // in order by this one, which extracts too while the next chunk to
-    // merge is not ready: no thread waits for a whole batch to end. A
-    // thread claims no chunk more than `window` past the last merged one,
-    // so the extracted chunks waiting for the merge stay few; none past a
-    // chunk that stopped (the general parser takes over there). A panic
-    // while extracting is kept in the chunk's slot and raised here.
-    let window = 4 * threads;
-    let slots: Mutex<Vec<Option<std::thread::Result<Chunk>>>> =
-        Mutex::new((0..n).map(|_| None).collect());
-    let filled = Condvar::new();
-    let claim = AtomicUsize::new(0);
-    let merged_upto = AtomicUsize::new(0);
-    let stop_at = AtomicUsize::new(usize::MAX);
-    let halt = AtomicBool::new(false);
-    let lock = || slots.lock().unwrap_or_else(PoisonError::into_inner);
-    // Buffers of merged chunks, for the next ones.
-    let spare: Mutex<Vec<Buffers>> = Mutex::new(Vec::new());
-    let take_spare = || spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
-    // Settling workers between chunks: a chunk takes one for its
-    // extraction (and the labels it tells ahead) and gives it back, rather
-    // than keeping it with its buffers until it is merged. The block's
-    // chunks are all read first and held until merged: each would
-    // otherwise make a worker of its own, whose memos are new memory.
-    let workers: Mutex<Vec<Box<dyn SettleWorker>>> = Mutex::new(Vec::new());
-    let lock_workers = || workers.lock().unwrap_or_else(PoisonError::into_inner);
-    // Claims and extracts the next chunk; false when there is none to
-    // claim now. `wait`: wait for the merge to catch up rather than return
-    // false when the next chunk is past the window.
-    // With `ahead`, the chunks of its range are claimed first (they are
-    // few: the window does not hold them back), then the others in order.
-    if let (Some(a), true) = (ahead, told) {
-        a.settle.ahead_parts(first.len() + 1);
-        let before: Vec<AheadLabel<'_>> =
-            a.before.iter().map(|(l, u)| AheadLabel { alabel: l, ulabel: u.as_deref() }).collect();
-        let mut w = a.settle.worker();
-        w.ahead(&before, true);
-        lock_workers().push(w);
+    (bounds, first, told)
+}
+
+/// The chunks of one [`run`] and their claims. A thread claims no chunk
+/// more than `window` past the last merged one, so the extracted chunks
+/// waiting for the merge stay few; none past a chunk that stopped (the
+/// general parser takes over there). A panic while extracting is kept in
+/// the chunk's slot and raised by the merge.
+struct Claims<'a> {
+    buf: &'a [u8],
+    eof: bool,
+    opts: &'a FastOpts<'a>,
+    pages: &'a dyn Pages,
+    /// The block whose labels are told ahead, when they are.
+    ahead: Option<&'a AheadBlock<'a>>,
+    bounds: Vec<usize>,
+    /// The chunks of the block, read first.
+    first: std::ops::Range<usize>,
+    window: usize,
+    slots: Mutex<Vec<Option<std::thread::Result<Chunk>>>>,
+    filled: Condvar,
+    claim: AtomicUsize,
+    merged_upto: AtomicUsize,
+    stop_at: AtomicUsize,
+    halt: AtomicBool,
+    /// Buffers of merged chunks, for the next ones.
+    spare: Mutex<Vec<Buffers>>,
+    /// Settling workers between chunks: a chunk takes one for its
+    /// extraction (and the labels it tells ahead) and gives it back, rather
+    /// than keeping it with its buffers until it is merged. The block's
+    /// chunks are all read first and held until merged: each would
+    /// otherwise make a worker of its own, whose memos are new memory.
+    workers: Mutex<Vec<Box<dyn SettleWorker>>>,
+}
+
+impl<'a> Claims<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        buf: &'a [u8],
+        eof: bool,
+        opts: &'a FastOpts<'a>,
+        pages: &'a dyn Pages,
+        ahead: Option<&'a AheadBlock<'a>>,
+        bounds: Vec<usize>,
+        first: std::ops::Range<usize>,
+        threads: usize,
+    ) -> Claims<'a> {
+        let n = bounds.len() - 1;
+        Claims {
+            buf,
+            eof,
+            opts,
+            pages,
+            ahead,
+            bounds,
+            first,
+            window: 4 * threads,
+            slots: Mutex::new((0..n).map(|_| None).collect()),
+            filled: Condvar::new(),
+            claim: AtomicUsize::new(0),
+            merged_upto: AtomicUsize::new(0),
+            stop_at: AtomicUsize::new(usize::MAX),
+            halt: AtomicBool::new(false),
+            spare: Mutex::new(Vec::new()),
+            workers: Mutex::new(Vec::new()),
+        }
     }
-    let order = |p: usize| -> usize {
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Option<std::thread::Result<Chunk>>>> {
+        self.slots.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_workers(&self) -> MutexGuard<'_, Vec<Box<dyn SettleWorker>>> {
+        self.workers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Wakes the waiting threads after `f` changed what they wait on.
+    fn announce(&self, f: &dyn Fn()) {
+        let guard = self.lock();
+        f();
+        drop(guard);
+        self.filled.notify_all();
+    }
+
+    /// The chunk claimed `p`-th: with a block, the chunks of its range
+    /// are claimed first (they are few: the window does not hold them
+    /// back), then the others in order.
+    fn order(&self, p: usize) -> usize {
+        let first = &self.first;
         if p < first.len() {
             first.start + p
         } else if p < first.end {
@@ -174,52 +300,43 @@ pub(crate) fn run(
         } else {
             p
         }
-    };
-    // Whether chunk `c` is past the window: block chunks (read first) do
-    // not count, neither ahead of the merge nor behind it. While the merge
-    // has block chunks left, the window is wider by half their number, at
-    // most twice as wide (the chunks it holds stay mapped): their labels
-    // are IDN labels, each of which costs the merge about what a whole
-    // line costs a worker, so a block chunk (a quarter of the usual size)
-    // takes about half as long to merge as another takes to extract; the
-    // workers would otherwise wait for the merge to get through the block.
-    let past_window =
-        |c: usize| -> bool { past_window(c, merged_upto.load(Ordering::Relaxed), &first, window) };
-    let work = |wait: bool| -> bool {
-        let c = loop {
-            let p = claim.load(Ordering::Relaxed);
-            if halt.load(Ordering::Relaxed) || p >= n {
-                return false;
+    }
+
+    /// Whether chunk `c` is past the window (see [`past_window`]).
+    fn past_window(&self, c: usize) -> bool {
+        past_window(c, self.merged_upto.load(Ordering::Relaxed), &self.first, self.window)
+    }
+
+    /// Extracted chunk `k`, for the merge: extracts chunks itself while
+    /// it is not there, else waits for the thread extracting it.
+    fn wait_for(&self, k: usize) -> std::thread::Result<Chunk> {
+        loop {
+            let mut guard = self.lock();
+            if let Some(c) = guard[k].take() {
+                return c;
             }
-            let c = order(p);
-            if c > stop_at.load(Ordering::Relaxed) {
-                if first.contains(&c) {
-                    // Not needed (nothing is told then): passed over.
-                    let _ = claim.compare_exchange(p, p + 1, Ordering::Relaxed, Ordering::Relaxed);
-                    continue;
+            drop(guard);
+            if !self.work(false) {
+                // Chunk k is being extracted by another thread.
+                guard = self.lock();
+                while guard[k].is_none() {
+                    guard = self.filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
                 }
-                return false;
             }
-            if past_window(c) {
-                if !wait {
-                    return false;
-                }
-                let mut guard = lock();
-                while !halt.load(Ordering::Relaxed)
-                    && past_window(order(claim.load(Ordering::Relaxed)))
-                {
-                    guard = filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
-                }
-                continue;
-            }
-            if claim.compare_exchange(p, p + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-                break c;
-            }
-        };
-        let (a, b) = (bounds[c], bounds[c + 1]);
-        let mut buffers = take_spare().unwrap_or_default();
-        buffers.settle = lock_workers().pop();
-        if first.contains(&c) {
+        }
+    }
+
+    /// Claims and extracts the next chunk; false when there is none to
+    /// claim now. `wait`: wait for the merge to catch up rather than return
+    /// false when the next chunk is past the window.
+    fn work(&self, wait: bool) -> bool {
+        let Some(c) = self.claim_next(wait) else { return false };
+        let (a, b) = (self.bounds[c], self.bounds[c + 1]);
+        let len = self.buf.len();
+        let spare = self.spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let mut buffers = spare.unwrap_or_default();
+        buffers.settle = self.lock_workers().pop();
+        if self.first.contains(&c) {
             // A block chunk's labels are IDN labels: room for their forms
             // (about half the octets of their lines) and records at once,
             // rather than a copy into new memory at each doubling (the
@@ -236,21 +353,21 @@ pub(crate) fn run(
         let mut chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut buffers = buffers;
             if buffers.settle.is_none() {
-                buffers.settle = opts.settle.map(Settle::worker);
+                buffers.settle = self.opts.settle.map(Settle::worker);
             }
-            pages.populate(a, b);
-            extract_in(buf, (a, b), eof && b == len, opts, buffers)
+            self.pages.populate(a, b);
+            extract_in(self.buf, (a, b), self.eof && b == len, self.opts, buffers)
         }));
         if chunk.as_ref().map_or(true, |k| k.stop != Stop::End) {
-            stop_at.fetch_min(c, Ordering::Relaxed);
+            self.stop_at.fetch_min(c, Ordering::Relaxed);
         }
-        if let (Some(_), true, Ok(k)) = (ahead, first.contains(&c), chunk.as_mut()) {
+        if let (Some(_), true, Ok(k)) = (self.ahead, self.first.contains(&c), chunk.as_mut()) {
             // A chunk that stopped early leaves labels to the general
             // parser: it is told incomplete.
             let complete = k.stop == Stop::End;
             if let Some(mut w) = k.settle.take() {
                 let told = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let labels = if complete { idn_labels_of(buf, k) } else { Vec::new() };
+                    let labels = if complete { idn_labels_of(self.buf, k) } else { Vec::new() };
                     w.ahead(&labels, complete);
                 }));
                 match told {
@@ -260,83 +377,48 @@ pub(crate) fn run(
             }
         }
         if let Some(w) = chunk.as_mut().ok().and_then(|k| k.settle.take()) {
-            lock_workers().push(w);
+            self.lock_workers().push(w);
         }
-        lock()[c] = Some(chunk);
-        filled.notify_all();
+        self.lock()[c] = Some(chunk);
+        self.filled.notify_all();
         true
-    };
-    // Wakes the waiting threads after `f` changed what they wait on.
-    let announce = |f: &dyn Fn()| {
-        let guard = lock();
-        f();
-        drop(guard);
-        filled.notify_all();
-    };
-    let mut outcome: Result<(usize, Stop), Error> = Ok((len, Stop::End));
-    let mut panic = None;
-    rayon::scope(|scope| {
-        // When the merge ends, and also when it unwinds: a worker waiting
-        // for it to move the window would wait forever, and the scope
-        // with it.
-        let _halt = OnDrop(|| announce(&|| halt.store(true, Ordering::Relaxed)));
-        for _ in 1..threads.min(n) {
-            scope.spawn(|_| while work(true) {});
-        }
-        for k in 0..n {
-            let chunk = loop {
-                let mut guard = lock();
-                if let Some(c) = guard[k].take() {
-                    break c;
-                }
-                drop(guard);
-                if !work(false) {
-                    // Chunk k is being extracted by another thread.
-                    guard = lock();
-                    while guard[k].is_none() {
-                        guard = filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
-                    }
-                }
-            };
-            let mut chunk = match chunk {
-                Ok(c) => c,
-                Err(p) => {
-                    panic = Some(p);
-                    break;
-                }
-            };
-            // Settled labels are only counted: a chunk of them whose keys
-            // do not go on from the sorted keys so far (an upper-case
-            // label, an unsorted input) is extracted again without the
-            // settler, its labels to be registered one by one.
-            if settled_out_of_order(col, buf, &chunk) {
-                let (a, b) = (bounds[k], bounds[k + 1]);
-                let buffers = chunk.into_buffers();
-                let unsettled = FastOpts { settle: None, ..*opts };
-                chunk = extract_in(buf, (a, b), eof && b == len, &unsettled, buffers);
-            }
-            let (next, stop) = (chunk.next, chunk.stop);
-            match merge(col, config, st, buf, base, chunk, opts.adopt_forms || first.contains(&k)) {
-                Ok(b) => spare.lock().unwrap_or_else(PoisonError::into_inner).push(b),
-                Err(e) => {
-                    outcome = Err(e);
-                    break;
-                }
-            }
-            merged(bounds[k], next);
-            if stop != Stop::End {
-                outcome = Ok((next, stop));
-                break;
-            }
-            announce(&|| merged_upto.store(k + 1, Ordering::Relaxed));
-        }
-        // Chunks after a stop are not needed: the others end theirs
-        // (`_halt`).
-    });
-    if let Some(p) = panic {
-        std::panic::resume_unwind(p);
     }
-    outcome
+
+    /// Claims the next chunk (see [`Claims::work`]).
+    fn claim_next(&self, wait: bool) -> Option<usize> {
+        let n = self.bounds.len() - 1;
+        loop {
+            let p = self.claim.load(Ordering::Relaxed);
+            if self.halt.load(Ordering::Relaxed) || p >= n {
+                return None;
+            }
+            let c = self.order(p);
+            if c > self.stop_at.load(Ordering::Relaxed) {
+                if self.first.contains(&c) {
+                    // Not needed (nothing is told then): passed over.
+                    let _ =
+                        self.claim.compare_exchange(p, p + 1, Ordering::Relaxed, Ordering::Relaxed);
+                    continue;
+                }
+                return None;
+            }
+            if self.past_window(c) {
+                if !wait {
+                    return None;
+                }
+                let mut guard = self.lock();
+                while !self.halt.load(Ordering::Relaxed)
+                    && self.past_window(self.order(self.claim.load(Ordering::Relaxed)))
+                {
+                    guard = self.filled.wait(guard).unwrap_or_else(PoisonError::into_inner);
+                }
+                continue;
+            }
+            if self.claim.compare_exchange(p, p + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                return Some(c);
+            }
+        }
+    }
 }
 
 /// Whether chunk `c` has settled labels whose keys [`merge`] could not
