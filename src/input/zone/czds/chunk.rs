@@ -3,6 +3,7 @@
 use super::fields::AS_WRITTEN;
 use crate::input::hash::FxBuild;
 use crate::input::hash::hash_bytes;
+use crate::input::key_order::ORDERS_ALL;
 use crate::input::name;
 use crate::input::settle::SETTLED_KINDS;
 use crate::input::settle::Settle;
@@ -136,6 +137,42 @@ pub(crate) struct Buffers {
 }
 
 impl Chunk {
+    /// An empty chunk starting at `start`, in the buffers `b` (see
+    /// [`Buffers`]); `copied`: the text of its plain labels is copied.
+    pub(crate) fn start(start: usize, copied: bool, b: Buffers) -> Chunk {
+        Chunk {
+            next: start,
+            stop: Stop::End,
+            lines: 0,
+            apex_records: 0,
+            same_registered: 0,
+            deeper_records: 0,
+            outside_records: 0,
+            deeper: b.deeper,
+            outside: b.outside,
+            regs: b.regs,
+            orders: ORDERS_ALL,
+            ns_names: Vec::new(),
+            ns_pairs: b.ns_pairs,
+            text: b.text,
+            copied,
+            idns: b.idns,
+            idn_text: b.idn_text,
+            last_owner: (start, 0),
+            last_kind: Kind::None,
+            active: false,
+            assumed: 0,
+            settled: [0; SETTLED_KINDS],
+            counted: [0; SETTLED_KINDS],
+            tags: b.tags,
+            keeps: b.keeps,
+            first_reg: None,
+            last_reg: None,
+            last_settled: false,
+            settle: b.settle,
+        }
+    }
+
     /// The chunk's buffers, emptied, for another chunk.
     pub(crate) fn into_buffers(self) -> Buffers {
         let mut b = Buffers {

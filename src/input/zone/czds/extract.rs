@@ -12,8 +12,7 @@ use super::simd::{
     no_empty_label, orders_increasing_at, same_at, same_bytes,
 };
 use crate::input::hash::FxBuild;
-use crate::input::key_order::ORDERS_ALL;
-use crate::input::settle::SETTLED_KINDS;
+use crate::input::settle::SettleWorker;
 use std::collections::HashMap;
 
 /// [`extract_in`] into new buffers.
@@ -90,37 +89,7 @@ pub(super) fn extract_impl<const W: bool>(
 ) -> Chunk {
     let apex = o.apex;
     let root = apex == b".";
-    let mut c = Chunk {
-        next: start,
-        stop: Stop::End,
-        lines: 0,
-        apex_records: 0,
-        same_registered: 0,
-        deeper_records: 0,
-        outside_records: 0,
-        deeper: b.deeper,
-        outside: b.outside,
-        regs: b.regs,
-        orders: ORDERS_ALL,
-        ns_names: Vec::new(),
-        ns_pairs: b.ns_pairs,
-        text: b.text,
-        copied: o.copy,
-        idns: b.idns,
-        idn_text: b.idn_text,
-        last_owner: (start, 0),
-        last_kind: Kind::None,
-        active: false,
-        assumed: 0,
-        settled: [0; SETTLED_KINDS],
-        counted: [0; SETTLED_KINDS],
-        tags: b.tags,
-        keeps: b.keeps,
-        first_reg: None,
-        last_reg: None,
-        last_settled: false,
-        settle: b.settle,
-    };
+    let mut c = Chunk::start(start, o.copy, b);
     let mut settle = c.settle.take();
     c.active = settle.as_mut().is_some_and(|w| w.ready());
     let active = c.active;
@@ -206,59 +175,16 @@ pub(super) fn extract_impl<const W: bool>(
         } else {
             count_run(&mut c, kind, run);
             run = 0;
-            let mut line = &buf[pos..line_end];
-            if let [head @ .., b'\r'] = line {
-                line = head;
-            }
-            let Some(&first) = line.first() else {
+            let Some((owner, classes)) = owner_of_line::<W>(buf, pos, line_end) else {
                 c.stop = Stop::Slow;
                 break;
             };
-            if matches!(first, b' ' | b'\t' | b';' | b'$') {
-                c.stop = Stop::Slow;
-                break;
-            }
-            // The owner's tab and classes from one pass when it is short
-            // (`classes` is kept only when the tab is in its 32 bytes).
-            let mut classes =
-                Classes32::quick::<W, false>(buf, pos).or_else(|| Classes32::load(buf, pos));
-            let tab = match classes {
-                Some(k) if k.tab != 0 => k.tab.trailing_zeros() as usize,
-                _ => {
-                    classes = None;
-                    first_tab(line).unwrap_or(usize::MAX)
-                }
-            };
-            // A tab past the line is on a later line: none on this one.
-            if tab >= line.len() {
-                c.stop = Stop::Slow;
-                break;
-            }
+            let tab = owner.len();
             let fold = |bytes: &[u8]| match classes {
                 Some(k) => k.flags(bytes.len()),
                 None => bytes.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]),
             };
-            let owner = &line[..tab];
             let (n, a) = (owner.len(), apex.len());
-            // No empty label (but the root): from the dots of the classes
-            // when they cover the owner. The wire length is bounded by the
-            // line's: longer owners go to the general parser.
-            let labels_ok = n <= 1
-                || match classes {
-                    Some(k) if n < 32 => {
-                        let dots = k.dot & low_bits(n);
-                        no_empty_label(dots, n)
-                    }
-                    _ => {
-                        owner[0] != b'.'
-                            && n < crate::idna2008::MAX_NAME_OCTETS
-                            && !owner.windows(2).any(|w| w == b"..")
-                    }
-                };
-            if owner.last() != Some(&b'.') || !labels_ok {
-                c.stop = Stop::Slow;
-                break;
-            }
             rest = rest_from(pos + tab, true);
             if rest == AfterOwner::Slow {
                 c.stop = Stop::Slow;
@@ -276,58 +202,23 @@ pub(super) fn extract_impl<const W: bool>(
                     break;
                 }
                 if f & H_DOT == 0 {
-                    if head.len() > usize::from(u16::MAX) {
+                    let label = head;
+                    if label.len() > usize::from(u16::MAX) {
                         c.stop = Stop::Slow;
                         break;
                     }
-                    let label = head;
-                    let upper = f & H_UPPER != 0;
-                    let again = last_reg.is_some_and(|(s, l)| same_bytes(&buf[s..s + l], label));
-                    if again {
-                        // The last registered owner again, after deeper
-                        // names (canonical order puts them there).
-                        c.same_registered += 1;
-                        kind = Kind::Registered;
-                    } else {
-                        if upper {
-                            c.orders = 0;
-                        } else if let Some((s, l)) = last_reg {
-                            c.orders = orders_increasing_at::<W>(
-                                c.orders,
-                                buf,
-                                (s, l),
-                                (pos, label.len()),
-                            );
-                        }
-                        last_reg = Some((pos, label.len()));
-                        // Plain: lower-case LDH, at most 63 octets, no
-                        // hyphen at either end nor in positions 3 and 4
-                        // (`idna2008::is_plain_ldh`, from the flags above).
-                        let m = label.len();
-                        let plain = f & (H_UPPER | H_NON_LDH) == 0
-                            && m <= crate::idna2008::MAX_LABEL_OCTETS
-                            && crate::idna2008::hyphens_allowed(label);
-                        debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
-                        kind = Kind::Registered;
-                        // With a settler (see `crate::input::settle`), a settled
-                        // label is only counted.
-                        if !(active
-                            && settle_label(&mut c, &mut settle, buf, (pos, m), plain, None))
-                        {
-                            if plain && o.copy {
-                                push_text(&mut c.text, buf, pos, m);
-                            }
-                            if !plain && !upper {
-                                idn_forms(&mut c, label, &mut chars);
-                            }
-                            c.regs.push(Reg {
-                                at: pos,
-                                line: c.lines as u32,
-                                len: m as u16,
-                                plain,
-                            });
-                        }
-                    }
+                    let at = (pos, f);
+                    new_registered::<W>(
+                        &mut c,
+                        &mut settle,
+                        &mut last_reg,
+                        buf,
+                        label,
+                        at,
+                        o,
+                        &mut chars,
+                    );
+                    kind = Kind::Registered;
                 } else {
                     c.deeper_records += 1;
                     c.deeper.push(owner_hash(owner, f & H_UPPER != 0 || !exact));
@@ -365,14 +256,115 @@ pub(super) fn extract_impl<const W: bool>(
     c.next = pos;
     c.settle = settle;
     c.last_reg = last_reg;
-    if !ns_ids.is_empty() {
-        let mut names: Vec<Box<[u8]>> = vec![Box::default(); ns_ids.len()];
-        for (k, id) in ns_ids {
-            names[id as usize] = k;
-        }
-        c.ns_names = names;
-    }
+    c.ns_names = ns_names(ns_ids);
     c.last_owner = (prev_at, prev_len);
     c.last_kind = kind;
     c
+}
+
+/// A registered owner starts on the line at `pos` (`at`: with the byte
+/// classes `f` of its label): the last registered label again (after
+/// deeper names, as canonical order puts them), or a new label, which the
+/// settler may count (see [`crate::input::settle`]) or `c` records.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn new_registered<const W: bool>(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    last_reg: &mut Option<(usize, usize)>,
+    buf: &[u8],
+    label: &[u8],
+    (pos, f): (usize, u8),
+    o: &FastOpts<'_>,
+    chars: &mut Vec<char>,
+) {
+    let upper = f & H_UPPER != 0;
+    if last_reg.is_some_and(|(s, l)| same_bytes(&buf[s..s + l], label)) {
+        c.same_registered += 1;
+        return;
+    }
+    if upper {
+        c.orders = 0;
+    } else if let Some((s, l)) = *last_reg {
+        c.orders = orders_increasing_at::<W>(c.orders, buf, (s, l), (pos, label.len()));
+    }
+    *last_reg = Some((pos, label.len()));
+    // Plain: lower-case LDH, at most 63 octets, no hyphen at either end
+    // nor in positions 3 and 4 (`idna2008::is_plain_ldh`, from the flags).
+    let m = label.len();
+    let plain = f & (H_UPPER | H_NON_LDH) == 0
+        && m <= crate::idna2008::MAX_LABEL_OCTETS
+        && crate::idna2008::hyphens_allowed(label);
+    debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
+    if c.active && settle_label(c, settle, buf, (pos, m), plain, None) {
+        return;
+    }
+    if plain && o.copy {
+        push_text(&mut c.text, buf, pos, m);
+    }
+    if !plain && !upper {
+        idn_forms(c, label, chars);
+    }
+    c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain });
+}
+
+/// The owner of the line at `pos` (ending at `line_end`), when the fast
+/// path reads it: the bytes up to the first tab, an absolute name without
+/// an empty label, on a line that starts with none of ` `, tab, `;`, `$`.
+/// With the byte classes of its first 32 bytes when the tab is in them.
+#[inline(always)]
+fn owner_of_line<const W: bool>(
+    buf: &[u8],
+    pos: usize,
+    line_end: usize,
+) -> Option<(&[u8], Option<Classes32>)> {
+    let mut line = &buf[pos..line_end];
+    if let [head @ .., b'\r'] = line {
+        line = head;
+    }
+    let &first = line.first()?;
+    if matches!(first, b' ' | b'\t' | b';' | b'$') {
+        return None;
+    }
+    // The owner's tab and classes from one pass when it is short
+    // (`classes` is kept only when the tab is in its 32 bytes).
+    let mut classes = Classes32::quick::<W, false>(buf, pos).or_else(|| Classes32::load(buf, pos));
+    let tab = match classes {
+        Some(k) if k.tab != 0 => k.tab.trailing_zeros() as usize,
+        _ => {
+            classes = None;
+            first_tab(line).unwrap_or(usize::MAX)
+        }
+    };
+    // A tab past the line is on a later line: none on this one.
+    if tab >= line.len() {
+        return None;
+    }
+    let owner = &line[..tab];
+    let n = owner.len();
+    // No empty label (but the root): from the dots of the classes when
+    // they cover the owner. The wire length is bounded by the line's:
+    // longer owners go to the general parser.
+    let labels_ok = n <= 1
+        || match classes {
+            Some(k) if n < 32 => {
+                let dots = k.dot & low_bits(n);
+                no_empty_label(dots, n)
+            }
+            _ => {
+                owner[0] != b'.'
+                    && n < crate::idna2008::MAX_NAME_OCTETS
+                    && !owner.windows(2).any(|w| w == b"..")
+            }
+        };
+    (owner.last() == Some(&b'.') && labels_ok).then_some((owner, classes))
+}
+
+/// The distinct NS target names of a chunk, by their ids.
+fn ns_names(ids: HashMap<Box<[u8]>, u32, FxBuild>) -> Vec<Box<[u8]>> {
+    let mut names: Vec<Box<[u8]>> = vec![Box::default(); ids.len()];
+    for (k, id) in ids {
+        names[id as usize] = k;
+    }
+    names
 }
