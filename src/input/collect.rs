@@ -46,6 +46,18 @@ pub(crate) enum KeyMode {
     ALabel,
 }
 
+/// What an entry of the input was, for the accounting: the parsers count
+/// their lines through [`Collector::lines_read`] and [`Collector::count`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineKind {
+    Blank,
+    Comment,
+    /// A directive (`$ORIGIN`, `$TTL`, `$INCLUDE`) or a CSV header.
+    Directive,
+    /// A resource record, or a label line or row.
+    Record,
+}
+
 /// What an owner name is relative to the apex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Class {
@@ -197,6 +209,36 @@ impl Collector {
             pending: Vec::new(),
             list_forms: ListForms::default(),
         }
+    }
+
+    /// Counts `n` lines read.
+    pub(crate) fn lines_read(&mut self, n: u64) {
+        self.set.accounting.lines += n;
+    }
+
+    /// Counts `n` lines that continue an entry (in parentheses, RFC 1035
+    /// §5.1; in a quoted CSV field).
+    pub(crate) fn continuation_lines(&mut self, n: u64) {
+        self.set.accounting.continuation_lines += n;
+    }
+
+    /// Counts an entry of `lines` lines (blank lines: each) of this kind.
+    pub(crate) fn count(&mut self, kind: LineKind, lines: u64) {
+        let acc = &mut self.set.accounting;
+        match kind {
+            LineKind::Blank => acc.blank_lines += lines,
+            LineKind::Comment => acc.comment_lines += 1,
+            LineKind::Directive => acc.directive_lines += 1,
+            LineKind::Record => {
+                acc.record_lines += 1;
+                acc.records += 1;
+            }
+        }
+    }
+
+    /// The data of a source held whole (mapped or read), if it is.
+    pub(crate) fn source_data(&self, source: u32) -> Option<&std::sync::Arc<super::source::Data>> {
+        self.set.sources.get(source as usize).and_then(|s| s.data.as_ref())
     }
 
     /// What settles plain labels in this read, if anything (see

@@ -17,7 +17,7 @@
 
 use memchr::{memchr, memchr2};
 
-use super::collect::{Collector, KeyMode, Loc};
+use super::collect::{Collector, KeyMode, LineKind, Loc};
 use super::labels::CsvFields;
 use super::list::name_label;
 use super::{Error, ErrorKind, Timestamp};
@@ -167,17 +167,16 @@ pub(crate) fn parse(
         let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
         pos += len;
         st.line += lines;
-        let acc = &mut col.set.accounting;
-        acc.lines += lines;
+        col.lines_read(lines);
         if let Some(e) = error {
             col.malformed(loc, e)?;
             continue;
         }
         if record.iter().all(u8::is_ascii_whitespace) {
-            acc.blank_lines += lines;
+            col.count(LineKind::Blank, lines);
             continue;
         }
-        acc.continuation_lines += lines - 1;
+        col.continuation_lines(lines - 1);
         if st.delimiter.is_none() {
             st.delimiter = Some(detect_delimiter(record));
         }
@@ -191,7 +190,7 @@ pub(crate) fn parse(
         match &st.cols {
             None => {
                 let cols = header(col, &fields, loc)?;
-                col.set.accounting.directive_lines += 1;
+                col.count(LineKind::Directive, 1);
                 st.cols = Some(cols);
             }
             Some(cols) => row(col, cols, &fields, loc)?,

@@ -8,7 +8,7 @@
 
 use memchr::memchr;
 
-use super::collect::{Apex, Class, Collector, KeyMode, Loc, Orig, Relation};
+use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use super::list_forms::{ListFormsBatch, compute_forms};
 use super::{Error, MAX_LINE_BYTES, name};
 use crate::idna2008::MAX_NAME_OCTETS;
@@ -73,7 +73,7 @@ pub(crate) fn parse(
 /// 8 windows' worth), so that the deduplicator is sized once.
 fn expected_lines(col: &Collector, source: u32, lines: &[u8], base: u64) -> usize {
     let here = memchr::memchr_iter(b'\n', lines).count();
-    let size = col.set.sources.get(source as usize).and_then(|s| s.data.as_deref());
+    let size = col.source_data(source).map(|d| &**d);
     let rest = size.map_or(0, |d| d.bytes().len() as u64).saturating_sub(base);
     if lines.is_empty() || rest <= lines.len() as u64 {
         return here;
@@ -154,7 +154,7 @@ fn lines(
         };
         let line = &buf[pos..end];
         let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
-        col.set.accounting.lines += 1;
+        col.lines_read(1);
         st.line += 1;
         pos = next;
         if line.len() > MAX_LINE_BYTES {
@@ -163,11 +163,11 @@ fn lines(
         }
         // Trim white space (and a CR) around the label.
         let Some(s) = line.iter().position(|b| !is_ws(b)) else {
-            col.set.accounting.blank_lines += 1;
+            col.count(LineKind::Blank, 1);
             continue;
         };
         if line[s] == b'#' {
-            col.set.accounting.comment_lines += 1;
+            col.count(LineKind::Comment, 1);
             continue;
         }
         let mut e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
@@ -240,7 +240,5 @@ pub(crate) fn name_label(
 }
 
 fn count_record(col: &mut Collector) {
-    let acc = &mut col.set.accounting;
-    acc.record_lines += 1;
-    acc.records += 1;
+    col.count(LineKind::Record, 1);
 }

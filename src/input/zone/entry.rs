@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::state::{Include, ZoneState};
 use super::tokens::{Scan, Tok, is_class, is_ttl, resolve_in, resolve_parsed_in, scan_entry};
 use crate::input::Error;
-use crate::input::collect::{Class, Collector, KeyMode, Loc, Orig, Relation};
+use crate::input::collect::{Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use crate::input::name::{self, Parsed};
 
 /// Resolves a name token against the origin: absolute labels, case kept.
@@ -55,9 +55,8 @@ pub(super) fn entry(
     leading_ws: bool,
     comment: bool,
 ) -> Result<(), Error> {
-    let acc = &mut col.set.accounting;
-    acc.lines += lines;
-    acc.continuation_lines += lines.saturating_sub(1);
+    col.lines_read(lines);
+    col.continuation_lines(lines.saturating_sub(1));
     if lines == 0 {
         // An empty tail at end of file: nothing was read.
         return Ok(());
@@ -66,11 +65,7 @@ pub(super) fn entry(
         return col.malformed(loc, e);
     }
     if toks.is_empty() {
-        if comment {
-            acc.comment_lines += 1;
-        } else {
-            acc.blank_lines += 1;
-        }
+        col.count(if comment { LineKind::Comment } else { LineKind::Blank }, 1);
         return Ok(());
     }
     let text = |t: &Tok| &buf[t.start..t.end];
@@ -128,7 +123,7 @@ pub(super) fn entry(
             if col.apex.is_none() && !is_soa && !st.soa_searched {
                 // Owners in any order: the SOA may come later.
                 st.soa_searched = true;
-                let data = col.set.sources[st.source as usize].data.clone();
+                let data = col.source_data(st.source).cloned();
                 if let Some(apex) = find_soa_apex(data.as_deref().map_or(buf, |d| d.bytes())) {
                     col.set_apex(apex);
                     st.apex_plain = None;
@@ -153,9 +148,7 @@ pub(super) fn entry(
             class
         }
     };
-    let acc = &mut col.set.accounting;
-    acc.record_lines += 1;
-    acc.records += 1;
+    col.count(LineKind::Record, 1);
     if let (Class::Registered(i), Some(t)) = (class, ns_target) {
         col.add_ns(i, t.as_bytes());
     }
@@ -254,13 +247,13 @@ pub(super) fn directive(
         }
         st.origin = Some(labels);
         st.prev_raw.clear();
-        col.set.accounting.directive_lines += 1;
+        col.count(LineKind::Directive, 1);
         Ok(())
     } else if name.eq_ignore_ascii_case(b"$TTL") {
         if args.len() < 2 {
             return col.malformed(loc, "$TTL without a value");
         }
-        col.set.accounting.directive_lines += 1;
+        col.count(LineKind::Directive, 1);
         Ok(())
     } else if name.eq_ignore_ascii_case(b"$INCLUDE") {
         let Some(file) = args.get(1) else {
@@ -273,7 +266,7 @@ pub(super) fn directive(
             },
             None => st.origin.clone(),
         };
-        col.set.accounting.directive_lines += 1;
+        col.count(LineKind::Directive, 1);
         let file = PathBuf::from(String::from_utf8_lossy(file).into_owned());
         let path = if file.is_absolute() {
             file
