@@ -64,7 +64,7 @@ for shape in $SHAPES; do
   read -r s2 kb2 < <(fastest "${s2_r[@]}")
   read -r s1 kb1 < <(fastest "${s1_r[@]}")
   printf '| %s | %d MB | %.3f s | %.3f s | %.1f× | %.2f M | %d MB | %.3f s | %.2f | %d MB |\n' \
-    "$shape" "$(($(stat -c %s "$f") / 1000000))" "$w" "$s2" "$(calc "$s2 / $w")" \
+    "$shape" "$(($(stat -L -c %s "$f") / 1000000))" "$w" "$s2" "$(calc "$s2 / $w")" \
     "$(calc "$N / $s2 / 1e6")" "$((kb2 / 1024))" "$s1" "$(calc "$s1 / $s2")" "$((kb1 / 1024))"
 done
 echo

@@ -5,14 +5,19 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::dedup::{Dedup, FxBuild, Seen, hash_bytes};
+use super::dedup::{Dedup, Seen};
+use super::distinct::DistinctNames;
+use super::hash::{FxBuild, hash_bytes};
+use super::list_forms::{ListForms, ListFormsBatch, ListFormsEntry};
 
 use super::labels::{
     ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, IdnOriginal, LabelRecord, LabelSet, NONE,
 };
 use super::settle::{SETTLED, SETTLED_KINDS};
-use super::{Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Strictness};
-use crate::idna2008::{self, Finding, Forms, FormsAt};
+use super::{
+    Config, Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Settle, Strictness,
+};
+use crate::idna2008::{self, Finding, Forms};
 
 /// Where a record or line is.
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +44,18 @@ pub(crate) enum KeyMode {
     Octets,
     /// Lists and CSV: the A-label, so a U-label and its A-label are one.
     ALabel,
+}
+
+/// What an entry of the input was, for the accounting: the parsers count
+/// their lines through [`Collector::lines_read`] and [`Collector::count`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineKind {
+    Blank,
+    Comment,
+    /// A directive (`$ORIGIN`, `$TTL`, `$INCLUDE`) or a CSV header.
+    Directive,
+    /// A resource record, or a label line or row.
+    Record,
 }
 
 /// What an owner name is relative to the apex.
@@ -99,17 +116,19 @@ pub(crate) struct Collector {
     pub(crate) apex: Option<Apex>,
     strict: bool,
     pub(crate) collect_ns: bool,
+    /// See `Config::record_text_max`.
+    pub(crate) record_text_max: u64,
     ns_pairs: Vec<(u32, u32)>,
     ns_intern: HashMap<Box<[u8]>, u32, FxBuild>,
     last_ns: Option<(u32, u32)>,
-    deeper_seen: NameHashes,
-    outside_seen: NameHashes,
+    deeper_seen: DistinctNames,
+    outside_seen: DistinctNames,
     csv_columns: HashMap<String, u32>,
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
-    /// IDNA forms of list labels computed ahead, in parallel and in line
-    /// order (see [`Collector::set_ahead`]), taken by `register`.
-    ahead: Ahead,
+    /// IDNA forms of list labels computed beforehand, in parallel and in line
+    /// order (see [`Collector::set_list_forms`]), taken by `register`.
+    list_forms: ListForms,
     /// Whether the parallel zone reader settles plain labels (see
     /// [`super::settle`]).
     pub(crate) settle: bool,
@@ -129,117 +148,6 @@ pub(crate) struct IdnBlock {
     pub(crate) before: u64,
     /// Labels of this range.
     pub(crate) range: (u64, u64),
-}
-
-/// IDNA forms of list labels computed ahead (see
-/// [`Collector::set_ahead`]): chunks of entries in line order.
-#[derive(Default)]
-struct Ahead {
-    source: u32,
-    chunks: Vec<AheadChunk>,
-    /// The first entry not taken yet: (chunk, entry).
-    next: (usize, usize),
-}
-
-/// The forms of a batch of list labels, computed ahead (in parallel) by
-/// [`compute_forms`], for [`Collector::set_ahead`].
-pub(crate) struct AheadBatch {
-    /// The source of the labels.
-    pub(crate) source: u32,
-    /// In line order.
-    pub(crate) chunks: Vec<AheadChunk>,
-}
-
-/// Forms of consecutive labels, computed by one task.
-pub(crate) struct AheadChunk {
-    /// The forms of the entries, one after the other.
-    text: String,
-    entries: Vec<AheadEntry>,
-}
-
-/// The forms of one label (never a plain label).
-///
-/// Kept small (40 bytes): a batch has tens of thousands.
-struct AheadEntry {
-    /// Where the label is in its source, and its length.
-    offset: u64,
-    len: u32,
-    /// Its A-label is `text[at..at + alen]`; its U-label follows (`ulen`
-    /// octets), or is the A-label when `ulen` is [`NONE`].
-    at: u32,
-    alen: u32,
-    ulen: u32,
-    /// Rare, so boxed.
-    finding: Option<Box<Finding>>,
-    /// [`hash_bytes`] of the A-label, the deduplication key.
-    hash: u64,
-}
-
-impl Ahead {
-    /// Takes the entry of the label at `offset` of `source`, `len` octets
-    /// long, skipping the entries before it (lines not registered).
-    fn take(&mut self, source: u32, offset: u64, len: usize) -> Option<(&str, &AheadEntry)> {
-        if source != self.source {
-            return None;
-        }
-        let (mut c, mut i) = self.next;
-        while let Some(chunk) = self.chunks.get(c) {
-            match chunk.entries.get(i) {
-                None => (c, i) = (c + 1, 0),
-                Some(e) if e.offset < offset => i += 1,
-                Some(e) if e.offset == offset && e.len as usize == len => {
-                    self.next = (c, i + 1);
-                    let chunk = &self.chunks[c];
-                    return Some((&chunk.text, &chunk.entries[i]));
-                }
-                Some(_) => break,
-            }
-        }
-        self.next = (c, i);
-        None
-    }
-
-    /// The hash of the entry `k` places after the next one, if it is in
-    /// the same chunk.
-    fn hash_after(&self, k: usize) -> Option<u64> {
-        let (c, i) = self.next;
-        Some(self.chunks.get(c)?.entries.get(i + k)?.hash)
-    }
-}
-
-/// Computes the IDNA forms of list labels given as (offset in their
-/// source, octets), in line order; each conversion is independent of the
-/// others, so callers run this on several batches in parallel.
-pub(crate) fn compute_forms(labels: &[(u64, &[u8])]) -> AheadChunk {
-    let mut text = String::with_capacity(labels.len() * 64);
-    let mut entries = Vec::with_capacity(labels.len());
-    let mut chars = Vec::new();
-    for &(offset, l) in labels {
-        let at = text.len();
-        let forms = idna2008::forms_into(l, &mut text, &mut chars);
-        // Sizes beyond u32 (no real label) are left to `register`.
-        let fit = |n: usize| u32::try_from(n).ok().filter(|&n| n != NONE);
-        if let FormsAt::Owned { alen, ulen, finding } = forms
-            && !(l.is_ascii() && idna2008::is_plain_ldh(&l.to_ascii_lowercase()))
-            && let (Some(len32), Some(at32), Some(alen32)) = (fit(l.len()), fit(at), fit(alen))
-            && let Some(ulen32) = ulen.map_or(Some(NONE), fit)
-        {
-            let hash = hash_bytes(&text.as_bytes()[at..at + alen]);
-            entries.push(AheadEntry {
-                offset,
-                len: len32,
-                at: at32,
-                alen: alen32,
-                ulen: ulen32,
-                finding: finding.map(Box::new),
-                hash,
-            });
-        } else {
-            // Plain once folded: `register` needs no forms.
-            text.truncate(at);
-        }
-    }
-    AheadChunk { text, entries }
 }
 
 /// A-label, U-label and finding.
@@ -288,18 +196,55 @@ impl Collector {
             apex: None,
             strict: strictness == Strictness::Strict,
             collect_ns: ns == NsTargets::Collect,
+            record_text_max: super::labels::MAX_RECORD_TEXT,
             ns_pairs: Vec::new(),
             ns_intern: HashMap::default(),
             last_ns: None,
             settle: false,
             unsettled: false,
             idn_block: None,
-            deeper_seen: NameHashes::default(),
-            outside_seen: NameHashes::default(),
+            deeper_seen: DistinctNames::default(),
+            outside_seen: DistinctNames::default(),
             csv_columns: HashMap::new(),
             pending: Vec::new(),
-            ahead: Ahead::default(),
+            list_forms: ListForms::default(),
         }
+    }
+
+    /// Counts `n` lines read.
+    pub(crate) fn lines_read(&mut self, n: u64) {
+        self.set.accounting.lines += n;
+    }
+
+    /// Counts `n` lines that continue an entry (in parentheses, RFC 1035
+    /// §5.1; in a quoted CSV field).
+    pub(crate) fn continuation_lines(&mut self, n: u64) {
+        self.set.accounting.continuation_lines += n;
+    }
+
+    /// Counts an entry of `lines` lines (blank lines: each) of this kind.
+    pub(crate) fn count(&mut self, kind: LineKind, lines: u64) {
+        let acc = &mut self.set.accounting;
+        match kind {
+            LineKind::Blank => acc.blank_lines += lines,
+            LineKind::Comment => acc.comment_lines += 1,
+            LineKind::Directive => acc.directive_lines += 1,
+            LineKind::Record => {
+                acc.record_lines += 1;
+                acc.records += 1;
+            }
+        }
+    }
+
+    /// The data of a source held whole (mapped or read), if it is.
+    pub(crate) fn source_data(&self, source: u32) -> Option<&std::sync::Arc<super::source::Data>> {
+        self.set.sources.get(source as usize).and_then(|s| s.data.as_ref())
+    }
+
+    /// What settles plain labels in this read, if anything (see
+    /// [`super::settle`]).
+    pub(crate) fn settler<'c>(&self, config: &'c Config) -> Option<&'c dyn Settle> {
+        config.settle.as_ref().filter(|_| self.settle).map(|s| &*s.0)
     }
 
     pub(crate) fn path(&self, source: u32) -> &Path {
@@ -350,14 +295,14 @@ impl Collector {
         // The table slot of a label a few lines on (its hash is known): in
         // memory by the time that label is looked up.
         if mode == KeyMode::ALabel
-            && let Some(h) = self.ahead.hash_after(8)
+            && let Some(h) = self.list_forms.hash_after(8)
         {
             self.dedup.prefetch(h);
         }
         if mode == KeyMode::ALabel
-            && let Some((text, e)) = self.ahead.take(loc.source, loc.offset, octets.len())
+            && let Some((text, e)) = self.list_forms.take(loc.source, loc.offset, octets.len())
         {
-            let id = register_ahead(
+            let id = register_with_forms(
                 &mut self.set,
                 &mut self.dedup,
                 loc,
@@ -437,7 +382,7 @@ impl Collector {
     /// Checks, when labels were settled on the strength of the labels told
     /// ahead, that every label with a non-ASCII U-label was among them
     /// (found where they were); else marks the read to be done again.
-    pub(crate) fn check_ahead(&mut self) {
+    pub(crate) fn check_told_ahead(&mut self) {
         if self.set.settled_assumed == 0 {
             return;
         }
@@ -582,7 +527,10 @@ impl Collector {
             let folded = matches!(lower, Cow::Owned(_));
             if in_source && !folded {
                 // Plain: borrow everything from the map.
-            } else if !folded && rec.set_text(self.set.arena.len() as u64) {
+            } else if !folded
+                && self.set.arena.len() as u64 <= self.record_text_max
+                && rec.set_text(self.set.arena.len() as u64)
+            {
                 // Plain: the text once, in the arena (as a forms entry
                 // below when the arena is past what a record holds).
                 self.set.arena.extend_from_slice(octets);
@@ -651,12 +599,12 @@ impl Collector {
     }
 
     /// Hands `register` the forms of the labels about to be registered in
-    /// A-label key mode (lists), computed ahead by [`compute_forms`], and
+    /// A-label key mode (lists), computed beforehand by [`compute_forms`], and
     /// makes room for them.
-    pub(crate) fn set_ahead(&mut self, batch: AheadBatch) {
+    pub(crate) fn set_list_forms(&mut self, batch: ListFormsBatch) {
         let n: usize = batch.chunks.iter().map(|c| c.entries.len()).sum();
         let text: usize = batch.chunks.iter().map(|c| c.text.len()).sum();
-        self.ahead = Ahead { source: batch.source, chunks: batch.chunks, next: (0, 0) };
+        self.list_forms = ListForms { source: batch.source, chunks: batch.chunks, next: (0, 0) };
         self.set.records.reserve(n);
         self.set.forms.reserve(n);
         self.set.forms_owner.reserve(n);
@@ -843,137 +791,10 @@ impl Collector {
     }
 }
 
-/// The hashes of the lower-case deeper (or outside) owner names met, one
-/// per run of records of a name, whose distinct values are counted at the
-/// end of the read: a hash set took a cache miss per name in the ordered
-/// merge of the chunks, while appending is sequential and the sort at the
-/// end runs on all threads. Sorted and deduplicated whenever it doubles
-/// past 2^20 hashes, so that it holds at most about twice the distinct
-/// names whatever the order of the input.
-#[derive(Default)]
-struct NameHashes {
-    hashes: Vec<u64>,
-    compact_at: usize,
-}
-
-impl NameHashes {
-    #[inline]
-    fn push(&mut self, h: u64) {
-        self.extend(&[h]);
-    }
-
-    fn extend(&mut self, hs: &[u64]) {
-        self.hashes.extend_from_slice(hs);
-        if self.hashes.len() >= self.compact_at.max(1 << 20) {
-            self.compact();
-        }
-    }
-
-    fn compact(&mut self) {
-        dedup_hashes(&mut self.hashes);
-        self.compact_at = 2 * self.hashes.len();
-    }
-
-    /// The number of distinct hashes.
-    fn distinct(&mut self) -> u64 {
-        self.compact();
-        self.hashes.len() as u64
-    }
-}
-
-/// Removes the repeated values of `v`, whose order is not kept: one pass
-/// spreads the values into 256 buckets by their top byte (hashes: about
-/// equal buckets), then the buckets, a few thousand values each for a
-/// zone's names, are deduplicated on their own in parallel, each through an
-/// open-addressing table that stays in the cache ([`dedup_bucket`]), and
-/// their distinct values gathered. On the 500,000 deeper names of W1 this
-/// replaced a sort of each bucket (#4).
-fn dedup_hashes(v: &mut Vec<u64>) {
-    use rayon::prelude::*;
-    if v.len() < 1 << 16 {
-        v.sort_unstable();
-        v.dedup();
-        return;
-    }
-    let bucket = |h: u64| (h >> 56) as usize;
-    let mut ends = [0usize; 256];
-    for &h in v.iter() {
-        ends[bucket(h)] += 1;
-    }
-    let mut at = [0usize; 256];
-    let mut sum = 0;
-    for (a, e) in at.iter_mut().zip(ends.iter_mut()) {
-        *a = sum;
-        sum += *e;
-        *e = sum;
-    }
-    let mut out = vec![0u64; v.len()];
-    for &h in v.iter() {
-        let b = bucket(h);
-        out[at[b]] = h;
-        at[b] += 1;
-    }
-    let mut parts: Vec<&mut [u64]> = Vec::with_capacity(256);
-    let mut rest = &mut out[..];
-    let mut start = 0;
-    for &end in &ends {
-        let (part, tail) = rest.split_at_mut(end - start);
-        parts.push(part);
-        rest = tail;
-        start = end;
-    }
-    let kept: Vec<usize> =
-        parts.into_par_iter().map_init(Vec::new, |table, p| dedup_bucket(p, table)).collect();
-    // Each bucket's distinct values lead its part: close the gaps.
-    let (mut w, mut start) = (0, 0);
-    for (&end, &k) in ends.iter().zip(&kept) {
-        out.copy_within(start..start + k, w);
-        w += k;
-        start = end;
-    }
-    out.truncate(w);
-    *v = out;
-}
-
-/// Moves the distinct values of `p`, whose values share their top byte,
-/// to its front, in the order they first come, and returns how many there
-/// are. `table` is reused from bucket to bucket: twice as many slots as
-/// values, so that probes are short, indexed by the high bits of a
-/// multiplicative mix of the value; a value of another top byte marks an
-/// empty slot, since no value of `p` can be one.
-fn dedup_bucket(p: &mut [u64], table: &mut Vec<u64>) -> usize {
-    let Some(&first) = p.first() else { return 0 };
-    let empty = if first >> 56 == 0 { 1 << 56 } else { 0 };
-    debug_assert!(p.iter().all(|&h| h >> 56 == first >> 56));
-    let bits = (2 * p.len()).next_power_of_two().max(16).trailing_zeros();
-    let mask = (1usize << bits) - 1;
-    table.clear();
-    table.resize(1 << bits, empty);
-    let mut kept = 0;
-    for i in 0..p.len() {
-        let h = p[i];
-        let mut s = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
-        loop {
-            let t = table[s];
-            if t == h {
-                break;
-            }
-            if t == empty {
-                table[s] = h;
-                p[kept] = h;
-                kept += 1;
-                break;
-            }
-            s = (s + 1) & mask;
-        }
-    }
-    kept
-}
-
 impl LabelSet {
     /// The index the next new label gets; an error past 2^32 labels.
     #[inline]
-    fn next_index(&self, loc: Loc) -> Result<u32, Error> {
+    pub(crate) fn next_index(&self, loc: Loc) -> Result<u32, Error> {
         match u32::try_from(self.records.len()) {
             Ok(i) => Ok(i),
             Err(_) => Err(self.too_many_labels(loc)),
@@ -981,7 +802,7 @@ impl LabelSet {
     }
 
     #[cold]
-    fn too_many_labels(&self, loc: Loc) -> Error {
+    pub(crate) fn too_many_labels(&self, loc: Loc) -> Error {
         let path = self.sources.get(loc.source as usize).map_or(Path::new("-"), |s| &s.path);
         Error::new(ErrorKind::Malformed("more than 2^32 labels".into())).at(
             path,
@@ -992,7 +813,7 @@ impl LabelSet {
 
     /// Adds a forms entry for the label about to be added (the next
     /// record) and returns its index.
-    fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
+    pub(crate) fn push_forms(&mut self, e: FormsEntry) -> Result<u32, Error> {
         let too_many = |what: &str| Error::new(ErrorKind::Malformed(format!("more than {what}")));
         // Entries are fewer than 2^31 (see `LabelRecord::forms`).
         let i = u32::try_from(self.forms.len())
@@ -1061,17 +882,17 @@ fn ns_table(n: usize, pairs: &[(u32, u32)], names: &[Box<str>]) -> (Vec<u32>, Ve
     (index, placed)
 }
 
-/// Registers a label whose forms were computed ahead (lists: A-label key
+/// Registers a label whose forms were computed beforehand (lists: A-label key
 /// mode; `text` starts with the entry's forms). A valid IDN keeps its forms
 /// in the set's shared text; others get a [`Full`] entry.
-fn register_ahead(
+fn register_with_forms(
     set: &mut LabelSet,
     dedup: &mut Dedup,
     loc: Loc,
     octets: &[u8],
     orig: Orig<'_>,
     text: &str,
-    e: &AheadEntry,
+    e: &ListFormsEntry,
 ) -> Result<u32, Error> {
     let alen = e.alen as usize;
     let alabel = &text[..alen];
@@ -1163,57 +984,7 @@ fn push_formed(
 
 #[cfg(test)]
 mod tests {
-    use super::{NameHashes, ns_table};
-
-    /// Distinct names are counted exactly whatever the order and however
-    /// often the list is compacted on the way (past 2^20 hashes), and the
-    /// list holds at most about twice the distinct hashes.
-    #[test]
-    fn name_hashes_count_distinct_values() {
-        for (n, distinct) in [(0u64, 1u64), (10, 3), (1_500_000, 50_000), (2_500_000, 1_500_000)] {
-            let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d ^ n ^ distinct);
-            let mut h = NameHashes::default();
-            let mut seen = std::collections::HashSet::new();
-            let mut peak = 0;
-            for i in 0..n {
-                let v = next() % distinct;
-                if i % 2 == 0 {
-                    h.push(v);
-                } else {
-                    h.extend(&[v, v]);
-                }
-                seen.insert(v);
-                peak = peak.max(h.hashes.len());
-            }
-            assert_eq!(h.distinct(), seen.len() as u64, "{n} {distinct}");
-            assert!(peak <= (2 * seen.len()).max(1 << 20) + 2, "{peak} held for {}", seen.len());
-        }
-    }
-
-    /// [`super::dedup_hashes`] keeps each value once, as `sort_unstable`
-    /// and `dedup` do (in another order), with hashes spread over the top
-    /// byte or crowded into a few values of it, distinct or repeated.
-    #[test]
-    fn hashes_dedup_as_sort_and_dedup() {
-        for (n, mask) in [
-            (10usize, u64::MAX),
-            (70_000, u64::MAX),
-            (300_000, u64::MAX),
-            (200_000, 0x03ff_ffff_0000_00ff),
-            (200_000, 0x0300_0000_0000_3fff),
-            (100_000, 0xff00_0000_0000_0001),
-        ] {
-            let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d ^ n as u64);
-            let v: Vec<u64> = (0..n).map(|_| next() & mask).collect();
-            let mut want = v.clone();
-            want.sort_unstable();
-            want.dedup();
-            let mut got = v;
-            super::dedup_hashes(&mut got);
-            got.sort_unstable();
-            assert_eq!(got, want, "{n} values, mask {mask:#x}");
-        }
-    }
+    use super::ns_table;
 
     #[test]
     fn ns_table_orders_each_labels_targets_by_name_once() {

@@ -17,10 +17,9 @@
 
 use memchr::{memchr, memchr2};
 
-use super::collect::{KeyMode, Loc};
+use super::collect::{Collector, KeyMode, LineKind, Loc};
 use super::labels::CsvFields;
 use super::list::name_label;
-use super::reader::Reader;
 use super::{Error, ErrorKind, Timestamp};
 
 /// The most lines a quoted field may span.
@@ -155,7 +154,7 @@ fn split_fields(st: &mut CsvState, record: &[u8]) -> usize {
 /// Parses the complete records of `buf` (at `base` in the source);
 /// returns the bytes consumed.
 pub(crate) fn parse(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     st: &mut CsvState,
     buf: &[u8],
     base: u64,
@@ -168,17 +167,16 @@ pub(crate) fn parse(
         let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
         pos += len;
         st.line += lines;
-        let acc = &mut r.c.set.accounting;
-        acc.lines += lines;
+        col.lines_read(lines);
         if let Some(e) = error {
-            r.c.malformed(loc, e)?;
+            col.malformed(loc, e)?;
             continue;
         }
         if record.iter().all(u8::is_ascii_whitespace) {
-            acc.blank_lines += lines;
+            col.count(LineKind::Blank, lines);
             continue;
         }
-        acc.continuation_lines += lines - 1;
+        col.continuation_lines(lines - 1);
         if st.delimiter.is_none() {
             st.delimiter = Some(detect_delimiter(record));
         }
@@ -191,17 +189,17 @@ pub(crate) fn parse(
         }
         match &st.cols {
             None => {
-                let cols = header(r, &fields, loc)?;
-                r.c.set.accounting.directive_lines += 1;
+                let cols = header(col, &fields, loc)?;
+                col.count(LineKind::Directive, 1);
                 st.cols = Some(cols);
             }
-            Some(cols) => row(r, cols, &fields, loc)?,
+            Some(cols) => row(col, cols, &fields, loc)?,
         }
     }
     Ok(pos)
 }
 
-fn header(r: &mut Reader<'_>, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, Error> {
+fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, Error> {
     let mut label = false;
     let mut cols = Vec::with_capacity(fields.len());
     for f in fields {
@@ -215,18 +213,18 @@ fn header(r: &mut Reader<'_>, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, Er
             "registered" => Col::Registered,
             "registrant" => Col::Registrant,
             "lgr" => Col::Lgr,
-            _ => Col::Extra(r.c.csv_column(f.trim())),
+            _ => Col::Extra(col.csv_column(f.trim())),
         });
     }
     if !label {
-        let path = r.c.path(loc.source).to_path_buf();
+        let path = col.path(loc.source).to_path_buf();
         let e = Error::new(ErrorKind::CsvHeader("no `label` or `domain` column".into()));
         return Err(e.at(&path, loc.line, Some(loc.offset)));
     }
     Ok(cols)
 }
 
-fn row(r: &mut Reader<'_>, cols: &[Col], record: &[&[u8]], loc: Loc) -> Result<(), Error> {
+fn row(col: &mut Collector, cols: &[Col], record: &[&[u8]], loc: Loc) -> Result<(), Error> {
     let mut fields = CsvFields::default();
     let mut label: &[u8] = b"";
     let mut bad = None;
@@ -261,14 +259,14 @@ fn row(r: &mut Reader<'_>, cols: &[Col], record: &[&[u8]], loc: Loc) -> Result<(
         }
     }
     if let Some(reason) = bad {
-        return r.c.malformed(loc, reason);
+        return col.malformed(loc, reason);
     }
     let trimmed = label.trim_ascii();
     if trimmed.is_empty() {
-        return r.c.malformed(loc, "empty label field");
+        return col.malformed(loc, "empty label field");
     }
-    if let Some(i) = name_label(r, loc, trimmed, false, KeyMode::ALabel)? {
-        r.c.set_csv(i, fields);
+    if let Some(i) = name_label(col, loc, trimmed, false, KeyMode::ALabel)? {
+        col.set_csv(i, fields);
     }
     Ok(())
 }

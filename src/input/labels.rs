@@ -51,9 +51,10 @@ pub(crate) const ARENA: u32 = 1 << 31;
 
 /// The last arena position a record holds (`ARENA | position` must not
 /// be [`NONE`]): plain labels with text past it get a forms entry
-/// ([`FormsEntry::Arena`]), which has 64-bit positions. The unit tests
-/// take 64 KiB, so that their inputs reach it.
-pub(crate) const MAX_RECORD_TEXT: u64 = if cfg!(test) { 1 << 16 } else { (ARENA - 2) as u64 };
+/// ([`FormsEntry::Arena`]), which has 64-bit positions. A read may stop
+/// short of it (`Config::record_text_max`, which a test lowers so that
+/// its small inputs pass it).
+pub(crate) const MAX_RECORD_TEXT: u64 = (ARENA - 2) as u64;
 
 impl LabelRecord {
     /// The record of a label of `len` octets at `offset` of its source,
@@ -671,10 +672,12 @@ mod tests {
                 (MmapChoice::never(), LabelText::Borrow),
             ] {
                 let format = name.ends_with(".txt").then_some(InputFormat::List);
-                let config = Config::new().format(format).mmap(mmap).label_text(text);
+                let mut config = Config::new().format(format).mmap(mmap).label_text(text);
+                // Past 64 KiB of copied text, labels get forms entries.
+                config.record_text_max = 1 << 16;
                 let set = read([Input::from_arg(path.to_str().unwrap())], &config).unwrap();
                 // Every way of keeping the text gives the same labels (the
-                // copies past `MAX_RECORD_TEXT` get forms entries).
+                // copies past `record_text_max` get forms entries).
                 let view = |set: &super::LabelSet| -> Vec<String> {
                     set.iter()
                         .map(|l| {
@@ -695,7 +698,7 @@ mod tests {
                 let reference = read([Input::from_arg(path.to_str().unwrap())], &borrowed).unwrap();
                 assert_eq!(view(&set), view(&reference), "{name}");
                 if name == "dump.zone" && (text == LabelText::Copy || !mmap.is_enabled()) {
-                    // The arena passed `MAX_RECORD_TEXT`.
+                    // The arena passed `record_text_max`.
                     assert!(set.not_plain().len() > reference.not_plain().len() + 1000);
                 }
                 let want: Vec<u32> = (0..set.len() as u32)

@@ -8,9 +8,9 @@
 
 use memchr::memchr;
 
-use super::collect::{AheadBatch, Apex, Class, KeyMode, Loc, Orig, Relation, compute_forms};
-use super::reader::{MAX_LINE_BYTES, Reader};
-use super::{Error, name};
+use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
+use super::list_forms::{ListFormsBatch, compute_forms};
+use super::{Error, MAX_LINE_BYTES, name};
 use crate::idna2008::MAX_NAME_OCTETS;
 
 pub(crate) struct ListState {
@@ -39,27 +39,27 @@ fn is_ws(b: &u8) -> bool {
 
 /// Parses the complete lines of `buf`; returns the bytes consumed.
 pub(crate) fn parse(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     st: &mut ListState,
     buf: &[u8],
     base: u64,
     eof: bool,
 ) -> Result<usize, Error> {
     let complete = if eof { buf.len() } else { memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1) };
-    r.c.expect_labels(expected_lines(r, st.source, &buf[..complete], base));
+    col.expect_labels(expected_lines(col, st.source, &buf[..complete], base));
     let batches = split_lines(&buf[..complete], BATCH);
     let source = st.source;
     let forms_of = |range: &std::ops::Range<usize>| {
-        ahead(source, &buf[range.clone()], base + range.start as u64)
+        forms_of_lines(source, &buf[range.clone()], base + range.start as u64)
     };
     let mut next = batches.first().map(forms_of);
     for (i, range) in batches.iter().enumerate() {
         if let Some(batch) = next.take() {
-            r.c.set_ahead(batch);
+            col.set_list_forms(batch);
         }
         // Register this batch while the next one's forms are computed.
         let (done, forms) = rayon::join(
-            || lines(r, st, &buf[..range.end], range.start, base),
+            || lines(col, st, &buf[..range.end], range.start, base),
             || batches.get(i + 1).map(forms_of),
         );
         done?;
@@ -71,9 +71,9 @@ pub(crate) fn parse(
 /// How many more lines to expect: those of `lines` (at `base`), and for a
 /// mapped source fed in windows, as many again in the rest of it (at most
 /// 8 windows' worth), so that the deduplicator is sized once.
-fn expected_lines(r: &Reader<'_>, source: u32, lines: &[u8], base: u64) -> usize {
+fn expected_lines(col: &Collector, source: u32, lines: &[u8], base: u64) -> usize {
     let here = memchr::memchr_iter(b'\n', lines).count();
-    let size = r.c.set.sources.get(source as usize).and_then(|s| s.data.as_deref());
+    let size = col.source_data(source).map(|d| &**d);
     let rest = size.map_or(0, |d| d.bytes().len() as u64).saturating_sub(base);
     if lines.is_empty() || rest <= lines.len() as u64 {
         return here;
@@ -99,10 +99,10 @@ fn split_lines(buf: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The forms of the IDN labels of `lines` (at `base` in `source`),
-/// computed in parallel, for [`Collector::set_ahead`].
+/// computed in parallel, for [`Collector::set_list_forms`].
 ///
-/// [`Collector::set_ahead`]: super::collect::Collector::set_ahead
-fn ahead(source: u32, lines: &[u8], base: u64) -> AheadBatch {
+/// [`Collector::set_list_forms`]: super::collect::Collector::set_list_forms
+fn forms_of_lines(source: u32, lines: &[u8], base: u64) -> ListFormsBatch {
     use rayon::prelude::*;
     let tasks = split_lines(lines, TASK);
     let chunks = tasks
@@ -112,7 +112,7 @@ fn ahead(source: u32, lines: &[u8], base: u64) -> AheadBatch {
             compute_forms(&labels)
         })
         .collect();
-    AheadBatch { source, chunks }
+    ListFormsBatch { source, chunks }
 }
 
 /// The labels of `lines` (at `base`) that need an IDNA conversion
@@ -141,7 +141,7 @@ fn idn_labels(lines: &[u8], base: u64) -> Vec<(u64, &[u8])> {
 /// Registers the lines of `buf[pos..]` (complete; the last one may lack
 /// its newline). `base` is the offset of `buf` in the source.
 fn lines(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     st: &mut ListState,
     buf: &[u8],
     mut pos: usize,
@@ -154,20 +154,20 @@ fn lines(
         };
         let line = &buf[pos..end];
         let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
-        r.c.set.accounting.lines += 1;
+        col.lines_read(1);
         st.line += 1;
         pos = next;
         if line.len() > MAX_LINE_BYTES {
-            r.c.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))?;
+            col.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))?;
             continue;
         }
         // Trim white space (and a CR) around the label.
         let Some(s) = line.iter().position(|b| !is_ws(b)) else {
-            r.c.set.accounting.blank_lines += 1;
+            col.count(LineKind::Blank, 1);
             continue;
         };
         if line[s] == b'#' {
-            r.c.set.accounting.comment_lines += 1;
+            col.count(LineKind::Comment, 1);
             continue;
         }
         let mut e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
@@ -180,13 +180,13 @@ fn lines(
                 }
             }
             if line[s..e].iter().any(is_ws) {
-                r.c.malformed(loc, "more than one field on a label line")?;
+                col.malformed(loc, "more than one field on a label line")?;
                 continue;
             }
         }
         let token = &line[s..e];
         let loc = Loc { offset: loc.offset + s as u64, ..loc };
-        name_label(r, loc, token, st.mapped, KeyMode::ALabel)?;
+        name_label(col, loc, token, st.mapped, KeyMode::ALabel)?;
     }
     Ok(())
 }
@@ -195,7 +195,7 @@ fn lines(
 /// registers the label. Returns the label index when it is a registered
 /// label. `mapped`: the token is in a mapped source at `loc.offset`.
 pub(crate) fn name_label(
-    r: &mut Reader<'_>,
+    col: &mut Collector,
     loc: Loc,
     token: &[u8],
     mapped: bool,
@@ -207,40 +207,38 @@ pub(crate) fn name_label(
     let chars = || body.iter().filter(|&&b| !(0x80..0xC0).contains(&b)).count();
     if body.len() > MAX_NAME_OCTETS && chars() > MAX_NAME_OCTETS {
         let reason = format!("name longer than {MAX_NAME_OCTETS} octets");
-        return r.c.malformed(loc, reason).map(|()| None);
+        return col.malformed(loc, reason).map(|()| None);
     }
     let Some(dot) = memchr(b'.', body) else {
         if body.is_empty() {
             // "." alone: the root, or an empty field.
-            return r.c.malformed(loc, "empty label").map(|()| None);
+            return col.malformed(loc, "empty label").map(|()| None);
         }
-        count_record(r);
+        count_record(col);
         let orig = if mapped { Orig::Mapped } else { Orig::Text(body) };
-        return r.c.register_row(loc, body, orig, mode).map(Some);
+        return col.register_row(loc, body, orig, mode).map(Some);
     };
     let labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
     if labels.iter().any(Vec::is_empty) {
-        return r.c.malformed(loc, "empty label in name").map(|()| None);
+        return col.malformed(loc, "empty label in name").map(|()| None);
     }
-    if r.c.apex.is_none() {
-        r.c.set_apex(labels[1..].to_vec());
+    if col.apex.is_none() {
+        col.set_apex(labels[1..].to_vec());
     }
     let mut lower = labels.clone();
     name::lower(&mut lower);
-    let rel = r.c.apex.as_ref().map_or(Relation::Outside, |a: &Apex| a.relation(&lower));
-    count_record(r);
+    let rel = col.apex.as_ref().map_or(Relation::Outside, |a: &Apex| a.relation(&lower));
+    count_record(col);
     if rel == Relation::Registered {
         let label = &body[..dot];
         let orig = if mapped { Orig::Mapped } else { Orig::Text(label) };
-        return r.c.register_row(loc, label, orig, mode).map(Some);
+        return col.register_row(loc, label, orig, mode).map(Some);
     }
-    let class = r.c.other_owner(rel, &body.to_ascii_lowercase());
+    let class = col.other_owner(rel, &body.to_ascii_lowercase());
     debug_assert!(!matches!(class, Class::Registered(_)));
     Ok(None)
 }
 
-fn count_record(r: &mut Reader<'_>) {
-    let acc = &mut r.c.set.accounting;
-    acc.record_lines += 1;
-    acc.records += 1;
+fn count_record(col: &mut Collector) {
+    col.count(LineKind::Record, 1);
 }

@@ -51,12 +51,15 @@
 mod accounting;
 mod collect;
 mod csv;
-mod czds;
 pub(crate) mod dedup;
 mod detect;
+mod distinct;
 mod error;
+pub(crate) mod hash;
+mod key_order;
 mod labels;
 mod list;
+mod list_forms;
 mod name;
 mod reader;
 mod settle;
@@ -184,6 +187,9 @@ pub struct Config {
     pub(crate) settle: Option<Settler>,
     /// See [`Config::chunk_bytes`]; `None`: the defaults.
     pub(crate) chunk: Option<usize>,
+    /// Copied label text a record holds the position of, at most
+    /// [`labels::MAX_RECORD_TEXT`]; past it, labels get forms entries.
+    pub(crate) record_text_max: u64,
 }
 
 impl Default for Config {
@@ -191,6 +197,12 @@ impl Default for Config {
         Config::new()
     }
 }
+
+/// The longest line read, in bytes (a zone record of 64 KiB of RDATA in
+/// `\DDD` escapes is 256 KiB). A longer line is malformed and skipped
+/// without being held in memory: a file of one 2 GB line, or a gzip
+/// stream of 1 GB of NULs, costs this much memory, not its size.
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The default limit of nested `$INCLUDE`s.
 pub const DEFAULT_INCLUDE_DEPTH: usize = 16;
@@ -212,6 +224,7 @@ impl Config {
             progress: None,
             settle: None,
             chunk: None,
+            record_text_max: labels::MAX_RECORD_TEXT,
         }
     }
 
@@ -354,7 +367,7 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
         }
     }
     if outcome.is_ok() {
-        r.c.check_ahead();
+        r.c.check_told_ahead();
     }
     if !r.c.unsettled() {
         return outcome.and_then(|()| check_found(r.finish(), config));

@@ -5,11 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::collect::Collector;
-use super::czds;
 use super::labels::{LabelSet, SourceInfo};
 use super::source::{self, Data, Input, Opened};
-use super::zone::{self, ZoneState};
-use super::{Config, Error, ErrorKind, InputFormat, csv, detect, list, name};
+use super::zone::{self, Include, MAX_INCLUDES, ZoneState};
+use super::{Config, Error, ErrorKind, InputFormat, MAX_LINE_BYTES, csv, detect, list, name};
 
 /// How much of a stream is read at a time.
 const CHUNK: usize = 16 << 20;
@@ -21,12 +20,6 @@ pub(crate) struct Reader<'c> {
 
 /// Bytes of mapped data fed to a parser at a time (progress granularity).
 const WINDOW: usize = 16 << 20;
-
-/// The longest line read, in bytes (a zone record of 64 KiB of RDATA in
-/// `\DDD` escapes is 256 KiB). A longer line is malformed and skipped
-/// without being held in memory: a file of one 2 GB line, or a gzip
-/// stream of 1 GB of NULs, costs this much memory, not its size.
-pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The UTF-8 byte order mark, accepted (and skipped) at the start of a file.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -69,18 +62,13 @@ impl Parser {
 impl<'c> Reader<'c> {
     pub(crate) fn new(config: &'c Config) -> Result<Reader<'c>, Error> {
         let mut c = Collector::new(config.strictness, config.ns);
+        c.record_text_max = config.record_text_max.min(super::labels::MAX_RECORD_TEXT);
         if let Some(o) = &config.origin {
             let bad = |e: String| Error::new(ErrorKind::BadOrigin(format!("{o:?}: {e}")));
             let p = name::parse(o.as_bytes()).map_err(bad)?;
             c.set_apex(p.labels);
         }
         Ok(Reader { c, config })
-    }
-
-    /// What settles plain labels in this read, if anything (see
-    /// [`super::settle`]).
-    pub(crate) fn settler(&self) -> Option<&'c dyn super::Settle> {
-        self.config.settle.as_ref().filter(|_| self.c.settle).map(|s| &*s.0)
     }
 
     pub(crate) fn finish(self) -> LabelSet {
@@ -168,9 +156,9 @@ impl<'c> Reader<'c> {
 
     fn feed(&mut self, p: &mut Parser, buf: &[u8], base: u64, eof: bool) -> Result<usize, Error> {
         match p {
-            Parser::Zone(st) => zone::parse(self, st, buf, base, eof),
-            Parser::List(st) => list::parse(self, st, buf, base, eof),
-            Parser::Csv(st) => csv::parse(self, st, buf, base, eof),
+            Parser::Zone(st) => zone::parse(&mut self.c, self.config, st, buf, base, eof),
+            Parser::List(st) => list::parse(&mut self.c, st, buf, base, eof),
+            Parser::Csv(st) => csv::parse(&mut self.c, st, buf, base, eof),
         }
     }
 
@@ -208,9 +196,16 @@ impl<'c> Reader<'c> {
                         loop {
                             if pos > start
                                 && let Parser::Zone(st) = &mut p
-                                && let Some(apex) = zone::fast_apex(self, st)
+                                && let Some(apex) = zone::fast_apex(&self.c, st)
                             {
-                                let next = czds::parallel(self, st, &data, pos, &apex)?;
+                                let next = zone::parallel(
+                                    &mut self.c,
+                                    self.config,
+                                    st,
+                                    &data,
+                                    pos,
+                                    &apex,
+                                )?;
                                 if next >= bytes.len() {
                                     break;
                                 }
@@ -219,6 +214,12 @@ impl<'c> Reader<'c> {
                             let end = (pos + window).min(bytes.len());
                             let eof = end == bytes.len();
                             let consumed = self.feed(&mut p, &bytes[pos..end], pos as u64, eof)?;
+                            if self.read_pending_include(&mut p)? {
+                                self.config.report(consumed);
+                                pos += consumed;
+                                window = full;
+                                continue;
+                            }
                             if eof {
                                 self.config.report(bytes.len() - pos);
                                 break;
@@ -261,6 +262,12 @@ impl<'c> Reader<'c> {
                 }
                 loop {
                     let consumed = self.feed(&mut p, &buf, base, eof)?;
+                    if self.read_pending_include(&mut p)? {
+                        self.config.report(consumed);
+                        buf.drain(..consumed);
+                        base += consumed as u64;
+                        continue;
+                    }
                     if consumed == 0 && buf.len() >= MAX_LINE_BYTES {
                         self.overlong_line(&mut p, base)?;
                         let (skipped, end) = skip_line(self, idx, &mut reader, &mut buf)?;
@@ -285,6 +292,56 @@ impl<'c> Reader<'c> {
                 Ok(())
             }
         }
+    }
+
+    /// Reads the file of an `$INCLUDE` the zone parser just met, if any,
+    /// before the rest of the including file (RFC 1035 §5.1). Returns
+    /// whether there was one.
+    fn read_pending_include(&mut self, p: &mut Parser) -> Result<bool, Error> {
+        let Parser::Zone(st) = p else { return Ok(false) };
+        let Some(inc) = st.include.take() else { return Ok(false) };
+        let Include { path, origin, loc } = inc;
+        let mut chain = st.chain.clone();
+        chain.push(path.clone());
+        let here = st.path.clone();
+        let err =
+            |kind| Error::new(kind).at(&here, loc.line, Some(loc.offset)).with_chain(chain.clone());
+        let canon = match std::fs::canonicalize(&path) {
+            Ok(c) => c,
+            Err(e) => return Err(err(ErrorKind::IncludeMissing(e))),
+        };
+        // A device, pipe or socket could be endless (`/dev/zero`) or block:
+        // an included zone is a file.
+        match std::fs::metadata(&canon) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => {
+                let e = io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
+                return Err(err(ErrorKind::IncludeMissing(e)));
+            }
+            Err(e) => return Err(err(ErrorKind::IncludeMissing(e))),
+        }
+        if st.canon_chain.contains(&canon) {
+            return Err(err(ErrorKind::IncludeLoop));
+        }
+        let limit = self.config.include_depth;
+        if st.chain.len() > limit {
+            return Err(err(ErrorKind::IncludeDepth(limit)));
+        }
+        if self.c.set.accounting.includes >= MAX_INCLUDES {
+            return Err(err(ErrorKind::IncludeCount(MAX_INCLUDES)));
+        }
+        let mut canon_chain = st.canon_chain.clone();
+        canon_chain.push(canon);
+        self.c.set.accounting.includes += 1;
+        let chain2 = chain.clone();
+        self.read_include(path, st.source, chain, canon_chain, origin).map_err(|e| {
+            if e.path().is_some() {
+                e
+            } else {
+                e.at(&here, loc.line, Some(loc.offset)).with_chain(chain2)
+            }
+        })?;
+        Ok(true)
     }
 
     /// Counts the line at `offset` as malformed: it is longer than

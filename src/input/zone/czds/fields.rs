@@ -1,0 +1,253 @@
+//! The fields after the owner: whether a line is for the fast path, and
+//! its NS target.
+
+use super::super::tokens::is_class;
+use super::super::tokens::is_ttl;
+use super::simd::{same_at, target_fast};
+use crate::input::name;
+
+/// What the general parser ([`super::super::entry`]) makes of the text after a
+/// line's owner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum AfterOwner {
+    /// A record that is not NS (its RDATA is not read: a `(` or a quote
+    /// there is data, the profile having one record per line), or an NS
+    /// record whose target resolves, when targets are not wanted.
+    Record,
+    /// An NS record whose target, `buf[range]`, is already in the form the
+    /// general parser gives it (lower case, absolute, nothing to escape).
+    Ns(std::ops::Range<usize>),
+    /// An NS record whose target it resolves (upper case, octets to
+    /// escape…): into the caller's buffer.
+    NsOwned,
+    /// A line the general parser reports as malformed (no record type; an
+    /// NS record without a target, or with one that does not resolve) or
+    /// reads apart (`;`, `(`, `)`, `"` or `\` before the RDATA): the fast
+    /// path stops there and leaves it to the general parser.
+    Slow,
+}
+
+/// The TTL, class and type fields of the last NS line and of the last
+/// other line, with their separators: a line whose text after the owner
+/// starts with the same bytes has the same fields, found by one comparison
+/// ([`same_at`]).
+#[derive(Clone, Copy, Default)]
+pub(super) struct FieldsCache {
+    /// `buf[at..at + len]`, up to the target (at most 32 bytes; 0: none).
+    pub(super) ns: (usize, usize),
+    /// Up to and with the separator after the type, of the last two
+    /// other lines of different fields, the most recent first (the DS and
+    /// glue A records of a dump alternate).
+    pub(super) other: [(usize, usize); 2],
+}
+
+/// [`AfterOwner`] of `buf[at..end]`, the text of a line after its owner. The NS
+/// target is read when `want`; else checked to resolve when `validate`;
+/// else only to be there. (The fast path validates the targets of an
+/// owner's first line, which decides whether the owner is registered, and
+/// of every line when targets are collected; a later line of an owner
+/// whose NS target is not a name is a record to it and a malformed line
+/// to the general parser.)
+#[inline(always)]
+pub(super) fn check_after_owner<const W: bool>(
+    cache: &mut FieldsCache,
+    buf: &[u8],
+    (at, end): (usize, usize),
+    (want, validate): (bool, bool),
+    origin: Option<&[Vec<u8>]>,
+    owned: &mut Vec<u8>,
+) -> AfterOwner {
+    let validate = validate || want;
+    if !validate {
+        if after_owner_cached::<W, false>(cache, buf, (at, end)) {
+            return AfterOwner::Record;
+        }
+    } else {
+        let (c, k) = cache.ns;
+        if k > 0 && at + k <= end && same_at::<W, false>(buf, at, c, k) {
+            if target_fast::<W, false>(buf, at + k, end) {
+                return if want { AfterOwner::Ns(at + k..end) } else { AfterOwner::Record };
+            }
+        } else if other_cached::<W, false>(cache, buf, (at, end)) {
+            return AfterOwner::Record;
+        }
+    }
+    check_after_owner_fields(cache, buf, (at, end), (want, validate), origin, owned)
+}
+
+/// Whether `buf[at..end]`, the text of a line after its owner, is a
+/// record by [`FieldsCache`] alone, when its NS target is neither read nor
+/// validated: [`check_after_owner`] returns [`AfterOwner::Record`] for it.
+#[inline(always)]
+pub(super) fn after_owner_cached<const W: bool, const Z: bool>(
+    cache: &mut FieldsCache,
+    buf: &[u8],
+    (at, end): (usize, usize),
+) -> bool {
+    let (c, k) = cache.ns;
+    if k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k) {
+        return target_starts(buf, at + k, end);
+    }
+    other_cached::<W, Z>(cache, buf, (at, end))
+}
+
+/// Whether `buf[at..end]` starts with the fields of one of the last two
+/// records that are not NS ([`FieldsCache::other`]), the one found made
+/// the most recent.
+#[inline(always)]
+pub(super) fn other_cached<const W: bool, const Z: bool>(
+    cache: &mut FieldsCache,
+    buf: &[u8],
+    (at, end): (usize, usize),
+) -> bool {
+    let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k);
+    if hit(cache.other[0]) {
+        return true;
+    }
+    if hit(cache.other[1]) {
+        cache.other.swap(0, 1);
+        return true;
+    }
+    false
+}
+
+/// Whether an NS target starts at `at`, right after the fields of a line
+/// that ends at `end`: before the end, and not a comment, a parenthesis,
+/// a quote or an escape ([`TARGET_START`]).
+#[inline(always)]
+pub(super) fn target_starts(buf: &[u8], at: usize, end: usize) -> bool {
+    at < end && TARGET_START[usize::from(buf[at])]
+}
+
+/// Octets that start an NS target where the general parser reads one:
+/// not a separator (tab, space, CR) nor a byte of [`tokenizer_byte`].
+pub(super) static TARGET_START: [bool; 256] = {
+    let mut t = [true; 256];
+    let mut b = 0usize;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = !matches!(c, b'\t' | b' ' | b'\r') && !tokenizer_byte(c);
+        b += 1;
+    }
+    t
+};
+
+/// Bytes the tokenizer of the general parser reads apart: a comment, a
+/// parenthesis, a quote, an escape.
+#[inline]
+pub(super) const fn tokenizer_byte(b: u8) -> bool {
+    matches!(b, b';' | b'(' | b')' | b'"' | b'\\')
+}
+
+/// [`check_after_owner`] field by field, as the general parser reads them (split
+/// on tabs, spaces and CRs; TTLs and classes, then the type), filling the
+/// cache.
+#[inline(never)]
+pub(super) fn check_after_owner_fields(
+    cache: &mut FieldsCache,
+    buf: &[u8],
+    (at, end): (usize, usize),
+    (want, validate): (bool, bool),
+    origin: Option<&[Vec<u8>]>,
+    owned: &mut Vec<u8>,
+) -> AfterOwner {
+    let rest = &buf[at..end];
+    let mut fields = Fields { rest, at: 0 };
+    let text = |(s, e): (usize, usize)| &rest[s..e];
+    let ty = loop {
+        match fields.next() {
+            Some(f) if is_ttl(text(f)) || is_class(text(f)) => continue,
+            Some(f) => break f,
+            None => return AfterOwner::Slow,
+        }
+    };
+    if rest[..ty.1].iter().any(|&b| tokenizer_byte(b)) {
+        return AfterOwner::Slow;
+    }
+    if !text(ty).eq_ignore_ascii_case(b"NS") {
+        if ty.1 < rest.len() && ty.1 < 32 {
+            cache.other = [(at, ty.1 + 1), cache.other[0]];
+        }
+        return AfterOwner::Record;
+    }
+    let Some(t) = fields.next() else { return AfterOwner::Slow };
+    if t.0 <= 32 {
+        cache.ns = (at, t.0);
+    }
+    let target = text(t);
+    if target.iter().any(|&b| tokenizer_byte(b)) {
+        return AfterOwner::Slow;
+    }
+    if !validate {
+        return AfterOwner::Record;
+    }
+    if as_written(target) {
+        return if want { AfterOwner::Ns(at + t.0..at + t.1) } else { AfterOwner::Record };
+    }
+    match resolve_target(target, origin, owned) {
+        true if want => AfterOwner::NsOwned,
+        true => AfterOwner::Record,
+        false => AfterOwner::Slow,
+    }
+}
+
+/// Octets a name keeps as they are in the lower-case presentation format
+/// of [`name::present`]: printable ASCII but upper-case letters and
+/// `\ " ( ) ; @ $` (the dot separates labels).
+pub(super) static AS_WRITTEN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0x21usize;
+    while b <= 0x7e {
+        let c = b as u8;
+        t[b] = !c.is_ascii_uppercase()
+            && !matches!(c, b'\\' | b'"' | b'(' | b')' | b';' | b'@' | b'$');
+        b += 1;
+    }
+    t
+};
+
+/// Whether an NS target is an absolute name that the general parser
+/// accepts (no empty label, at most 255 octets in wire format) written as
+/// [`name::present`] writes it.
+pub(super) fn as_written(t: &[u8]) -> bool {
+    let n = t.len();
+    n > 0
+        && n < crate::idna2008::MAX_NAME_OCTETS
+        && t[n - 1] == b'.'
+        && (n == 1 || (t[0] != b'.' && !t.windows(2).any(|w| w == b"..")))
+        && t.iter().all(|&b| AS_WRITTEN[usize::from(b)])
+}
+
+/// Resolves an NS target as the general parser does
+/// ([`super::super::tokens::resolve_in`]) into `owned`, in lower-case presentation
+/// format; false when it does not resolve.
+pub(super) fn resolve_target(
+    target: &[u8],
+    origin: Option<&[Vec<u8>]>,
+    owned: &mut Vec<u8>,
+) -> bool {
+    let Ok(labels) = super::super::tokens::resolve_in(origin, target) else { return false };
+    owned.clear();
+    owned.extend_from_slice(name::present(&labels).as_bytes());
+    true
+}
+
+/// The fields of a line after its owner as the tokenizer of the general
+/// parser splits them (on tabs, spaces and CRs), as ranges of `rest`.
+pub(super) struct Fields<'a> {
+    pub(super) rest: &'a [u8],
+    pub(super) at: usize,
+}
+
+impl Iterator for Fields<'_> {
+    type Item = (usize, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let sep = |b: &u8| matches!(b, b'\t' | b' ' | b'\r');
+        let start = self.at + self.rest[self.at..].iter().position(|b| !sep(b))?;
+        let len = self.rest[start..].iter().position(sep).unwrap_or(self.rest.len() - start);
+        self.at = start + len;
+        Some((start, start + len))
+    }
+}

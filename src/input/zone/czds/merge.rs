@@ -1,0 +1,339 @@
+//! Merging extracted chunks into the collector, in file order.
+
+use super::super::state::ZoneState;
+use super::chunk::{Buffers, Chunk, Kind, Reg};
+use crate::input::Config;
+use crate::input::Error;
+use crate::input::LabelText;
+use crate::input::collect::Class;
+use crate::input::collect::Collector;
+use crate::input::collect::KeyMode;
+use crate::input::collect::Loc;
+use crate::input::collect::Orig;
+use crate::input::labels::LabelRecord;
+use crate::input::labels::NONE;
+use crate::input::settle::{SETTLED, SETTLED_KINDS};
+
+/// Merges a chunk extracted from `buf` (whose byte 0 is at offset `base`
+/// of the source) into the collector, after the chunks before it: counts,
+/// labels (deduplicated), NS targets, and the zone state (line number,
+/// previous owner). Returns the chunk's buffers for the next one.
+/// `in_block`: the chunk is one of the block of IDN labels read ahead
+/// (see [`run`]), whose IDN forms the set takes whole.
+///
+/// [`run`]: super::parallel::run
+pub(crate) fn merge(
+    col: &mut Collector,
+    config: &Config,
+    st: &mut ZoneState,
+    buf: &[u8],
+    base: u64,
+    mut c: Chunk,
+    in_block: bool,
+) -> Result<Buffers, Error> {
+    count_lines(col, &c);
+    // The IDN forms of a chunk of the block of IDN labels (`in_block`: see
+    // `run`) (A-label then U-label, each label after the last) become a
+    // part of the set's text as they are, unless that would keep much more
+    // memory than they fill: the merge copies none of them (the block is
+    // merged at the end of the read, while the other threads have little
+    // left to do). Other chunks' forms are copied: their buffers go to the
+    // next chunks, which would otherwise grow new ones. (A unit test has
+    // every chunk's adopted, `FastOpts::adopt_forms`: a block needs a
+    // settler told the labels ahead, which it does not set up.)
+    // The part is the set's before any label is registered: deduplication
+    // reads the keys of the labels registered before (from the part).
+    let adopt =
+        in_block && c.idn_text.len() >= ADOPT_MIN && c.idn_text.len() * 2 >= c.idn_text.capacity();
+    let adopted = adopt.then(|| std::sync::Arc::new(std::mem::take(&mut c.idn_text)));
+    let part_at = adopted.as_ref().map(|t| col.set.adopt_text(std::sync::Arc::clone(t)));
+    // Without a settler, the first registered label is the first of `regs`.
+    let first_reg =
+        c.first_reg.or_else(|| c.regs.first().map(|g| (g.at, usize::from(g.len), None)));
+    let (todo, continued) = continue_last_owner(col, buf, &c, first_reg);
+    let settled_n: u64 = todo.settled.iter().sum();
+    let bulk = match (first_reg, c.last_reg) {
+        (Some((fa, fl, _)), Some((la, ll))) if c.orders != 0 => col.dedup_mut().append_sorted(
+            (&buf[fa..fa + fl], &buf[la..la + ll]),
+            todo.regs.len() as u32,
+            c.orders,
+            (settled_n > 0, c.last_settled),
+        ),
+        _ => false,
+    };
+    // Settled labels are only counted: a chunk of them that does not keep
+    // the keys sorted cannot be registered one by one (`run` extracts such
+    // chunks again without settling, see `settled_out_of_order`), so the
+    // read starts again without settling, as when the deduplicator loses
+    // settled keys (`Dedup::lost`).
+    if settled_n > 0 && !bulk {
+        return Err(col.unsettle());
+    }
+    if settled_n > 0 {
+        col.set.settled_assumed += c.assumed;
+        col.set.accounting.registered_labels += settled_n;
+        col.set.settled_unstored += settled_n;
+        for (t, n) in col.set.settled.iter_mut().zip(todo.settled) {
+            *t += n;
+        }
+    }
+    // Borrow the text from the buffer only when it is a map kept as is.
+    let borrow = st.mapped && config.label_text == LabelText::Borrow;
+    // With the text copied by the chunk, it goes into the arena at once.
+    let arena_base = col.set.arena.len() as u64;
+    // Records hold arena positions up to `record_text_max`: past it, the
+    // labels go one by one (and get forms entries).
+    let copied = bulk
+        && !borrow
+        && c.copied
+        && arena_base + (c.text.len() - todo.text_at) as u64 <= col.record_text_max;
+    if copied {
+        col.set.arena.extend_from_slice(&c.text[todo.text_at..]);
+    }
+    if bulk {
+        col.set.records.reserve(todo.regs.len());
+    }
+    let fast = bulk && (borrow || copied);
+    // The labels the settler was asked about get consecutive indexes
+    // from here: they are listed, and counted, only then (otherwise they
+    // are judged as others are).
+    let listed = c.active && fast;
+    let first_index = col.set.records.len() as u32;
+    let how = Registration {
+        buf,
+        source: st.source,
+        line0: st.line,
+        base,
+        borrow,
+        bulk,
+        fast,
+        arena_base,
+        idn_text: adopted.as_deref().unwrap_or(&c.idn_text).as_str(),
+        part_at,
+    };
+    let mut ids: Vec<u32> =
+        Vec::with_capacity(if c.ns_pairs.is_empty() { 0 } else { c.regs.len() });
+    if todo.skip == 1 && !c.ns_pairs.is_empty() {
+        ids.extend(continued);
+    }
+    let registered = register_labels(col, &how, &c, &todo, &mut ids)?;
+    let mut last_id = registered.or(continued).unwrap_or(NONE);
+    if !c.ns_pairs.is_empty() {
+        let global: Vec<u32> = c.ns_names.iter().map(|n| col.ns_id(n)).collect();
+        for &(g, t) in &c.ns_pairs {
+            col.add_ns_id(ids[g as usize], global[t as usize]);
+        }
+    }
+    if bulk && c.last_settled && c.last_reg.is_some() {
+        last_id = SETTLED;
+    }
+    if listed {
+        list_settled(col, first_index, &todo);
+    }
+    st.line += c.lines;
+    set_previous_owner(st, buf, &c, last_id);
+    Ok(c.into_buffers())
+}
+
+/// Counts the chunk's lines and records.
+fn count_lines(col: &mut Collector, c: &Chunk) {
+    let acc = &mut col.set.accounting;
+    acc.lines += c.lines;
+    acc.record_lines += c.lines;
+    acc.records += c.lines;
+    acc.apex_records += c.apex_records;
+    acc.duplicate_records += c.same_registered;
+    acc.deeper_records += c.deeper_records;
+    acc.outside_records += c.outside_records;
+    col.count_names(&c.deeper, &c.outside);
+}
+
+/// The labels of a chunk left to register, and what the settler said of
+/// them.
+struct Unregistered<'c> {
+    regs: &'c [Reg],
+    /// Labels of `Chunk::regs` before `regs` (0 or 1).
+    skip: u32,
+    /// Copied text of those.
+    text_at: usize,
+    settled: [u64; SETTLED_KINDS],
+    counted: [u64; SETTLED_KINDS],
+    tags: &'c [(u32, u32)],
+    keeps: &'c [u32],
+}
+
+/// The labels of `c` to register: all of them, unless the first goes on
+/// with the owner of the previous chunk's last line (a duplicate, counted
+/// here). Returns them, and that owner's index when it goes on.
+fn continue_last_owner<'c>(
+    col: &mut Collector,
+    buf: &[u8],
+    c: &'c Chunk,
+    first_reg: Option<(usize, usize, Option<usize>)>,
+) -> (Unregistered<'c>, Option<u32>) {
+    let mut todo = Unregistered {
+        regs: &c.regs,
+        skip: 0,
+        text_at: 0,
+        settled: c.settled,
+        counted: c.counted,
+        tags: &c.tags,
+        keeps: &c.keeps,
+    };
+    let Some((at, len, cat)) = first_reg else { return (todo, None) };
+    let Some(i) = col.dedup_mut().is_last(&buf[at..at + len]) else { return (todo, None) };
+    col.set.accounting.duplicate_records += 1;
+    match cat {
+        Some(k) => todo.settled[k] -= 1,
+        None => {
+            // It is `regs[0]`.
+            todo.skip = 1;
+            if let Some(&(0, k)) = todo.tags.first() {
+                todo.counted[k as usize] -= 1;
+                todo.tags = &todo.tags[1..];
+            }
+            if todo.keeps.first() == Some(&0) {
+                todo.keeps = &todo.keeps[1..];
+            }
+            if todo.regs[0].plain {
+                todo.text_at += usize::from(todo.regs[0].len);
+            }
+            todo.regs = &todo.regs[1..];
+        }
+    }
+    (todo, Some(i))
+}
+
+/// How [`register_labels`] registers the labels of a chunk.
+struct Registration<'a> {
+    buf: &'a [u8],
+    /// The chunk's source, first line and the offset of `buf`.
+    source: u32,
+    line0: u64,
+    base: u64,
+    /// Plain labels' text is borrowed from the map (else copied).
+    borrow: bool,
+    /// The keys go on sorted: the labels are new ones.
+    bulk: bool,
+    /// Runs of plain labels are pushed at once, their text in place.
+    fast: bool,
+    /// Where the chunk's copied text starts in the arena.
+    arena_base: u64,
+    /// The chunk's IDN forms, and where they are in the set's text when
+    /// adopted.
+    idn_text: &'a str,
+    part_at: Option<u64>,
+}
+
+/// Registers the labels of `todo` (of chunk `c`), pushing the index of
+/// each to `ids` when the chunk has NS targets. Returns the last index.
+fn register_labels(
+    col: &mut Collector,
+    how: &Registration<'_>,
+    c: &Chunk,
+    todo: &Unregistered<'_>,
+    ids: &mut Vec<u32>,
+) -> Result<Option<u32>, Error> {
+    let buf = how.buf;
+    let need_ids = !c.ns_pairs.is_empty();
+    let regs = todo.regs;
+    let label = |g: &Reg| &buf[g.at..g.at + usize::from(g.len)];
+    let loc = |g: &Reg| Loc {
+        source: how.source,
+        line: how.line0 + u64::from(g.line),
+        offset: how.base + g.at as u64,
+    };
+    let orig = |octets| if how.borrow { Orig::Mapped } else { Orig::Text(octets) };
+    // The next IDN with its forms computed (by its index into `c.regs`).
+    let mut idns = c.idns.iter().skip_while(|d| d.reg < todo.skip).peekable();
+    let mut text_pos = how.arena_base;
+    let mut last_id = None;
+    let mut k = 0;
+    while k < regs.len() {
+        // The common case: sorted, and plain labels' text borrowed from the
+        // map or copied by the chunk (not touched again here): runs of
+        // them, up to the next other label (IDNs are not plain), pushed at
+        // once.
+        let run = if how.fast { regs[k..].iter().take_while(|g| g.plain).count() } else { 0 };
+        if run > 0 {
+            let recs = regs[k..k + run].iter().map(|g| {
+                let mut rec = LabelRecord::at(loc(g), g.len, NONE);
+                if !how.borrow {
+                    let fits = rec.set_text(text_pos);
+                    debug_assert!(fits, "checked with `copied`");
+                }
+                text_pos += u64::from(g.len);
+                rec
+            });
+            let last = col.push_plain_run(loc(&regs[k]), recs)?;
+            if need_ids {
+                ids.extend(last + 1 - run as u32..=last);
+            }
+            last_id = Some(last);
+            k += run;
+            continue;
+        }
+        let g = &regs[k];
+        let reg_index = todo.skip + k as u32;
+        k += 1;
+        let idn = match idns.peek() {
+            Some(d) if d.reg == reg_index => idns.next(),
+            _ => None,
+        };
+        let id = if let Some(d) = idn {
+            let ulabel = &how.idn_text[d.at as usize..(d.at + d.ulen) as usize];
+            // `idn_forms` kept the A-label, the label's own text, before it.
+            let at = u64::from(d.at).checked_sub(u64::from(g.len));
+            let adopted = how.part_at.zip(at).map(|(p, at)| p + at);
+            col.register_idn(loc(g), label(g), orig(label(g)), ulabel, how.bulk, adopted)?
+        } else if how.bulk {
+            col.register_new(loc(g), label(g), orig(label(g)))?
+        } else {
+            col.register(loc(g), label(g), orig(label(g)), KeyMode::Octets)?
+        };
+        if need_ids {
+            ids.push(id);
+        }
+        last_id = Some(id);
+    }
+    Ok(last_id)
+}
+
+/// Lists the labels of a chunk the settler was asked about (registered
+/// from `first_index` on): those it tagged or kept, its counts, and their
+/// range.
+fn list_settled(col: &mut Collector, first_index: u32, todo: &Unregistered<'_>) {
+    let set = &mut col.set;
+    let index = |reg: u32| first_index + reg - todo.skip;
+    set.settle_tags.extend(todo.tags.iter().map(|&(reg, _)| index(reg)));
+    set.settle_kept.extend(todo.keeps.iter().map(|&reg| index(reg)));
+    for (t, n) in set.settled.iter_mut().zip(todo.counted) {
+        *t += n;
+    }
+    let end = set.records.len() as u32;
+    match set.settle_ranges.last_mut() {
+        Some((_, e)) if *e == first_index => *e = end,
+        _ => set.settle_ranges.push((first_index, end)),
+    }
+}
+
+/// The owner of the chunk's last line becomes the previous owner of the
+/// zone state (its class, with `last_id` when it is registered).
+fn set_previous_owner(st: &mut ZoneState, buf: &[u8], c: &Chunk, last_id: u32) {
+    if c.last_kind == Kind::None {
+        return;
+    }
+    let (at, len) = c.last_owner;
+    st.prev_raw.clear();
+    st.prev_raw.extend_from_slice(&buf[at..at + len]);
+    st.prev_class = Some(match c.last_kind {
+        Kind::Apex => Class::Apex,
+        Kind::Registered => Class::Registered(last_id),
+        Kind::Deeper => Class::Deeper,
+        _ => Class::Outside,
+    });
+}
+
+/// Fewest octets of IDN forms a chunk of the block hands to the set whole
+/// (see [`merge`]); fewer are copied.
+pub(super) const ADOPT_MIN: usize = 4096;

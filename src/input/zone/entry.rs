@@ -1,0 +1,281 @@
+//! The general parser: one entry (a directive or a resource record, RFC
+//! 1035 §5.1) at a time, tokenised.
+
+use std::path::{Path, PathBuf};
+
+use super::state::{Include, ZoneState};
+use super::tokens::{Scan, Tok, is_class, is_ttl, resolve_in, resolve_parsed_in, scan_entry};
+use crate::input::Error;
+use crate::input::collect::{Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
+use crate::input::name::{self, Parsed};
+
+/// Resolves a name token against the origin: absolute labels, case kept.
+pub(super) fn resolve(st: &ZoneState, tok: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    resolve_in(st.origin.as_deref(), tok)
+}
+
+pub(super) fn resolve_parsed(st: &ZoneState, p: Parsed) -> Result<Vec<Vec<u8>>, String> {
+    resolve_parsed_in(st.origin.as_deref(), p)
+}
+
+/// Parses one entry with the general parser. `None`: need more data.
+pub(super) fn general_entry(
+    col: &mut Collector,
+    st: &mut ZoneState,
+    buf: &[u8],
+    pos: usize,
+    base: u64,
+    eof: bool,
+) -> Result<Option<usize>, Error> {
+    let mut toks = std::mem::take(&mut st.toks);
+    let scan = scan_entry(buf, pos, eof, &mut toks);
+    let res = match scan {
+        Scan::Incomplete => Ok(None),
+        Scan::Entry { end, lines, error, leading_ws, comment } => {
+            let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
+            let r2 = entry(col, st, buf, base, &toks, loc, lines, error, leading_ws, comment);
+            st.line += lines;
+            r2.map(|()| Some(end))
+        }
+    };
+    st.toks = toks;
+    res
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn entry(
+    col: &mut Collector,
+    st: &mut ZoneState,
+    buf: &[u8],
+    base: u64,
+    toks: &[Tok],
+    loc: Loc,
+    lines: u64,
+    error: Option<String>,
+    leading_ws: bool,
+    comment: bool,
+) -> Result<(), Error> {
+    col.lines_read(lines);
+    col.continuation_lines(lines.saturating_sub(1));
+    if lines == 0 {
+        // An empty tail at end of file: nothing was read.
+        return Ok(());
+    }
+    if let Some(e) = error {
+        return col.malformed(loc, e);
+    }
+    if toks.is_empty() {
+        col.count(if comment { LineKind::Comment } else { LineKind::Blank }, 1);
+        return Ok(());
+    }
+    let text = |t: &Tok| &buf[t.start..t.end];
+    let first = text(&toks[0]);
+    if !leading_ws && first.first() == Some(&b'$') {
+        return directive(col, st, toks.iter().map(text).collect(), loc);
+    }
+    // Owner.
+    let (owner_tok, mut k) = if leading_ws { (None, 0) } else { (Some(toks[0]), 1) };
+    while k < toks.len() && (is_ttl(text(&toks[k])) || is_class(text(&toks[k]))) {
+        k += 1;
+    }
+    let Some(ty) = toks.get(k).map(text) else {
+        return col.malformed(loc, "missing record type");
+    };
+    let is_ns = ty.eq_ignore_ascii_case(b"NS");
+    let is_soa = ty.eq_ignore_ascii_case(b"SOA");
+    let ns_target = if is_ns {
+        let Some(t) = toks.get(k + 1) else {
+            return col.malformed(loc, "NS record without target");
+        };
+        match resolve(st, text(t)) {
+            Ok(labels) => Some(name::present(&labels)),
+            Err(e) => return col.malformed(loc, format!("NS target: {e}")),
+        }
+    } else {
+        None
+    };
+    let class = match owner_tok {
+        None => {
+            let Some(class) = st.prev_class else {
+                return col.malformed(loc, "blank owner with no previous owner");
+            };
+            col.same_owner(class);
+            class
+        }
+        Some(t) => {
+            let raw = text(&t);
+            let (labels, first_label): (Vec<Vec<u8>>, Option<(usize, usize)>) = if raw == b"@" {
+                match &st.origin {
+                    Some(o) => (o.clone(), None),
+                    None => return col.malformed(loc, "'@' without $ORIGIN"),
+                }
+            } else {
+                let p = match name::parse(raw) {
+                    Ok(p) => p,
+                    Err(e) => return col.malformed(loc, format!("owner: {e}")),
+                };
+                let span = p.spans.first().copied();
+                match resolve_parsed(st, p) {
+                    Ok(l) => (l, span),
+                    Err(e) => return col.malformed(loc, format!("owner: {e}")),
+                }
+            };
+            if col.apex.is_none() && !is_soa && !st.soa_searched {
+                // Owners in any order: the SOA may come later.
+                st.soa_searched = true;
+                let data = col.source_data(st.source).cloned();
+                if let Some(apex) = find_soa_apex(data.as_deref().map_or(buf, |d| d.bytes())) {
+                    col.set_apex(apex);
+                    st.apex_plain = None;
+                }
+            }
+            if col.apex.is_none() {
+                if is_soa {
+                    col.set_apex(labels.clone());
+                    st.apex_plain = None;
+                } else {
+                    return col.malformed(
+                        loc,
+                        "record before the apex is known (no --origin, $ORIGIN or SOA with an \
+                         absolute owner)",
+                    );
+                }
+            }
+            let class = classify(col, st, buf, base, t, &labels, first_label, loc)?;
+            st.prev_raw.clear();
+            st.prev_raw.extend_from_slice(raw);
+            st.prev_class = Some(class);
+            class
+        }
+    };
+    col.count(LineKind::Record, 1);
+    if let (Class::Registered(i), Some(t)) = (class, ns_target) {
+        col.add_ns(i, t.as_bytes());
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn classify(
+    col: &mut Collector,
+    st: &ZoneState,
+    buf: &[u8],
+    base: u64,
+    tok: Tok,
+    labels: &[Vec<u8>],
+    first_label: Option<(usize, usize)>,
+    loc: Loc,
+) -> Result<Class, Error> {
+    let mut lower = labels.to_vec();
+    name::lower(&mut lower);
+    let Some(apex) = col.apex.as_ref() else { return Ok(Class::Outside) };
+    let rel = apex.relation(&lower);
+    if rel != Relation::Registered {
+        let text = name::present(&lower);
+        return Ok(col.other_owner(rel, text.as_bytes()));
+    }
+    let octets = &labels[0];
+    // The label's original text is the first label of the owner token,
+    // or, for `@` or a name that is the origin itself, the origin.
+    let (offset, orig_text): (u64, &[u8]) = match first_label {
+        Some((s, e)) => (base + (tok.start + s) as u64, &buf[tok.start + s..tok.start + e]),
+        None => (loc.offset, octets.as_slice()),
+    };
+    let loc = Loc { offset, ..loc };
+    let orig = if st.mapped && first_label.is_some() && orig_text == octets.as_slice() {
+        Orig::Mapped
+    } else {
+        Orig::Text(orig_text)
+    };
+    Ok(Class::Registered(col.register(loc, octets, orig, KeyMode::Octets)?))
+}
+
+/// The owner of the first SOA record of `data` written with an absolute
+/// owner name at the start of its line (`tld. 900 IN SOA …`), for a zone
+/// whose first records come before its SOA. The search runs once per file
+/// and only for such a zone: over the whole of a mapped file, over the
+/// buffer read so far of a stream.
+pub(super) fn find_soa_apex(data: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let is_space = |b: u8| matches!(b, b' ' | b'\t');
+    let mut best: Option<(usize, Vec<Vec<u8>>)> = None;
+    for pat in [&b"SOA"[..], b"soa", b"Soa"] {
+        for at in memchr::memmem::find_iter(data, pat) {
+            if best.as_ref().is_some_and(|(b, _)| *b < at) {
+                break;
+            }
+            let before = at.checked_sub(1).map(|k| data[k]);
+            let after = data.get(at + 3).copied();
+            if !before.is_some_and(is_space)
+                || !after.is_none_or(|b| is_space(b) || matches!(b, b'\r' | b'\n' | b'('))
+            {
+                continue;
+            }
+            let start = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);
+            let mut fields = data[start..at].split(|&b| is_space(b)).filter(|f| !f.is_empty());
+            let Some(owner) = fields.next() else { continue };
+            if is_space(data[start]) || !fields.all(|f| is_ttl(f) || is_class(f)) {
+                continue;
+            }
+            if let Ok(p) = name::parse(owner)
+                && p.absolute
+            {
+                best = Some((at, p.labels));
+                break;
+            }
+        }
+    }
+    best.map(|(_, labels)| labels)
+}
+
+pub(super) fn directive(
+    col: &mut Collector,
+    st: &mut ZoneState,
+    args: Vec<&[u8]>,
+    loc: Loc,
+) -> Result<(), Error> {
+    let name = args[0];
+    if name.eq_ignore_ascii_case(b"$ORIGIN") {
+        let Some(arg) = args.get(1) else {
+            return col.malformed(loc, "$ORIGIN without a name");
+        };
+        let labels = match resolve(st, arg) {
+            Ok(l) => l,
+            Err(e) => return col.malformed(loc, format!("$ORIGIN: {e}")),
+        };
+        if col.apex.is_none() {
+            col.set_apex(labels.clone());
+        }
+        st.origin = Some(labels);
+        st.prev_raw.clear();
+        col.count(LineKind::Directive, 1);
+        Ok(())
+    } else if name.eq_ignore_ascii_case(b"$TTL") {
+        if args.len() < 2 {
+            return col.malformed(loc, "$TTL without a value");
+        }
+        col.count(LineKind::Directive, 1);
+        Ok(())
+    } else if name.eq_ignore_ascii_case(b"$INCLUDE") {
+        let Some(file) = args.get(1) else {
+            return col.malformed(loc, "$INCLUDE without a file name");
+        };
+        let origin = match args.get(2) {
+            Some(o) => match resolve(st, o) {
+                Ok(l) => Some(l),
+                Err(e) => return col.malformed(loc, format!("$INCLUDE origin: {e}")),
+            },
+            None => st.origin.clone(),
+        };
+        col.count(LineKind::Directive, 1);
+        let file = PathBuf::from(String::from_utf8_lossy(file).into_owned());
+        let path = if file.is_absolute() {
+            file
+        } else {
+            st.path.parent().unwrap_or(Path::new("")).join(file)
+        };
+        st.include = Some(Include { path, origin, loc });
+        Ok(())
+    } else {
+        col.malformed(loc, format!("unknown directive {}", String::from_utf8_lossy(name)))
+    }
+}

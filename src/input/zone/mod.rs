@@ -1,0 +1,146 @@
+//! Zone files in the master file format of [RFC 1035 §5], with a fast path
+//! for dumps in the CZDS profile.
+//!
+//! The general parser reads one entry at a time: a directive (`$ORIGIN`,
+//! `$TTL`, `$INCLUDE`) or a resource record, possibly spanning lines inside
+//! parentheses, with comments, quoted strings and `\X` / `\DDD` escapes.
+//! Only the owner name, the TTL/class/type fields and, for NS records, the
+//! first RDATA field are interpreted; the rest of the RDATA is skipped.
+//!
+//! The CZDS profile (ICANN Registry Agreement, Specification 4 §2.1: one
+//! record per line, absolute names, tab-separated fields, no directives) is
+//! recognised from the first lines. Lines that fit it are read without
+//! tokenising: the owner is the bytes up to the first tab, compared with the
+//! previous owner, and only a new owner is classified. A line that does not
+//! fit (a parenthesis or a quote, leading white space, an escape in the
+//! owner…) goes through the general parser, so the result is the same.
+//!
+//! Recovery: an entry in parentheses may span at most
+//! [`MAX_PAREN_LINES`] lines and [`MAX_PAREN_BYTES`] bytes, and a line
+//! starting with `$` ends it. A `(` left open past that is malformed at the
+//! line of the `(` (that line alone), and reading goes on at the next line,
+//! so one stray character does not swallow the rest of the file.
+//!
+//! [RFC 1035 §5]: https://www.rfc-editor.org/rfc/rfc1035#section-5
+
+mod czds;
+mod entry;
+mod state;
+mod tokens;
+
+pub(crate) use czds::parallel;
+use czds::{FastOpts, Stop};
+use entry::general_entry;
+use state::looks_czds;
+pub(crate) use state::{Include, MAX_INCLUDES, ZoneState};
+
+use super::collect::Collector;
+use super::{Config, Error};
+
+/// The apex for the fast path, when the source fits the CZDS profile and
+/// the apex is known (plain presentation text).
+pub(crate) fn fast_apex(col: &Collector, st: &mut ZoneState) -> Option<Vec<u8>> {
+    if !st.fast {
+        return None;
+    }
+    if st.apex_plain.is_none() {
+        st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
+    }
+    st.apex_plain.clone()
+}
+
+/// Parses as many complete entries of `buf` as possible; returns the
+/// number of bytes consumed. `base` is the offset of `buf[0]` in the
+/// source.
+pub(crate) fn parse(
+    col: &mut Collector,
+    config: &Config,
+    st: &mut ZoneState,
+    buf: &[u8],
+    base: u64,
+    eof: bool,
+) -> Result<usize, Error> {
+    if !st.fast_checked {
+        st.fast_checked = true;
+        let head = &buf[..buf.len().min(64 * 1024)];
+        st.fast = looks_czds(head);
+    }
+    let mut pos = 0;
+    while pos < buf.len() {
+        if st.fast {
+            if st.apex_plain.is_none() {
+                st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
+            }
+            if let Some(apex) = st.apex_plain.take() {
+                let origin = st.origin.take();
+                let copy = !st.mapped || config.label_text == super::LabelText::Copy;
+                let opts = FastOpts {
+                    apex: &apex,
+                    origin: origin.as_deref(),
+                    ns: col.collect_ns,
+                    copy,
+                    settle: col.settler(config),
+                    adopt_forms: false,
+                };
+                let res = czds::run(
+                    col,
+                    config,
+                    st,
+                    buf,
+                    base,
+                    pos,
+                    eof,
+                    &opts,
+                    &|_, _| {},
+                    None,
+                    |_, _| {},
+                );
+                st.origin = origin;
+                st.apex_plain = Some(apex);
+                let (next, stop) = res?;
+                match stop {
+                    Stop::NeedMore => return Ok(next),
+                    Stop::End => return Ok(buf.len()),
+                    Stop::Slow => pos = next,
+                }
+            }
+        }
+        match general_entry(col, st, buf, pos, base, eof)? {
+            Some(next) if st.include.is_some() => return Ok(next),
+            Some(next) => pos = next,
+            None => return Ok(pos),
+        }
+    }
+    Ok(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokens::{Scan, scan_entry};
+    use super::*;
+
+    #[test]
+    fn czds_profile_detection() {
+        assert!(looks_czds(
+            b"com.\t900\tin\tsoa\ta. b. 1 2 3 4 5\nx.com.\t172800\tin\tns\tns1.x.net.\n"
+        ));
+        assert!(!looks_czds(b"$ORIGIN com.\nx NS ns1\n"));
+        assert!(!looks_czds(b"x.com. 172800 in ns ns1.x.net.\n"));
+        assert!(!looks_czds(b""));
+    }
+
+    #[test]
+    fn scanning() {
+        let mut toks = Vec::new();
+        let buf = b"a ( b ; c\n \"d;(\" )\nnext\n";
+        match scan_entry(buf, 0, true, &mut toks) {
+            Scan::Entry { end, lines, error, .. } => {
+                assert_eq!((end, lines, error), (19, 2, None));
+            }
+            Scan::Incomplete => panic!(),
+        }
+        let t: Vec<&[u8]> = toks.iter().map(|t| &buf[t.start..t.end]).collect();
+        assert_eq!(t, vec![&b"a"[..], b"b", b"d;("]);
+        assert!(matches!(scan_entry(b"a ( b\n", 0, false, &mut toks), Scan::Incomplete));
+    }
+}

@@ -1,0 +1,114 @@
+//! What the zone reader knows of one file as it goes: its place in the
+//! `$INCLUDE` chain, the origin, the line, the previous owner.
+
+use std::path::PathBuf;
+
+use memchr::memchr;
+
+use super::tokens::Tok;
+use crate::input::collect::{Class, Loc};
+
+/// Per-file state of the zone parser.
+pub(crate) struct ZoneState {
+    pub(crate) source: u32,
+    pub(crate) path: PathBuf,
+    /// Include chain, outermost first, ending with this file.
+    pub(crate) chain: Vec<PathBuf>,
+    /// Canonical paths of the chain, for loop detection.
+    pub(crate) canon_chain: Vec<PathBuf>,
+    /// Current origin: labels as written (case kept).
+    pub(crate) origin: Option<Vec<Vec<u8>>>,
+    /// Line number of the next line (1-based).
+    pub(crate) line: u64,
+    /// Whether the CZDS fast path may be used.
+    pub(crate) fast: bool,
+    pub(super) fast_checked: bool,
+    pub(crate) apex_plain: Option<Vec<u8>>,
+    pub(crate) prev_raw: Vec<u8>,
+    pub(crate) prev_class: Option<Class>,
+    pub(super) toks: Vec<Tok>,
+    pub(crate) mapped: bool,
+    /// Whether the file was searched for an SOA record (see
+    /// [`find_soa_apex`]).
+    pub(super) soa_searched: bool,
+    /// An `$INCLUDE` just read, for the reader to open ([`parse`] returns
+    /// after it).
+    pub(crate) include: Option<Include>,
+}
+
+/// An `$INCLUDE` directive (RFC 1035 §5.1): the file (relative to the
+/// including file's directory) and the origin it is read under. The parser
+/// opens no file: the reader opens this one and reads it before the rest
+/// of the including file.
+pub(crate) struct Include {
+    pub(crate) path: PathBuf,
+    pub(crate) origin: Option<Vec<Vec<u8>>>,
+    /// The directive's line, where errors opening the file are reported.
+    pub(crate) loc: Loc,
+}
+
+impl ZoneState {
+    /// Decides from the head of the source (its first 64 KiB) whether
+    /// the CZDS fast path may be used, as [`parse`] otherwise does from
+    /// the first buffer it is fed: the decision must not depend on how
+    /// the source is cut (see `Config::chunk_bytes`).
+    pub(crate) fn detect_fast(&mut self, head: &[u8]) {
+        self.fast_checked = true;
+        self.fast = looks_czds(head);
+    }
+
+    pub(crate) fn new(
+        source: u32,
+        path: PathBuf,
+        chain: Vec<PathBuf>,
+        canon_chain: Vec<PathBuf>,
+        origin: Option<Vec<Vec<u8>>>,
+        mapped: bool,
+    ) -> ZoneState {
+        ZoneState {
+            source,
+            path,
+            chain,
+            canon_chain,
+            origin,
+            line: 1,
+            fast: false,
+            fast_checked: false,
+            apex_plain: None,
+            prev_raw: Vec::new(),
+            prev_class: None,
+            toks: Vec::new(),
+            mapped,
+            soa_searched: false,
+            include: None,
+        }
+    }
+}
+
+/// The most `$INCLUDE` files one run reads (each is a source of its own,
+/// and a file of includes should not make a run open files without end).
+pub(crate) const MAX_INCLUDES: u64 = 10_000;
+
+/// Whether the first lines of `head` fit the CZDS profile.
+pub(super) fn looks_czds(head: &[u8]) -> bool {
+    let mut n = 0;
+    for line in head.split(|&b| b == b'\n').take(100) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            continue;
+        }
+        if matches!(line[0], b' ' | b'\t' | b';' | b'$') {
+            return false;
+        }
+        let Some(tab) = memchr(b'\t', line) else { return false };
+        let owner = &line[..tab];
+        if !owner.ends_with(b".") || owner.iter().any(|&b| b == b'\\' || b == b' ') {
+            return false;
+        }
+        if line.iter().any(|&b| b == b'(' || b == b'"') {
+            return false;
+        }
+        n += 1;
+    }
+    n > 0
+}

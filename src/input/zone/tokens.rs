@@ -1,0 +1,202 @@
+//! Entries and tokens of the master file format (RFC 1035 §5.1): where an
+//! entry ends (parentheses, quotes, comments), the class and TTL fields,
+//! and names resolved against the origin. Shared by the general parser and
+//! the CZDS fast path.
+
+use memchr::memchr;
+
+use crate::idna2008::MAX_NAME_OCTETS;
+use crate::input::MAX_LINE_BYTES;
+use crate::input::name::{self, Parsed};
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Tok {
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
+pub(super) const CLASSES: [&[u8]; 4] = [b"IN", b"CH", b"HS", b"CS"];
+
+#[inline]
+pub(crate) fn is_class(t: &[u8]) -> bool {
+    match *t {
+        // The two letters in upper case (`| 0x20` lowers a letter; only
+        // letters can give a class name's letters so).
+        [a, b] => CLASSES.contains(&&[a & !0x20, b & !0x20][..]),
+        _ if t.len() <= 5 => false,
+        _ => t[..5].eq_ignore_ascii_case(b"CLASS") && t[5..].iter().all(u8::is_ascii_digit),
+    }
+}
+
+pub(crate) fn is_ttl(t: &[u8]) -> bool {
+    t.first().is_some_and(u8::is_ascii_digit)
+}
+
+/// The most lines an entry in parentheses may span (a DNSKEY or a long TXT
+/// record takes a few dozen).
+pub(crate) const MAX_PAREN_LINES: u64 = 1000;
+
+/// The most bytes an entry in parentheses may span (64 KiB of RDATA in
+/// base64 with white space fits).
+pub(crate) const MAX_PAREN_BYTES: usize = 128 << 10;
+
+/// Result of scanning one entry.
+pub(super) enum Scan {
+    /// Need more data.
+    Incomplete,
+    Entry {
+        end: usize,
+        lines: u64,
+        error: Option<String>,
+        leading_ws: bool,
+        comment: bool,
+    },
+}
+
+/// Splits one entry starting at `pos` into tokens.
+pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>) -> Scan {
+    toks.clear();
+    let leading_ws = matches!(buf.get(pos), Some(b' ' | b'\t'));
+    let mut i = pos;
+    let mut depth = 0u32;
+    let mut lines = 0u64;
+    let mut error: Option<String> = None;
+    let mut comment = false;
+    let mut line_start = pos;
+    loop {
+        if i >= buf.len() {
+            if depth > 0 && lines > 0 && i - pos > MAX_PAREN_BYTES {
+                return unclosed_paren(buf, pos, leading_ws);
+            }
+            if !eof {
+                return Scan::Incomplete;
+            }
+            if i > line_start {
+                lines += 1;
+            }
+            if depth > 0 && error.is_none() {
+                error = Some("unbalanced parentheses: '(' not closed".to_string());
+            }
+            return Scan::Entry { end: buf.len(), lines, error, leading_ws, comment };
+        }
+        match buf[i] {
+            b'\n' => {
+                if lines == 0 && i - pos > MAX_LINE_BYTES {
+                    let error = Some(format!("line longer than {MAX_LINE_BYTES} bytes"));
+                    return Scan::Entry { end: i + 1, lines: 1, error, leading_ws, comment };
+                }
+                lines += 1;
+                i += 1;
+                line_start = i;
+                if depth > 0 && (lines >= MAX_PAREN_LINES || i - pos > MAX_PAREN_BYTES) {
+                    return unclosed_paren(buf, pos, leading_ws);
+                }
+                if depth == 0 {
+                    return Scan::Entry { end: i, lines, error, leading_ws, comment };
+                }
+                if buf.get(i) == Some(&b'$') {
+                    // Recovery: a directive cannot be inside parentheses.
+                    let e =
+                        error.unwrap_or_else(|| "unbalanced parentheses: '(' not closed".into());
+                    return Scan::Entry { end: i, lines, error: Some(e), leading_ws, comment };
+                }
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b';' => {
+                comment = true;
+                i = memchr(b'\n', &buf[i..]).map_or(buf.len(), |k| i + k);
+            }
+            b'(' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' => {
+                if depth == 0 {
+                    error.get_or_insert_with(|| "unbalanced parentheses: ')' without '('".into());
+                } else {
+                    depth -= 1;
+                }
+                i += 1;
+            }
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                loop {
+                    match buf.get(j) {
+                        None => {
+                            if !eof {
+                                return Scan::Incomplete;
+                            }
+                            error.get_or_insert_with(|| "unterminated quoted string".into());
+                            break;
+                        }
+                        Some(b'\\') => j += 2,
+                        Some(b'"') => break,
+                        Some(b'\n') => {
+                            error.get_or_insert_with(|| "unterminated quoted string".into());
+                            break;
+                        }
+                        Some(_) => j += 1,
+                    }
+                }
+                let end = j.min(buf.len());
+                toks.push(Tok { start, end });
+                i = if buf.get(j) == Some(&b'"') { j + 1 } else { end };
+            }
+            _ => {
+                let start = i;
+                let mut j = i;
+                while let Some(&c) = buf.get(j) {
+                    match c {
+                        b' ' | b'\t' | b'\r' | b'\n' | b';' | b'(' | b')' | b'"' => break,
+                        b'\\' if buf.get(j + 1).is_some_and(|&n| n != b'\n') => j += 2,
+                        _ => j += 1,
+                    }
+                }
+                let end = j.min(buf.len());
+                if end == buf.len() && !eof {
+                    return Scan::Incomplete;
+                }
+                toks.push(Tok { start, end });
+                i = end;
+            }
+        }
+    }
+}
+
+/// The entry at `pos` when its `(` is still open past the bounds: its first
+/// line alone, malformed; the next line is read as a new entry.
+pub(super) fn unclosed_paren(buf: &[u8], pos: usize, leading_ws: bool) -> Scan {
+    let end = memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k + 1);
+    let error = Some(format!(
+        "unbalanced parentheses: '(' not closed within {MAX_PAREN_LINES} lines or \
+         {MAX_PAREN_BYTES} bytes"
+    ));
+    Scan::Entry { end, lines: 1, error, leading_ws, comment: false }
+}
+
+/// [`resolve`] under `origin` (the CZDS fast path resolves NS targets so).
+pub(crate) fn resolve_in(origin: Option<&[Vec<u8>]>, tok: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    if tok == b"@" {
+        return origin.map(<[Vec<u8>]>::to_vec).ok_or_else(|| "'@' without $ORIGIN".to_string());
+    }
+    let p = name::parse(tok)?;
+    resolve_parsed_in(origin, p)
+}
+
+pub(super) fn resolve_parsed_in(
+    origin: Option<&[Vec<u8>]>,
+    p: Parsed,
+) -> Result<Vec<Vec<u8>>, String> {
+    let mut labels = p.labels;
+    if !p.absolute {
+        let Some(origin) = origin else {
+            return Err("relative name without $ORIGIN".to_string());
+        };
+        labels.extend(origin.iter().cloned());
+    }
+    if name::wire_len(&labels) > MAX_NAME_OCTETS {
+        return Err(format!("name longer than {MAX_NAME_OCTETS} octets"));
+    }
+    Ok(labels)
+}
