@@ -4,7 +4,7 @@
 use anyhow::Context;
 use lgrscan::index::{self, Index, InputInfo, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input};
-use lgrscan::report::{Durability, RecordFormat, RecordWriter};
+use lgrscan::report::{Durability, FieldType, RecordFormat, RecordWriter};
 use lgrscan::scan::HolderPolicy;
 use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, Status, Verdict};
 use std::io::{IsTerminal, Write};
@@ -205,6 +205,26 @@ const FIELDS: &[&str] = &[
     "reason",
 ];
 
+/// How each of [`FIELDS`] is written in JSON Lines: numbers as numbers and
+/// absent values as `null`, as `scan` writes its rows (#30 item 6).
+const TYPES: &[FieldType] = &[
+    FieldType::Number,   // line
+    FieldType::Text,     // label
+    FieldType::Text,     // alabel
+    FieldType::Text,     // ulabel
+    FieldType::Text,     // status
+    FieldType::Number,   // set
+    FieldType::Optional, // holder
+    FieldType::Optional, // holder_source
+    FieldType::Number,   // holder_line
+    FieldType::Optional, // holder_registrant
+    FieldType::Optional, // same_registrant
+    FieldType::Optional, // disposition
+    FieldType::Optional, // mapping
+    FieldType::Optional, // lgr
+    FieldType::Optional, // reason
+];
+
 /// Whether `path` is a saved index (by its magic bytes).
 fn is_index(path: &str) -> bool {
     let mut magic = [0u8; 8];
@@ -336,12 +356,8 @@ fn fields(c: &Candidate, v: &Verdict) -> Vec<String> {
 /// A row as a JSON object, as `--format jsonl` writes it.
 pub fn row_json(c: &Candidate, v: &Verdict) -> serde_json::Value {
     let mut m = serde_json::Map::new();
-    for (k, val) in FIELDS.iter().zip(fields(c, v)) {
-        let val = match (*k, val.parse::<u64>()) {
-            ("line", Ok(n)) => serde_json::Value::from(n),
-            _ => serde_json::Value::from(val),
-        };
-        m.insert((*k).to_string(), val);
+    for ((k, t), val) in FIELDS.iter().zip(TYPES).zip(fields(c, v)) {
+        m.insert((*k).to_string(), t.json(&val));
     }
     serde_json::Value::Object(m)
 }
@@ -359,7 +375,7 @@ fn write_rows(
     };
     match record {
         Some(f) => {
-            let mut rw = RecordWriter::new(&mut *w, f, FIELDS)?;
+            let mut rw = RecordWriter::typed(&mut *w, f, FIELDS, TYPES, true)?;
             for (c, v) in candidates.iter().zip(verdicts) {
                 let f = fields(c, v);
                 let refs: Vec<&str> = f.iter().map(String::as_str).collect();

@@ -36,7 +36,8 @@ pub enum FieldType {
 }
 
 impl FieldType {
-    fn json(self, v: &str) -> serde_json::Value {
+    /// The JSON value of the text `v` of a field of this type.
+    pub fn json(self, v: &str) -> serde_json::Value {
         use serde_json::Value;
         match self {
             FieldType::Text => Value::from(v),
