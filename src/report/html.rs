@@ -244,12 +244,19 @@ fn held(holder: Option<&Row>) -> String {
     }
 }
 
+/// A label inside a sentence, between FIRST STRONG ISOLATE and POP
+/// DIRECTIONAL ISOLATE (UAX #9 §2.7): a right-to-left label keeps its own
+/// order and does not reorder the words around it.
+fn isolate(label: String) -> String {
+    format!("\u{2068}{label}\u{2069}")
+}
+
 /// One plain-language sentence for a finding row: what it is and why,
 /// from the row's fields and its holder's row (`holder`) when the report
 /// has it. Nothing is said that the data does not hold.
 pub fn sentence(m: &Row, holder: Option<&Row>) -> String {
     let reason = field(m, "reason");
-    let h_label = holder.map(|h| field(h, "ulabel")).unwrap_or_else(|| field(m, "holder"));
+    let h_label = isolate(holder.map(|h| field(h, "ulabel")).unwrap_or_else(|| field(m, "holder")));
     let of = format!("a variant of `{h_label}`{}", held(holder));
     let scripts = holder
         .map(|h| (script_of(&field(m, "ulabel")), script_of(&field(h, "ulabel"))))
@@ -265,7 +272,7 @@ pub fn sentence(m: &Row, holder: Option<&Row>) -> String {
         ("collision", "holder") => {
             format!(
                 "holder: holds the variant set of index label `{}`{}",
-                field(m, "index"),
+                isolate(field(m, "index")),
                 held(Some(m))
             )
         }
@@ -580,7 +587,7 @@ mod tests {
         );
         assert_eq!(
             sentence(&b, Some(&h)),
-            "blocked: a variant of `123` (held by R-1001 since 2019-04-02): Devanagari ↔ Common"
+            "blocked: a variant of `\u{2068}123\u{2069}` (held by R-1001 since 2019-04-02): Devanagari ↔ Common"
         );
     }
 }
