@@ -122,7 +122,7 @@ fn bar_chart(name: &str, title: &str, data: &[(String, u64)], color: &str) -> Ma
         bars.push(("(others)".into(), data[15..].iter().map(|(_, n)| n).sum()));
     }
     let max = bars.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
-    let (label_w, bar_w, row_h) = (170.0, 260.0, 22.0);
+    let (label_w, bar_w, row_h) = (190.0, 250.0, 22.0);
     let height = 30.0 + row_h * bars.len().max(1) as f64;
     html! {
         div.chart {
@@ -136,7 +136,7 @@ fn bar_chart(name: &str, title: &str, data: &[(String, u64)], color: &str) -> Ma
                     @let y = 26.0 + row_h * i as f64;
                     @let w = bar_w * *n as f64 / max as f64;
                     g data-key=(k) data-value=(n) {
-                        text x=(label_w - 6.0) y=(y + 14.0) text-anchor="end" font-size="13" direction="ltr" { (clip(k, 24)) }
+                        text x=(label_w - 6.0) y=(y + 14.0) text-anchor="end" font-size="13" direction="ltr" { (clip(k, 22)) }
                         rect x=(label_w) y=(y + 2.0) width=(w.max(1.0)) height=(row_h - 6.0) fill=(color) {}
                         text x=(label_w + w + 5.0) y=(y + 14.0) font-size="12" { (n) }
                     }
@@ -353,7 +353,6 @@ fn groups_table(rows: &[Row], by_alabel: &HashMap<String, &Row>) -> Markup {
         }
     }
     let total = groups.len();
-    let shown: usize = groups.iter().take(MAX_TABLE_ROWS).map(|(_, v)| v.len()).sum();
     html! {
         h2 { "Variant sets with conflicts (" span data-count="variant-sets" { (total) } ")" }
         @if groups.is_empty() { p.note { "None." } } @else {
@@ -376,7 +375,7 @@ fn groups_table(rows: &[Row], by_alabel: &HashMap<String, &Row>) -> Markup {
                     }
                 }
             }
-            (more_note(shown.min(total), total))
+            (more_note(total.min(MAX_TABLE_ROWS), total))
         }
     }
 }
@@ -589,5 +588,22 @@ mod tests {
             sentence(&b, Some(&h)),
             "blocked: a variant of `\u{2068}123\u{2069}` (held by R-1001 since 2019-04-02): Devanagari ↔ Common"
         );
+    }
+
+    #[test]
+    fn tables_stop_at_max_rows_and_say_so() {
+        let n = MAX_TABLE_ROWS + 3;
+        let rows = (0..n)
+            .map(|i| {
+                serde_json::json!({"kind":"invalid","ulabel":format!("a_{i}"),"reason":"hyphen at end"})
+                    .as_object()
+                    .cloned()
+                    .unwrap()
+            })
+            .collect();
+        let page = render_scan(&JsonlReport { meta: None, summary: None, rows });
+        assert_eq!(page.matches(r#"<tr data-row="invalid">"#).count(), MAX_TABLE_ROWS);
+        assert!(page.contains(&format!(r#"data-count="invalid-rows">{n}<"#)));
+        assert!(page.contains(&format!("Showing {MAX_TABLE_ROWS} of {n};")));
     }
 }
