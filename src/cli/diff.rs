@@ -1,5 +1,6 @@
 //! `lgrscan diff OLD.jsonl NEW.jsonl`: findings new, resolved and changed
-//! between two JSON Lines reports of `scan`.
+//! between two JSON Lines reports of `scan`; `lgrscan report OLD.jsonl
+//! NEW.jsonl`: the same as an HTML page.
 
 use lgrscan::report::Durability;
 use lgrscan::report::diff::{self, Change, DiffFormat, JsonlReport};
@@ -54,6 +55,44 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         None => super::output_done((|| {
             let mut out = super::stdout();
             diff::write(&mut out, format, &d)?;
+            out.flush()?;
+            anyhow::Ok(())
+        })())?,
+    }
+    Ok(std::process::ExitCode::from(if d.count(Change::New) > 0 { 1 } else { 0 }))
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// The earlier report (`scan --format jsonl`).
+    old: PathBuf,
+    /// The later report.
+    new: PathBuf,
+    /// Write the HTML page here (atomically, as `scan -o`); without it,
+    /// standard output, which must not be a terminal.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
+    if args.output.is_none() && std::io::stdout().is_terminal() {
+        anyhow::bail!(
+            "report writes a whole HTML page: give -o FILE (or redirect standard output)"
+        );
+    }
+    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let old = JsonlReport::read(&args.old)?;
+    let new = JsonlReport::read(&args.new)?;
+    let d = diff::diff(old, new);
+    let page = lgrscan::report::html::render_period(&d);
+    match output.take() {
+        Some(mut file) => {
+            file.writer().write_all(page.as_bytes())?;
+            file.commit(Durability::Rename)?;
+        }
+        None => super::output_done((|| {
+            let mut out = super::stdout();
+            out.write_all(page.as_bytes())?;
             out.flush()?;
             anyhow::Ok(())
         })())?,

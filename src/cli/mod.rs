@@ -21,7 +21,7 @@ const AFTER_HELP: &str = "\
 Exit status:
   0  success, no findings
   1  findings (scan: invalid labels, variant conflicts or contract findings
-     not accepted by --baseline; diff: new findings)
+     not accepted by --baseline; diff, report: new findings)
   2  error (bad arguments, unreadable or damaged input, malformed lines
      under --on-malformed fail, no registered label, bad LGR)";
 
@@ -50,6 +50,10 @@ enum Command {
     /// Compare two JSON Lines reports of `scan`: findings new, resolved, changed.
     #[command(after_help = AFTER_HELP)]
     Diff(diff::Args),
+    /// A period report as one HTML page: findings new, resolved and changed
+    /// between two JSON Lines reports of `scan`.
+    #[command(after_help = AFTER_HELP)]
+    Report(diff::ReportArgs),
     /// Save an index of registered labels for `check`, or inspect one (`index info FILE`).
     Index(sunrise::IndexArgs),
     /// Check candidate labels (sunrise, pre-launch) against an index or inputs.
@@ -84,6 +88,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Lgr(c) => lgr_info::run(c),
         Command::Explain(a) => explain::run(a),
         Command::Diff(a) => diff::run(a),
+        Command::Report(a) => diff::run_report(a),
         Command::Index(a) => sunrise::run_index(a),
         Command::Check(a) => sunrise::run_check(a),
         Command::Serve(a) => serve::run(a),

@@ -22,6 +22,9 @@ pub enum Format {
     Csv,
     /// One JSON object per finding.
     Jsonl,
+    /// One self-contained HTML page (summary, charts, tables): with -o,
+    /// or standard output that is not a terminal.
+    Html,
 }
 
 impl From<Format> for ScanFormat {
@@ -29,7 +32,8 @@ impl From<Format> for ScanFormat {
         match f {
             Format::Text => ScanFormat::Text,
             Format::Csv => ScanFormat::Csv,
-            Format::Jsonl => ScanFormat::Jsonl,
+            // The HTML page is rendered from the JSON Lines records.
+            Format::Jsonl | Format::Html => ScanFormat::Jsonl,
         }
     }
 }
@@ -237,8 +241,19 @@ fn write_outputs(
     meta_doc: &serde_json::Value,
 ) -> anyhow::Result<()> {
     let durability = if args.sync { Durability::Sync } else { Durability::Rename };
-    let write =
-        |w: &mut (dyn Write + Send)| pool.install(|| report::scan::write(w, format.into(), parts));
+    let write = |w: &mut (dyn Write + Send)| {
+        if format != Format::Html {
+            return pool.install(|| report::scan::write(w, format.into(), parts));
+        }
+        // The page shows the records `--format jsonl` writes: they are
+        // written to memory and read back, so its counts are theirs.
+        let mut jsonl = Vec::new();
+        pool.install(|| report::scan::write(&mut jsonl, ScanFormat::Jsonl, parts))?;
+        let text = String::from_utf8(jsonl).map_err(std::io::Error::other)?;
+        let records = report::diff::JsonlReport::parse(&text, "report")?;
+        drop(text);
+        w.write_all(report::html::render_scan(&records).as_bytes())
+    };
     match output {
         Some(mut file) => {
             write(file.writer())?;
@@ -277,6 +292,11 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     } else {
         Format::Csv
     });
+    if format == Format::Html && args.output.is_none() && stdout_tty {
+        anyhow::bail!(
+            "--format html writes a whole HTML page: give -o FILE (or redirect standard output)"
+        );
+    }
     // LGR files that cannot be opened are reported before the input is
     // read; the LGRs are then parsed while the input is read.
     for spec in args.lgrs.iter().chain(&args.variants) {
@@ -299,7 +319,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let mut meta_file = args.meta.as_deref().map(super::ReportFile::create).transpose()?;
     // The inputs' sizes and digests are computed beside the scan (one more
     // thread, reading each file once more) when a meta record is written.
-    let want_meta = format == Format::Jsonl || args.meta.is_some();
+    let want_meta = matches!(format, Format::Jsonl | Format::Html) || args.meta.is_some();
     let input_meta = want_meta.then(|| {
         let paths = args.inputs.clone();
         std::thread::spawn(move || {
@@ -384,7 +404,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     // standard output holds it, and it goes to standard error as well only
     // for a person watching a terminal while standard output goes
     // elsewhere.
-    let summary_in_stdout = args.output.is_none() && format != Format::Csv;
+    let summary_in_stdout = args.output.is_none() && matches!(format, Format::Text | Format::Jsonl);
     let summary_on_stderr = !summary_in_stdout || (stderr_tty && !stdout_tty);
     if !args.quiet {
         if summary_on_stderr {

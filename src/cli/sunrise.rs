@@ -372,6 +372,9 @@ fn write_rows(
         super::scan::Format::Text => None,
         super::scan::Format::Csv => Some(RecordFormat::Csv),
         super::scan::Format::Jsonl => Some(RecordFormat::Jsonl),
+        super::scan::Format::Html => {
+            anyhow::bail!("check has no HTML report: use --format text, csv or jsonl")
+        }
     };
     match record {
         Some(f) => {

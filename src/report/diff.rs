@@ -61,8 +61,18 @@ impl JsonlReport {
     pub fn read(path: &Path) -> io::Result<JsonlReport> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        JsonlReport::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses the text of a JSON Lines report of `scan`; `name` names it
+    /// in errors.
+    ///
+    /// # Errors
+    /// A line that is not a JSON object, or a finding without an id,
+    /// naming `name` and the line.
+    pub fn parse(text: &str, name: &str) -> io::Result<JsonlReport> {
         let bad = |n: usize, m: String| {
-            io::Error::new(io::ErrorKind::InvalidData, format!("{}:{}: {m}", path.display(), n + 1))
+            io::Error::new(io::ErrorKind::InvalidData, format!("{name}:{}: {m}", n + 1))
         };
         let mut r = JsonlReport::default();
         for (n, line) in text.lines().enumerate() {

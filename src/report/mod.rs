@@ -5,6 +5,8 @@
 //! - [`meta`]: the meta record (inputs, LGRs, options) of a report.
 //! - [`baseline`]: findings accepted by a previous report or an allowlist.
 //! - [`diff`]: what changed between two JSON Lines reports.
+//! - [`html`]: a scan's or a period's report as one self-contained HTML
+//!   page.
 //! - [`record`]: records of named fields as TSV, CSV or JSON Lines
 //!   ([`RecordWriter`]), the rows of `annotate` and of a scan.
 //! - [`scan`]: a scan's summary and findings, as text or rows.
@@ -18,6 +20,7 @@
 pub mod baseline;
 pub mod diff;
 pub mod findings;
+pub mod html;
 pub mod meta;
 pub mod output;
 pub mod record;

@@ -10,6 +10,7 @@ mod bounds;
 mod explain;
 mod fuzz_replay;
 mod hostile;
+mod html;
 mod output;
 mod report_baseline;
 mod report_rows;
