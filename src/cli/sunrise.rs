@@ -234,6 +234,10 @@ fn is_index(path: &str) -> bool {
 }
 
 pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
+    if args.format == Some(super::scan::Format::Html) {
+        // Refused before any work (the format flag is shared with `scan`).
+        anyhow::bail!("check has no HTML report: use --format text, csv or jsonl");
+    }
     let mut candidates = Vec::new();
     for path in &args.candidates {
         let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;

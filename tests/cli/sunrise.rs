@@ -79,3 +79,11 @@ fn lgr_mismatch_and_damage_are_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("truncated index"), "{}", stderr(&o));
 }
+
+#[test]
+fn html_is_refused_before_any_work() {
+    // A missing index would be the error if the work were started first.
+    let o = lgrscan(&["check", "--against", "no-such.idx", "--label", "x", "--format", "html"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("check has no HTML report"), "{}", stderr(&o));
+}
