@@ -5,7 +5,6 @@
 //! variant bundles exits 0.
 #![cfg(feature = "cli")]
 
-
 use crate::util::{assert_exit, lgrscan, stdout, temp_dir};
 use serde_json::Value;
 use std::collections::BTreeSet;

@@ -4,7 +4,6 @@
 //! in the rows, and the contract checks `ns-mismatch` and `same-entity`.
 #![cfg(feature = "cli")]
 
-
 use crate::util::{assert_exit, lgrscan, rows, stderr, stdout, temp_dir};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

@@ -718,7 +718,7 @@ line\",,,,\n";
     assert_eq!(f.registered, Some(Timestamp::parse_rfc3339("2019-03-01").unwrap()));
     assert_eq!(f.registrant.as_deref(), Some("R1"));
     assert_eq!(f.lgr.as_deref(), Some("und-Latn"));
-    assert_eq!(f.extra, vec![(0, "ok".into())]);
+    assert_eq!((f.extra(0), f.extra(1)), (Some("ok"), None));
     assert_eq!(b.original(), "bücher".as_bytes());
     let e = set.get(1).unwrap().csv().unwrap().registered.unwrap();
     assert_eq!(e.to_string(), "2018-05-06T08:00:00Z");
