@@ -439,15 +439,14 @@ fn meta_records(labels: &LabelSet, base: u64) -> (Vec<u8>, Vec<u8>) {
     let (mut meta, mut text) = (Vec::new(), Vec::new());
     for l in labels.iter() {
         let Some(c) = l.csv() else { continue };
-        let registrar = registrar_col
-            .and_then(|k| c.extra.iter().find(|(i, _)| *i as usize == k).map(|(_, v)| &**v));
+        let registrar = registrar_col.and_then(|k| c.extra(k as u32));
         if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() {
             continue;
         }
         put_u32(&mut meta, l.index() as u32);
         put_u32(&mut meta, 0);
         let date = c.registered.map(|t| t.to_string());
-        for v in [date.as_deref(), c.registrant.as_deref(), registrar] {
+        for v in [date.as_deref(), c.registrant, registrar] {
             let r = v.map_or(NO_TEXT, |v| {
                 let r = text_ref(base + text.len() as u64, v.len());
                 if r != NO_TEXT {

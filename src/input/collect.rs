@@ -10,8 +10,9 @@ use super::distinct::DistinctNames;
 use super::hash::{FxBuild, hash_bytes};
 use super::list_forms::{ListForms, ListFormsBatch, ListFormsEntry};
 
+use super::csv_fields::CsvRowWriter;
 use super::labels::{
-    ARENA, CsvFields, FormsEntry, Full, IN_SOURCE, IdnOriginal, LabelRecord, LabelSet, NONE,
+    ARENA, FormsEntry, Full, IN_SOURCE, IdnOriginal, LabelRecord, LabelSet, NO_CSV_ROW, NONE,
 };
 use super::settle::{SETTLED, SETTLED_KINDS};
 use super::{
@@ -180,8 +181,8 @@ impl Collector {
                 ns_index: Vec::new(),
                 ns_targets: Vec::new(),
                 ns_names: Vec::new(),
-                csv_index: Vec::new(),
-                csv_rows: Vec::new(),
+                csv_at: Vec::new(),
+                csv_data: Vec::new(),
                 csv_columns: Vec::new(),
                 apex: None,
                 accounting: Default::default(),
@@ -756,14 +757,14 @@ impl Collector {
     }
 
     /// Attaches CSV fields to a label, unless it has some already.
-    pub(crate) fn set_csv(&mut self, label: u32, fields: CsvFields) {
+    pub(crate) fn set_csv(&mut self, label: u32, row: &CsvRowWriter) {
         let n = self.set.records.len();
-        if self.set.csv_index.len() < n {
-            self.set.csv_index.resize(n, NONE);
+        if self.set.csv_at.len() < n {
+            self.set.csv_at.resize(n, NO_CSV_ROW);
         }
-        if self.set.csv_index[label as usize] == NONE {
-            self.set.csv_index[label as usize] = self.set.csv_rows.len() as u32;
-            self.set.csv_rows.push(fields);
+        if self.set.csv_at[label as usize] == NO_CSV_ROW {
+            self.set.csv_at[label as usize] = self.set.csv_data.len() as u64;
+            row.pack_into(&mut self.set.csv_data);
         }
     }
 
@@ -777,8 +778,8 @@ impl Collector {
             self.set.ns_index = index;
             self.set.ns_targets = targets;
         }
-        if !self.set.csv_index.is_empty() {
-            self.set.csv_index.resize(n, NONE);
+        if !self.set.csv_at.is_empty() {
+            self.set.csv_at.resize(n, NO_CSV_ROW);
         }
         let acc = &mut self.set.accounting;
         acc.deeper_names = self.deeper_seen.distinct();

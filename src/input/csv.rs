@@ -18,7 +18,7 @@
 use memchr::{memchr, memchr2};
 
 use super::collect::{Collector, KeyMode, LineKind, Loc};
-use super::labels::CsvFields;
+use super::csv_fields::CsvRowWriter;
 use super::list::name_label;
 use super::{Error, ErrorKind, Timestamp};
 
@@ -47,6 +47,8 @@ pub(crate) struct CsvState {
     fields: Option<csv_core::Reader>,
     out: Vec<u8>,
     ends: Vec<usize>,
+    /// The current row's columns beyond the label.
+    row: CsvRowWriter,
 }
 
 impl CsvState {
@@ -59,6 +61,7 @@ impl CsvState {
             fields: None,
             out: Vec::new(),
             ends: Vec::new(),
+            row: CsvRowWriter::default(),
         }
     }
 }
@@ -193,7 +196,7 @@ pub(crate) fn parse(
                 col.count(LineKind::Directive, 1);
                 st.cols = Some(cols);
             }
-            Some(cols) => row(col, cols, &fields, loc)?,
+            Some(cols) => row(col, cols, &fields, &mut st.row, loc)?,
         }
     }
     Ok(pos)
@@ -224,37 +227,30 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
     Ok(cols)
 }
 
-fn row(col: &mut Collector, cols: &[Col], record: &[&[u8]], loc: Loc) -> Result<(), Error> {
-    let mut fields = CsvFields::default();
+fn row(
+    col: &mut Collector,
+    cols: &[Col],
+    record: &[&[u8]],
+    row: &mut CsvRowWriter,
+    loc: Loc,
+) -> Result<(), Error> {
+    row.clear();
     let mut label: &[u8] = b"";
     let mut bad = None;
     for (i, f) in record.iter().enumerate() {
-        let text = || String::from_utf8_lossy(f).trim().to_string();
+        let text = String::from_utf8_lossy(f);
+        let t = text.trim();
         match cols.get(i) {
             Some(Col::Label) => label = f,
-            Some(Col::Registered) => {
-                let t = text();
-                if !t.is_empty() {
-                    match Timestamp::parse_rfc3339(&t) {
-                        Ok(ts) => fields.registered = Some(ts),
-                        Err(e) => bad = Some(format!("registered: {e}")),
-                    }
-                }
-            }
-            Some(Col::Registrant) => {
-                let t = text();
-                fields.registrant = (!t.is_empty()).then(|| t.into_boxed_str());
-            }
-            Some(Col::Lgr) => {
-                let t = text();
-                fields.lgr = (!t.is_empty()).then(|| t.into_boxed_str());
-            }
-            Some(Col::Extra(c)) => {
-                let t = text();
-                if !t.is_empty() {
-                    fields.extra.push((*c, t.into_boxed_str()));
-                }
-            }
+            Some(Col::Registered) if !t.is_empty() => match Timestamp::parse_rfc3339(t) {
+                Ok(ts) => row.registered(ts),
+                Err(e) => bad = Some(format!("registered: {e}")),
+            },
+            Some(Col::Registered) => {}
+            Some(Col::Registrant) => row.registrant(t),
+            Some(Col::Lgr) => row.lgr(t),
+            Some(Col::Extra(c)) if !t.is_empty() => row.extra(*c, t),
+            Some(Col::Extra(_)) => {}
             None => bad = Some(format!("more fields than the header ({})", cols.len())),
         }
     }
@@ -266,7 +262,7 @@ fn row(col: &mut Collector, cols: &[Col], record: &[&[u8]], loc: Loc) -> Result<
         return col.malformed(loc, "empty label field");
     }
     if let Some(i) = name_label(col, loc, trimmed, false, KeyMode::ALabel)? {
-        col.set_csv(i, fields);
+        col.set_csv(i, row);
     }
     Ok(())
 }

@@ -16,13 +16,17 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::csv_fields::CsvFields;
 use super::settle::SETTLED_KINDS;
 use super::source::Data;
-use super::{Accounting, InputFormat, Timestamp};
+use super::{Accounting, InputFormat};
 use crate::idna2008::Finding;
 
 /// Sentinel: no entry.
 pub(crate) const NONE: u32 = u32::MAX;
+
+/// In [`LabelSet::csv_at`]: the label has no CSV row.
+pub(crate) const NO_CSV_ROW: u64 = u64::MAX;
 
 /// Where one registered label was first seen, and how to find its forms.
 ///
@@ -168,27 +172,6 @@ pub(crate) enum IdnOriginal {
     IsALabel,
 }
 
-/// The columns of a CSV row beyond the label.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CsvFields {
-    /// `registered`: when the label was registered ("who was first").
-    pub registered: Option<Timestamp>,
-    /// `registrant`: an opaque registrant id.
-    pub registrant: Option<Box<str>>,
-    /// `lgr`: the LGR file or language tag pinned for this row.
-    pub lgr: Option<Box<str>>,
-    /// Unknown columns, as (index into [`LabelSet::csv_columns`], value).
-    pub extra: Vec<(u32, Box<str>)>,
-}
-
-impl CsvFields {
-    /// The value of the unknown column numbered `column` (an index into
-    /// [`LabelSet::csv_columns`]), if the row has one.
-    pub fn extra(&self, column: u32) -> Option<&str> {
-        self.extra.iter().find(|(c, _)| *c == column).map(|(_, v)| &**v)
-    }
-}
-
 /// Facts about one source read in the run (a file given, an `$INCLUDE`
 /// file, or standard input).
 #[derive(Debug)]
@@ -236,9 +219,11 @@ pub struct LabelSet {
     pub(crate) ns_index: Vec<u32>,
     pub(crate) ns_targets: Vec<u32>,
     pub(crate) ns_names: Vec<Box<str>>,
-    /// Per label index into `csv_rows`, or empty when no CSV was read.
-    pub(crate) csv_index: Vec<u32>,
-    pub(crate) csv_rows: Vec<CsvFields>,
+    /// Per label the offset of its row in `csv_data` ([`NO_CSV_ROW`] for
+    /// none), or empty when no CSV was read.
+    pub(crate) csv_at: Vec<u64>,
+    /// The rows, packed (see [`super::csv_fields`]).
+    pub(crate) csv_data: Vec<u8>,
     pub(crate) csv_columns: Vec<String>,
     pub(crate) apex: Option<String>,
     pub(crate) accounting: Accounting,
@@ -384,7 +369,7 @@ impl LabelSet {
 
     /// Whether labels were read from CSV (some have [`Label::csv`] fields).
     pub(crate) fn has_csv(&self) -> bool {
-        !self.csv_index.is_empty()
+        !self.csv_at.is_empty()
     }
 
     /// The text of label `i`, with record `rec`, when it has no forms
@@ -608,9 +593,9 @@ impl<'a> Label<'a> {
     }
 
     /// The CSV fields of the row, for a label read from CSV.
-    pub fn csv(&self) -> Option<&'a CsvFields> {
-        let i = *self.set.csv_index.get(self.index)?;
-        self.set.csv_rows.get(i as usize)
+    pub fn csv(&self) -> Option<CsvFields<'a>> {
+        let at = *self.set.csv_at.get(self.index)?;
+        CsvFields::unpack(self.set.csv_data.get(usize::try_from(at).ok()?..)?)
     }
 }
 

@@ -51,6 +51,7 @@
 mod accounting;
 mod collect;
 mod csv;
+mod csv_fields;
 pub(crate) mod dedup;
 mod detect;
 mod distinct;
@@ -73,8 +74,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
+pub use csv_fields::CsvFields;
 pub use error::{Error, ErrorKind};
-pub use labels::{CsvFields, Label, LabelRecord, LabelSet, SourceInfo};
+pub use labels::{Label, LabelRecord, LabelSet, SourceInfo};
 pub use settle::{AheadLabel, SETTLED_KINDS, Settle, SettleWorker, Settled, Settler};
 pub use source::{Input, MmapChoice};
 

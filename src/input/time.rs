@@ -26,6 +26,12 @@ impl Timestamp {
         Timestamp { secs, nanos: 0 }
     }
 
+    /// The time `secs` seconds and `nanos` nanoseconds after the epoch
+    /// (as [`Timestamp::unix_seconds`] and [`Timestamp::nanos`] give them).
+    pub(crate) fn from_parts(secs: i64, nanos: u32) -> Timestamp {
+        Timestamp { secs, nanos }
+    }
+
     /// Nanoseconds within the second.
     pub fn nanos(self) -> u32 {
         self.nanos

@@ -137,7 +137,7 @@ impl<'a> RowContext<'a> {
 
     /// The `registrant` column of a label's row (CSV input).
     pub fn registrant(&self, l: &Label<'a>) -> Option<&'a str> {
-        l.csv()?.registrant.as_deref()
+        l.csv()?.registrant
     }
 
     /// The `registrar` column of a label's row (CSV input).

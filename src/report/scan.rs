@@ -541,7 +541,7 @@ pub fn unknown_pins(labels: &LabelSet, set: &LgrSet) -> Vec<String> {
     labels
         .iter()
         .filter_map(|l| {
-            let pin = l.csv()?.lgr.as_deref()?.trim();
+            let pin = l.csv()?.lgr?.trim();
             (!pin.is_empty() && set.find(pin).is_none()).then(|| {
                 format!(
                     "{}:{}: the lgr column names '{pin}', which is not in the LGR set",

@@ -43,7 +43,7 @@ pub(crate) fn check(labels: &LabelSet, rows: &[Finding]) -> Vec<Finding> {
         }
         let mut differ = Vec::new();
         fn registrant<'a>(l: &Label<'a>) -> Option<&'a str> {
-            l.csv().and_then(|c| c.registrant.as_deref())
+            l.csv().and_then(|c| c.registrant)
         }
         if let (Some(a), Some(b)) = (registrant(&m), registrant(&h))
             && a != b

@@ -410,7 +410,7 @@ fn resolve(
         None if set.variants.index_into(label, index, &mut sc.key) => index_text(&sc.key),
         None => String::new(),
     };
-    let hreg = h.csv().and_then(|c| c.registrant.as_deref());
+    let hreg = h.csv().and_then(|c| c.registrant);
     let hj = judge_one_in(set, &h, &sc.holder, &mut sc.index);
     let [hlgr, hdisp, hreason, _] = verdict_fields(set, &hj);
     let mut out = Resolved::default();
@@ -513,7 +513,7 @@ fn role_of(
         "blocked" => Role::Blocked,
         "invalid" => Role::Invalid,
         _ => {
-            let mreg = member.csv().and_then(|c| c.registrant.as_deref());
+            let mreg = member.csv().and_then(|c| c.registrant);
             if holder_registrant.is_some() && holder_registrant == mreg {
                 Role::Allocated
             } else {

@@ -89,7 +89,7 @@ pub(crate) fn judge_one_in<'a>(
             idna_family: Some(idna_family(f)),
         };
     }
-    if let Some(pin) = label.csv().and_then(|c| c.lgr.as_deref()).filter(|p| !p.trim().is_empty()) {
+    if let Some(pin) = label.csv().and_then(|c| c.lgr).filter(|p| !p.trim().is_empty()) {
         return match set.find(pin) {
             Some(i) => Judgement {
                 lgr: Some(i),

@@ -220,7 +220,7 @@ impl Worker {
             self.note_candidate(i, u, flags, pass);
             let fast = u.len() <= MEMO_MAX_LEN
                 && (plain || label.finding().is_none())
-                && label.csv().is_none_or(|c| c.lgr.as_deref().is_none_or(|p| p.trim().is_empty()));
+                && label.csv().is_none_or(|c| c.lgr.is_none_or(|p| p.trim().is_empty()));
             if fast {
                 let m = if ldh
                     && u.len() <= set.pack_first.max
