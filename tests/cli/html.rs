@@ -56,6 +56,13 @@ fn browse(browser: &Path, page: &Path, extra: &[&str]) -> (String, String) {
     )
 }
 
+/// Where a screenshot is left for a person to look at: the build's target
+/// directory (`CARGO_TARGET_DIR` or `target/`).
+fn screenshot(name: &str) -> std::path::PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent().unwrap_or(tmp).join(name)
+}
+
 /// The rendered DOM of `page`, after asserting that the page's script ran
 /// and that nothing was written to the console (a script error is logged
 /// there as "Uncaught …"); and a screenshot of it at `png`.
@@ -69,6 +76,9 @@ fn render(browser: &Path, page: &Path, png: &Path) -> String {
         "the script did not run"
     );
     let _ = std::fs::remove_file(png);
+    if let Some(dir) = png.parent() {
+        std::fs::create_dir_all(dir).expect("screenshot directory");
+    }
     let shot = format!("--screenshot={}", png.display());
     browse(browser, page, &[&shot, "--window-size=1280,2000", "--hide-scrollbars"]);
     assert!(
@@ -124,7 +134,7 @@ fn check_scan_page(browser: &Path, inputs: &[&str], png: &str) -> String {
     args.extend(["-o", &page_s]);
     assert_exit(&lgrscan(&args), 1, "scan --format html");
     let (summary, rows) = records(&stdout(&jsonl));
-    let dom = render(browser, &page, &root().join("target").join(format!("{png}.png")));
+    let dom = render(browser, &page, &screenshot(&format!("{png}.png")));
 
     for (name, path) in [
         ("labels", &["labels"][..]),
@@ -253,7 +263,7 @@ fn period_report_in_a_browser() {
     let report = lgrscan(&["report", &old_s, &new_s, "-o", &page.to_string_lossy()]);
     assert_exit(&report, 1, "report (new findings)");
 
-    let dom = render(&browser, &page, &root().join("target/html-period.png"));
+    let dom = render(&browser, &page, &screenshot("html-period.png"));
     for name in ["new", "resolved", "changed", "unchanged"] {
         assert_eq!(shown(&dom, name), summary[name].as_u64().unwrap(), "{name}");
     }
