@@ -49,6 +49,7 @@
 //! [RFC 1035 §5]: https://www.rfc-editor.org/rfc/rfc1035#section-5
 
 mod accounting;
+mod apex;
 mod collect;
 mod csv;
 mod csv_fields;
