@@ -31,6 +31,7 @@ mod tokens;
 pub(crate) use czds::parallel;
 use czds::{FastOpts, Stop};
 use entry::general_entry;
+#[cfg(test)]
 use state::looks_czds;
 pub(crate) use state::{Include, MAX_INCLUDES, ZoneState};
 
@@ -60,11 +61,6 @@ pub(crate) fn parse(
     base: u64,
     eof: bool,
 ) -> Result<usize, Error> {
-    if !st.fast_checked {
-        st.fast_checked = true;
-        let head = &buf[..buf.len().min(64 * 1024)];
-        st.fast = looks_czds(head);
-    }
     let mut pos = 0;
     while pos < buf.len() {
         if st.fast {
@@ -72,11 +68,15 @@ pub(crate) fn parse(
                 st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
             }
             if let Some(apex) = st.apex_plain.take() {
-                let origin = st.origin.take();
+                // Cloned: the careful parser reads with it too (see `run`).
+                let origin = st.origin.clone();
+                let text = origin_text(origin.as_deref());
                 let copy = !st.mapped || config.label_text == super::LabelText::Copy;
                 let opts = FastOpts {
                     apex: &apex,
                     origin: origin.as_deref(),
+                    origin_text: text.as_deref(),
+                    czds: st.czds,
                     ns: col.collect_ns,
                     copy,
                     settle: col.settler(config),
@@ -95,7 +95,6 @@ pub(crate) fn parse(
                     None,
                     |_, _| {},
                 );
-                st.origin = origin;
                 st.apex_plain = Some(apex);
                 let (next, stop) = res?;
                 match stop {
@@ -112,6 +111,14 @@ pub(crate) fn parse(
         }
     }
     Ok(pos)
+}
+
+/// The origin as the fast path makes relative owners absolute with it
+/// (see `FastOpts::origin_text`): lower-case presentation format, unless
+/// that has escapes.
+pub(crate) fn origin_text(origin: Option<&[Vec<u8>]>) -> Option<Vec<u8>> {
+    let text = super::name::present(origin?);
+    (!text.contains('\\')).then(|| text.into_bytes())
 }
 
 #[cfg(test)]

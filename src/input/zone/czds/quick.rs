@@ -129,12 +129,24 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
     // the first 32 bytes of its line (`a` is under 31 there).
     let mut apex32 = [0u8; 32];
     apex32[..a.min(32)].copy_from_slice(&apex[..a.min(32)]);
+    let blank_owners = !o.czds;
+    let relative_under_apex = o.origin_text == Some(apex);
     while pos < starts
         && let Some(line_end) = next_newline::<W, Z>(buf, pos, end)
     {
         debug_assert!(!Z || pos + QUICK_REACH <= buf.len());
         let p = k.prev_len;
         let kt = cache.ns.1;
+        // A master file's line with a blank owner: the last owner's.
+        if blank_owners && matches!(buf[pos], b' ' | b'\t') {
+            if p == 0 || !after_owner_cached::<W, Z>(cache, buf, (pos, line_end), true) {
+                break;
+            }
+            k.run += 1;
+            c.lines += 1;
+            pos = line_end + 1;
+            continue;
+        }
         // The owner is followed by its tab: comparing one byte more checks
         // this line's tab too. (An owner is under 255 octets, which keeps
         // the zone's loads after it within `QUICK_REACH`.) `Some(whole)`:
@@ -157,9 +169,13 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
             let record = if whole {
                 let at = pos + p + kt;
                 debug_assert!(same_at::<W, false>(buf, pos + p, cache.ns.0, kt));
-                target_starts(buf, at, line_end)
+                if o.czds {
+                    target_starts(buf, at, line_end)
+                } else {
+                    target_fast::<W, Z>(buf, at, line_end)
+                }
             } else {
-                after_owner_cached::<W, Z>(cache, buf, (pos + p, line_end))
+                after_owner_cached::<W, Z>(cache, buf, (pos + p, line_end), !o.czds)
             };
             if !record {
                 break;
@@ -170,20 +186,34 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
             // LDH octets and dots.
             let Some(cl) = Classes32::quick::<W, Z>(buf, pos) else { break };
             let n = cl.tab.trailing_zeros() as usize;
-            if n <= a + 1 || pos + n >= line_end {
+            if n == 0 || pos + n >= line_end {
                 break;
             }
-            let m = n - a - 1;
-            // A dot before the apex (`n` < 32: the apex is in the 32 bytes
-            // from the dot).
-            let apex_eq = eq_mask32_to::<W, Z>(buf, pos + m + 1, &apex32);
-            let at_apex = match apex_eq {
-                Some(eq) => eq & low_bits(a) == low_bits(a),
-                None => same_bytes(&buf[pos + m + 1..pos + n], apex),
+            let m = if cl.dot & 1 << (n - 1) == 0 {
+                // A relative owner under an origin that is the apex: a
+                // registered label when it has no dot (a deeper one is
+                // `read_line`'s, which makes it absolute).
+                if !relative_under_apex || cl.dot & low_bits(n) != 0 {
+                    break;
+                }
+                n
+            } else {
+                if n <= a + 1 {
+                    break;
+                }
+                let m = n - a - 1;
+                // A dot before the apex (`n` < 32: the apex is in the 32
+                // bytes from the dot).
+                let apex_eq = eq_mask32_to::<W, Z>(buf, pos + m + 1, &apex32);
+                let at_apex = match apex_eq {
+                    Some(eq) => eq & low_bits(a) == low_bits(a),
+                    None => same_bytes(&buf[pos + m + 1..pos + n], apex),
+                };
+                if cl.dot & 1 << m == 0 || !at_apex {
+                    break;
+                }
+                m
             };
-            if cl.dot & 1 << m == 0 || !at_apex {
-                break;
-            }
             if cl.dot & low_bits(m) != 0 {
                 // A name deeper in the zone (glue), of no empty label, with
                 // the fields of one of the last records that are not NS.
