@@ -1,19 +1,24 @@
-//! Zone files in the master file format of [RFC 1035 §5], with a fast path
-//! for dumps in the CZDS profile.
+//! Zone files in the master file format of [RFC 1035 §5]: one grammar,
+//! read two ways.
 //!
-//! The general parser reads one entry at a time: a directive (`$ORIGIN`,
-//! `$TTL`, `$INCLUDE`) or a resource record, possibly spanning lines inside
-//! parentheses, with comments, quoted strings and `\X` / `\DDD` escapes.
-//! Only the owner name, the TTL/class/type fields and, for NS records, the
-//! first RDATA field are interpreted; the rest of the RDATA is skipped.
+//! The careful (general) parser reads one entry at a time: a directive
+//! (`$ORIGIN`, `$TTL`, `$INCLUDE`) or a resource record, possibly spanning
+//! lines inside parentheses, with comments, quoted strings and `\X` /
+//! `\DDD` escapes. Only the owner name, the TTL/class/type fields and, for
+//! NS records, the first RDATA field are interpreted; the rest of the RDATA
+//! is skipped.
 //!
-//! The CZDS profile (ICANN Registry Agreement, Specification 4 §2.1: one
-//! record per line, absolute names, tab-separated fields, no directives) is
-//! recognised from the first lines. Lines that fit it are read without
-//! tokenising: the owner is the bytes up to the first tab, compared with the
-//! previous owner, and only a new owner is classified. A line that does not
-//! fit (a parenthesis or a quote, leading white space, an escape in the
-//! owner…) goes through the general parser, so the result is the same.
+//! The fast path (`czds`) reads one-line records without tokenising, in
+//! parallel chunks: the owner is the bytes up to the first tab or space
+//! (relative ones made absolute under the origin, a blank one the previous
+//! owner's), compared with the previous owner, and only a new owner is
+//! classified. The entries it leaves (a parenthesis or a quote, a comment,
+//! an escape in the owner, a directive…) go through the careful parser, so
+//! the result is the same. It reads the sources whose head shows mostly
+//! one-line records ([`ZoneState::detect_fast`]); a dump in the CZDS
+//! profile (ICANN Registry Agreement, Specification 4 §2.1: one record per
+//! line, absolute names, tab-separated fields, no directives) is read with
+//! two allowances (see `czds`).
 //!
 //! Recovery: an entry in parentheses may span at most
 //! [`MAX_PAREN_LINES`] lines and [`MAX_PAREN_BYTES`] bytes, and a line

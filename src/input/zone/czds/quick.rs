@@ -228,72 +228,104 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
                 let owner = &buf[pos..pos + n];
                 debug_assert_eq!(hash_bytes(owner), owner_hash(owner, false));
                 c.deeper.push(hash_bytes(owner));
-            } else {
-                // No hyphen at either end, nor in both positions 3 and 4
-                // (`idna2008::hyphens_allowed`), from the hyphen mask.
-                let (digits, hyphens) = (cl.digit & low_bits(m), cl.hyphen & low_bits(m));
-                let ends = 1 | 1 << (m - 1);
-                let hyphens_ok = hyphens & ends == 0 && hyphens & 0b1100 != 0b1100;
-                debug_assert_eq!(hyphens_ok, crate::idna2008::hyphens_allowed(&buf[pos..pos + m]));
-                if !hyphens_ok {
-                    break;
-                }
-                // Not the last registered label again; the orders after it.
-                let orders = match k.last_reg {
-                    Some(last) => match orders_unless_same::<W, Z>(c.orders, buf, last, (pos, m)) {
-                        Some(o) => o,
-                        None => break,
-                    },
-                    None => c.orders,
-                };
-                // An NS record whose fields are those of the last one, with
-                // a target as written.
-                let (t, kt) = cache.ns;
-                let at = pos + n;
-                let ns = kt > 0
-                    && at + kt <= line_end
-                    && same_at::<W, Z>(buf, at, t, kt)
-                    && target_fast::<W, Z>(buf, at + kt, line_end);
-                if !ns {
-                    break;
-                }
-                k.new_owner(c, Kind::Registered, (pos, n));
-                k.ns_fields = true;
-                c.orders = orders;
-                k.last_reg = Some((pos, m));
-                // Letters only, or letters and digits, and hyphens, with a
-                // letter, of a length the settler counts: counted here (see
-                // `SettleWorker::letters`, `SettleWorker::letters_and_digits`,
-                // `SettleWorker::hyphens_as_letters`); else asked.
-                let (lengths, cat) = letters.lengths_cat;
-                let counted = (hyphens == 0 || letters.hyphens)
-                    && lengths >> m & 1 != 0
-                    && (digits == 0 || letters.digits.is_some())
-                    && digits | hyphens != low_bits(m);
-                let settled = if counted {
-                    let v = if digits != 0 && letters.digits == Some(true) {
-                        Settled::Assume(cat)
-                    } else {
-                        Settled::Count(cat)
-                    };
-                    debug_assert!(settle.as_mut().is_none_or(|w| {
-                        w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == v
-                    }));
-                    count_settled(c, (pos, m), v)
-                } else {
-                    settle.is_some()
-                        && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
-                };
-                if !settled {
-                    if o.copy {
-                        push_text(&mut c.text, buf, pos, m);
-                    }
-                    c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
-                }
+            } else if !quick_registered::<W, Z>(
+                c,
+                settle,
+                cache,
+                k,
+                (buf, pos, line_end),
+                (cl, n, m),
+                o,
+                letters,
+            ) {
+                break;
             }
         }
         c.lines += 1;
         pos = line_end + 1;
     }
     pos
+}
+
+/// The first line of a new owner that [`quick_lines_in`] found to be a
+/// plain label of `m` octets right under the apex (`n` octets with the
+/// apex; classes `cl`): registered, when it is not the last registered
+/// label again and its record is an NS record whose fields are the
+/// cache's, with a target as written; only counted when the settler
+/// counts it. False: the caller leaves the line to `read_line`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn quick_registered<const W: bool, const Z: bool>(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    cache: &FieldsCache,
+    k: &mut OwnerRun,
+    (buf, pos, line_end): (&[u8], usize, usize),
+    (cl, n, m): (Classes32, usize, usize),
+    o: &FastOpts<'_>,
+    letters: Letters,
+) -> bool {
+    // No hyphen at either end, nor in both positions 3 and 4
+    // (`idna2008::hyphens_allowed`), from the hyphen mask.
+    let (digits, hyphens) = (cl.digit & low_bits(m), cl.hyphen & low_bits(m));
+    let ends = 1 | 1 << (m - 1);
+    let hyphens_ok = hyphens & ends == 0 && hyphens & 0b1100 != 0b1100;
+    debug_assert_eq!(hyphens_ok, crate::idna2008::hyphens_allowed(&buf[pos..pos + m]));
+    if !hyphens_ok {
+        return false;
+    }
+    // Not the last registered label again; the orders after it.
+    let orders = match k.last_reg {
+        Some(last) => match orders_unless_same::<W, Z>(c.orders, buf, last, (pos, m)) {
+            Some(o) => o,
+            None => return false,
+        },
+        None => c.orders,
+    };
+    // An NS record whose fields are those of the last one, with
+    // a target as written.
+    let (t, kt) = cache.ns;
+    let at = pos + n;
+    let ns = kt > 0
+        && at + kt <= line_end
+        && same_at::<W, Z>(buf, at, t, kt)
+        && target_fast::<W, Z>(buf, at + kt, line_end);
+    if !ns {
+        return false;
+    }
+    k.new_owner(c, Kind::Registered, (pos, n));
+    k.ns_fields = true;
+    c.orders = orders;
+    k.last_reg = Some((pos, m));
+    // Letters only, or letters and digits, and hyphens, with a
+    // letter, of a length the settler counts: counted here (see
+    // `SettleWorker::letters`, `SettleWorker::letters_and_digits`,
+    // `SettleWorker::hyphens_as_letters`); else asked.
+    let (lengths, cat) = letters.lengths_cat;
+    let counted = (hyphens == 0 || letters.hyphens)
+        && lengths >> m & 1 != 0
+        && (digits == 0 || letters.digits.is_some())
+        && digits | hyphens != low_bits(m);
+    let settled = if counted {
+        let v = if digits != 0 && letters.digits == Some(true) {
+            Settled::Assume(cat)
+        } else {
+            Settled::Count(cat)
+        };
+        debug_assert!(
+            settle
+                .as_mut()
+                .is_none_or(|w| { w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == v })
+        );
+        count_settled(c, (pos, m), v)
+    } else {
+        settle.is_some() && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
+    };
+    if !settled {
+        if o.copy {
+            push_text(&mut c.text, buf, pos, m);
+        }
+        c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
+    }
+    true
 }
