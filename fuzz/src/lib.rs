@@ -102,7 +102,8 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
 
 /// Reads `data` (format `format`, or detected) every way the library
 /// offers and asserts the results are the same: in memory with the default
-/// windows (the reference), as a stream (gzip), and in memory cut into
+/// windows (the reference), by the zone reader's careful parser alone, as a
+/// stream (gzip), and in memory cut into
 /// windows and parallel chunks of `chunk` bytes on 1 and 3 threads, with
 /// label text borrowed and copied.
 pub fn read_every_way(data: &[u8], format: Option<InputFormat>, chunk: usize) {
@@ -125,6 +126,9 @@ pub fn read_every_way(data: &[u8], format: Option<InputFormat>, chunk: usize) {
         // The reference itself must be sane before comparing.
         assert!(!lines.is_empty());
     }
+    // The careful parser alone reads a zone file as the fast path does.
+    let careful = base_config.clone().zone_fast_path(false);
+    check("careful parser alone", pool(1).install(|| outcome(read([input()], &careful))));
     let chunked = base_config.clone().chunk_bytes(Some(chunk));
     // Bytes that start with the gzip magic are a (damaged) gzip stream
     // themselves, and their gzip is not.

@@ -180,7 +180,7 @@ pub struct SourceInfo {
     pub path: PathBuf,
     /// The format it was read as.
     pub format: InputFormat,
-    /// Whether the CZDS fast path was used.
+    /// Whether it was read as a zone file in the CZDS profile.
     pub czds_profile: bool,
     /// Whether it was memory-mapped (labels borrow from it).
     pub mapped: bool,

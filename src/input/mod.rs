@@ -190,6 +190,8 @@ pub struct Config {
     pub(crate) settle: Option<Settler>,
     /// See [`Config::chunk_bytes`]; `None`: the defaults.
     pub(crate) chunk: Option<usize>,
+    /// See [`Config::zone_fast_path`].
+    pub(crate) zone_fast_path: bool,
     /// Copied label text a record holds the position of, at most
     /// [`labels::MAX_RECORD_TEXT`]; past it, labels get forms entries.
     pub(crate) record_text_max: u64,
@@ -227,6 +229,7 @@ impl Config {
             progress: None,
             settle: None,
             chunk: None,
+            zone_fast_path: true,
             record_text_max: labels::MAX_RECORD_TEXT,
         }
     }
@@ -309,6 +312,15 @@ impl Config {
     /// not depend on where the data is cut.
     pub fn chunk_bytes(mut self, bytes: Option<usize>) -> Config {
         self.chunk = bytes.map(|b| b.max(1));
+        self
+    }
+
+    /// Whether zone files are read by the fast path where it applies (the
+    /// default), or by the careful parser alone. Both give the same
+    /// labels, accounting and errors; the careful parser alone is for
+    /// checking that (differential tests and fuzzing).
+    pub fn zone_fast_path(mut self, on: bool) -> Config {
+        self.zone_fast_path = on;
         self
     }
 

@@ -143,7 +143,7 @@ impl<'c> Reader<'c> {
             InputFormat::Zone => {
                 let mut st =
                     ZoneState::new(idx, src.path.clone(), chain, canon_chain, origin, mapped);
-                st.detect_fast(head);
+                st.detect_fast(head, self.config.zone_fast_path);
                 Parser::Zone(Box::new(st))
             }
             InputFormat::List => Parser::List(list::ListState::new(idx, mapped)),
@@ -355,7 +355,7 @@ impl<'c> Reader<'c> {
 
     fn mark_czds(&mut self, idx: u32, p: &Parser) {
         if let Parser::Zone(st) = p {
-            self.c.set.sources[idx as usize].czds_profile = st.fast;
+            self.c.set.sources[idx as usize].czds_profile = st.czds;
         }
     }
 

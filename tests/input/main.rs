@@ -6,3 +6,4 @@ mod util;
 
 mod limits;
 mod reader;
+mod zone_paths;

@@ -142,8 +142,6 @@ pub(super) fn entry(
                 }
             }
             let class = classify(col, st, buf, base, t, &labels, first_label, loc)?;
-            st.prev_raw.clear();
-            st.prev_raw.extend_from_slice(raw);
             st.prev_class = Some(class);
             class
         }
@@ -246,7 +244,6 @@ pub(super) fn directive(
             col.set_apex(labels.clone());
         }
         st.origin = Some(labels);
-        st.prev_raw.clear();
         col.count(LineKind::Directive, 1);
         Ok(())
     } else if name.eq_ignore_ascii_case(b"$TTL") {

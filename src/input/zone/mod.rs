@@ -1,19 +1,24 @@
-//! Zone files in the master file format of [RFC 1035 §5], with a fast path
-//! for dumps in the CZDS profile.
+//! Zone files in the master file format of [RFC 1035 §5]: one grammar,
+//! read two ways.
 //!
-//! The general parser reads one entry at a time: a directive (`$ORIGIN`,
-//! `$TTL`, `$INCLUDE`) or a resource record, possibly spanning lines inside
-//! parentheses, with comments, quoted strings and `\X` / `\DDD` escapes.
-//! Only the owner name, the TTL/class/type fields and, for NS records, the
-//! first RDATA field are interpreted; the rest of the RDATA is skipped.
+//! The careful (general) parser reads one entry at a time: a directive
+//! (`$ORIGIN`, `$TTL`, `$INCLUDE`) or a resource record, possibly spanning
+//! lines inside parentheses, with comments, quoted strings and `\X` /
+//! `\DDD` escapes. Only the owner name, the TTL/class/type fields and, for
+//! NS records, the first RDATA field are interpreted; the rest of the RDATA
+//! is skipped.
 //!
-//! The CZDS profile (ICANN Registry Agreement, Specification 4 §2.1: one
-//! record per line, absolute names, tab-separated fields, no directives) is
-//! recognised from the first lines. Lines that fit it are read without
-//! tokenising: the owner is the bytes up to the first tab, compared with the
-//! previous owner, and only a new owner is classified. A line that does not
-//! fit (a parenthesis or a quote, leading white space, an escape in the
-//! owner…) goes through the general parser, so the result is the same.
+//! The fast path (`czds`) reads one-line records without tokenising, in
+//! parallel chunks: the owner is the bytes up to the first tab or space
+//! (relative ones made absolute under the origin, a blank one the previous
+//! owner's), compared with the previous owner, and only a new owner is
+//! classified. The entries it leaves (a parenthesis or a quote, a comment,
+//! an escape in the owner, a directive…) go through the careful parser, so
+//! the result is the same. It reads the sources whose head shows mostly
+//! one-line records ([`ZoneState::detect_fast`]); a dump in the CZDS
+//! profile (ICANN Registry Agreement, Specification 4 §2.1: one record per
+//! line, absolute names, tab-separated fields, no directives) is read with
+//! two allowances (see `czds`).
 //!
 //! Recovery: an entry in parentheses may span at most
 //! [`MAX_PAREN_LINES`] lines and [`MAX_PAREN_BYTES`] bytes, and a line
@@ -31,6 +36,7 @@ mod tokens;
 pub(crate) use czds::parallel;
 use czds::{FastOpts, Stop};
 use entry::general_entry;
+#[cfg(test)]
 use state::looks_czds;
 pub(crate) use state::{Include, MAX_INCLUDES, ZoneState};
 
@@ -60,11 +66,6 @@ pub(crate) fn parse(
     base: u64,
     eof: bool,
 ) -> Result<usize, Error> {
-    if !st.fast_checked {
-        st.fast_checked = true;
-        let head = &buf[..buf.len().min(64 * 1024)];
-        st.fast = looks_czds(head);
-    }
     let mut pos = 0;
     while pos < buf.len() {
         if st.fast {
@@ -72,11 +73,15 @@ pub(crate) fn parse(
                 st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
             }
             if let Some(apex) = st.apex_plain.take() {
-                let origin = st.origin.take();
+                // Cloned: the careful parser reads with it too (see `run`).
+                let origin = st.origin.clone();
+                let text = origin_text(origin.as_deref());
                 let copy = !st.mapped || config.label_text == super::LabelText::Copy;
                 let opts = FastOpts {
                     apex: &apex,
                     origin: origin.as_deref(),
+                    origin_text: text.as_deref(),
+                    czds: st.czds,
                     ns: col.collect_ns,
                     copy,
                     settle: col.settler(config),
@@ -95,7 +100,6 @@ pub(crate) fn parse(
                     None,
                     |_, _| {},
                 );
-                st.origin = origin;
                 st.apex_plain = Some(apex);
                 let (next, stop) = res?;
                 match stop {
@@ -112,6 +116,14 @@ pub(crate) fn parse(
         }
     }
     Ok(pos)
+}
+
+/// The origin as the fast path makes relative owners absolute with it
+/// (see `FastOpts::origin_text`): lower-case presentation format, unless
+/// that has escapes.
+pub(crate) fn origin_text(origin: Option<&[Vec<u8>]>) -> Option<Vec<u8>> {
+    let text = super::name::present(origin?);
+    (!text.contains('\\')).then(|| text.into_bytes())
 }
 
 #[cfg(test)]

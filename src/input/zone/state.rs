@@ -20,11 +20,13 @@ pub(crate) struct ZoneState {
     pub(crate) origin: Option<Vec<Vec<u8>>>,
     /// Line number of the next line (1-based).
     pub(crate) line: u64,
-    /// Whether the CZDS fast path may be used.
+    /// Whether the fast path reads the lines it can (see [`detect_fast`]).
+    ///
+    /// [`detect_fast`]: ZoneState::detect_fast
     pub(crate) fast: bool,
-    pub(super) fast_checked: bool,
+    /// Whether the source is in the CZDS profile (see `czds::FastOpts`).
+    pub(crate) czds: bool,
     pub(crate) apex_plain: Option<Vec<u8>>,
-    pub(crate) prev_raw: Vec<u8>,
     pub(crate) prev_class: Option<Class>,
     pub(super) toks: Vec<Tok>,
     pub(crate) mapped: bool,
@@ -49,12 +51,13 @@ pub(crate) struct Include {
 
 impl ZoneState {
     /// Decides from the head of the source (its first 64 KiB) whether
-    /// the CZDS fast path may be used, as [`parse`] otherwise does from
-    /// the first buffer it is fed: the decision must not depend on how
+    /// it is in the CZDS profile, and whether the fast path reads it
+    /// (`allowed`: see `Config::zone_fast_path`): a CZDS dump, or a master
+    /// file of mostly one-line entries. The decision must not depend on how
     /// the source is cut (see `Config::chunk_bytes`).
-    pub(crate) fn detect_fast(&mut self, head: &[u8]) {
-        self.fast_checked = true;
-        self.fast = looks_czds(head);
+    pub(crate) fn detect_fast(&mut self, head: &[u8], allowed: bool) {
+        self.czds = looks_czds(head);
+        self.fast = allowed && (self.czds || mostly_one_line(head));
     }
 
     pub(crate) fn new(
@@ -73,9 +76,8 @@ impl ZoneState {
             origin,
             line: 1,
             fast: false,
-            fast_checked: false,
+            czds: false,
             apex_plain: None,
-            prev_raw: Vec::new(),
             prev_class: None,
             toks: Vec::new(),
             mapped,
@@ -88,6 +90,24 @@ impl ZoneState {
 /// The most `$INCLUDE` files one run reads (each is a source of its own,
 /// and a file of includes should not make a run open files without end).
 pub(crate) const MAX_INCLUDES: u64 = 10_000;
+
+/// Whether the first lines of `head` are mostly lines the fast path reads
+/// in a master file: each line it leaves to the careful parser (a comment
+/// or empty line, a directive, a parenthesis or a quote) stops a parallel
+/// read, so a file with many of them (a signed zone: its RRSIGs in
+/// parentheses) is read by the careful parser alone.
+pub(super) fn mostly_one_line(head: &[u8]) -> bool {
+    let (mut lines, mut careful) = (0usize, 0usize);
+    for line in head.split(|&b| b == b'\n').take(1000) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        lines += 1;
+        let other = line.is_empty()
+            || matches!(line[0], b';' | b'$')
+            || memchr::memchr3(b'(', b')', b'"', line).is_some();
+        careful += usize::from(other);
+    }
+    lines > 0 && careful * 8 <= lines
+}
 
 /// Whether the first lines of `head` fit the CZDS profile.
 pub(super) fn looks_czds(head: &[u8]) -> bool {

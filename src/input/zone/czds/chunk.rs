@@ -17,6 +17,17 @@ pub(crate) struct FastOpts<'a> {
     pub(crate) apex: &'a [u8],
     /// The current `$ORIGIN`, for NS targets that are relative names.
     pub(crate) origin: Option<&'a [Vec<u8>]>,
+    /// The current `$ORIGIN` in lower-case presentation format with its
+    /// final dot, for relative owners; `None` when there is none or its
+    /// text has escapes (relative owners then go to the careful parser).
+    pub(crate) origin_text: Option<&'a [u8]>,
+    /// Whether the source is in the CZDS profile, whose lines are read
+    /// with its two allowances (see the module doc of `czds`): the RDATA
+    /// is not looked at, and the NS target of an owner's later line is
+    /// only checked to be there. Otherwise (a master file) a line with a
+    /// parenthesis or a quote goes to the careful parser and every NS
+    /// target is resolved, as the careful parser does.
+    pub(crate) czds: bool,
     /// Whether NS targets are collected.
     pub(crate) ns: bool,
     /// Whether the text of plain labels is copied into [`Chunk::text`].
@@ -86,9 +97,7 @@ pub(crate) struct Chunk {
     /// each U-label is `idn_text[at..at + ulen]`.
     pub(crate) idns: Vec<ChunkIdn>,
     pub(crate) idn_text: String,
-    /// Owner of the last line read (a range of the buffer), and what it
-    /// was.
-    pub(crate) last_owner: (usize, usize),
+    /// What the owner of the last line read was.
     pub(crate) last_kind: Kind,
     /// Whether the settler was asked about every plain label (see
     /// [`crate::input::settle`]).
@@ -158,7 +167,6 @@ impl Chunk {
             copied,
             idns: b.idns,
             idn_text: b.idn_text,
-            last_owner: (start, 0),
             last_kind: Kind::None,
             active: false,
             assumed: 0,

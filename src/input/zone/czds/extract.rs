@@ -8,7 +8,7 @@ use super::chunk::{
 use super::fields::{AfterOwner, FieldsCache, check_after_owner};
 use super::quick::{Letters, OwnerRun, quick_lines};
 use super::simd::{
-    Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, first_tab, low_bits, next_newline,
+    Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits, next_newline,
     no_empty_label, orders_increasing_at, same_at, same_bytes,
 };
 use crate::input::hash::FxBuild;
@@ -77,7 +77,20 @@ pub(super) fn extract_baseline(
     extract_impl::<false>(buf, start, end, eof, o, Buffers::default())
 }
 
+/// What [`extract_impl`] keeps from line to line besides the owner run:
+/// the chunk's NS target ids, the fields cache, and scratch buffers.
+struct Scratch {
+    ns_ids: HashMap<Box<[u8]>, u32, FxBuild>,
+    owned_target: Vec<u8>,
+    cache: FieldsCache,
+    chars: Vec<char>,
+    /// A relative owner made absolute (owner, dot, origin).
+    name: Vec<u8>,
+}
+
 /// [`extract_in`]; `W`: with the AVX2 comparisons (see [`eq_mask32`]).
+/// Runs of common lines go through [`quick_lines`], the others through
+/// [`read_line`].
 #[inline(always)]
 pub(super) fn extract_impl<const W: bool>(
     buf: &[u8],
@@ -87,8 +100,11 @@ pub(super) fn extract_impl<const W: bool>(
     o: &FastOpts<'_>,
     b: Buffers,
 ) -> Chunk {
+    // A master file's lines from the first with a parenthesis or a quote
+    // on are the careful parser's: the chunk stops there.
+    let (end, careful) = if o.czds { (end, false) } else { careful_from(buf, start, end) };
+    let eof = eof && !careful;
     let apex = o.apex;
-    let root = apex == b".";
     let mut c = Chunk::start(start, o.copy, b);
     let mut settle = c.settle.take();
     c.active = settle.as_mut().is_some_and(|w| w.ready());
@@ -102,164 +118,239 @@ pub(super) fn extract_impl<const W: bool>(
         },
         _ => Letters::default(),
     };
-    let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
-    let mut owned_target: Vec<u8> = Vec::new();
-    let mut cache = FieldsCache::default();
-    let mut chars: Vec<char> = Vec::new();
-    let mut pos = start;
-    let (mut prev_at, mut prev_len) = (start, 0usize);
-    let mut kind = Kind::None;
-    // Lines of the current owner after its first.
-    let mut run = 0u64;
-    let mut last_reg: Option<(usize, usize)> = None;
+    let mut s = Scratch {
+        ns_ids: HashMap::default(),
+        owned_target: Vec::new(),
+        cache: FieldsCache::default(),
+        chars: Vec::new(),
+        name: Vec::new(),
+    };
+    let mut k = OwnerRun {
+        prev_at: start,
+        prev_len: 0,
+        kind: Kind::None,
+        run: 0,
+        last_reg: None,
+        ns_fields: false,
+    };
     // The lines of the usual kinds go through `quick_lines` (see there).
-    // (With a settler that is not ready, the general steps below read
-    // every line: `quick_lines` asks a settler, when there is one, about
-    // every new plain label.)
+    // (With a settler that is not ready, `read_line` reads every line:
+    // `quick_lines` asks a settler, when there is one, about every new
+    // plain label.)
     let quick = (active || settle.is_none())
         && !o.ns
         && apex.len() > 1
         && apex.last() == Some(&b'.')
         && apex[0] != b'.'
         && !apex.windows(2).any(|w| w == b"..");
+    let mut pos = start;
     while pos < end {
         if quick {
-            let mut k = OwnerRun { prev_at, prev_len, kind, run, last_reg, ns_fields: false };
+            // What `quick_lines` found of the NS fields holds no more: the
+            // cache may have changed since.
+            k.ns_fields = false;
             pos = quick_lines::<W>(
                 &mut c,
                 &mut settle,
-                &mut cache,
+                &mut s.cache,
                 &mut k,
                 (buf, pos, end),
                 o,
                 letters,
             );
-            OwnerRun { prev_at, prev_len, kind, run, last_reg, .. } = k;
             if pos >= end {
                 break;
             }
         }
-        let (line_end, next) = match next_newline::<W, false>(buf, pos, end) {
-            Some(k) => (k, k + 1),
-            None if eof => (end, end),
-            None => {
-                c.stop = Stop::NeedMore;
-                break;
-            }
-        };
-        let p = prev_len;
-        // The text after the owner (from `at`), as the general parser reads
-        // it, with the NS target; fully checked on an owner's first line.
-        let mut rest_from = |at: usize, first: bool| {
-            check_after_owner::<W>(
-                &mut cache,
-                buf,
-                (at, line_end),
-                (o.ns, first),
-                o.origin,
-                &mut owned_target,
-            )
-        };
-        let rest;
-        // Most lines repeat the previous owner: counted, nothing else. The
-        // previous owner is followed by its tab, so comparing one byte more
-        // checks this line's tab too (and that the line is long enough: an
-        // owner has no newline).
-        if p > 0 && same_at::<W, false>(buf, pos, prev_at, p + 1) {
-            rest = rest_from(pos + p, false);
-            if rest == AfterOwner::Slow {
-                c.stop = Stop::Slow;
-                break;
-            }
-            run += 1;
-        } else {
-            count_run(&mut c, kind, run);
-            run = 0;
-            let Some((owner, classes)) = owner_of_line::<W>(buf, pos, line_end) else {
-                c.stop = Stop::Slow;
-                break;
-            };
-            let tab = owner.len();
-            let fold = |bytes: &[u8]| match classes {
-                Some(k) => k.flags(bytes.len()),
-                None => bytes.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]),
-            };
-            let (n, a) = (owner.len(), apex.len());
-            rest = rest_from(pos + tab, true);
-            if rest == AfterOwner::Slow {
-                c.stop = Stop::Slow;
-                break;
-            }
-            // Under the apex: `head.apex` (`head.` for the root).
-            let exact = n > a && same_bytes(&owner[n - a..], apex);
-            let under = (exact || (n > a && owner[n - a..].eq_ignore_ascii_case(apex)))
-                && (root || owner[n - a - 1] == b'.');
-            if under {
-                let head = &owner[..n - a - usize::from(!root)];
-                let f = fold(head);
-                if f & H_SPECIAL != 0 || head.is_empty() {
-                    c.stop = Stop::Slow;
-                    break;
-                }
-                if f & H_DOT == 0 {
-                    let label = head;
-                    if label.len() > usize::from(u16::MAX) {
-                        c.stop = Stop::Slow;
-                        break;
-                    }
-                    let at = (pos, f);
-                    new_registered::<W>(
-                        &mut c,
-                        &mut settle,
-                        &mut last_reg,
-                        buf,
-                        label,
-                        at,
-                        o,
-                        &mut chars,
-                    );
-                    kind = Kind::Registered;
-                } else {
-                    c.deeper_records += 1;
-                    c.deeper.push(owner_hash(owner, f & H_UPPER != 0 || !exact));
-                    kind = Kind::Deeper;
-                }
-            } else {
-                let f = fold(owner);
-                if f & H_SPECIAL != 0 {
-                    c.stop = Stop::Slow;
-                    break;
-                }
-                if n == a && owner.eq_ignore_ascii_case(apex) {
-                    c.apex_records += 1;
-                    kind = Kind::Apex;
-                } else {
-                    c.outside_records += 1;
-                    c.outside.push(owner_hash(owner, f & H_UPPER != 0));
-                    kind = Kind::Outside;
-                }
-            }
-            prev_at = pos;
-            prev_len = tab;
+        match read_line::<W>(&mut c, &mut settle, &mut s, &mut k, (buf, pos, end), eof, o) {
+            Some(next) => pos = next,
+            None => break,
         }
-        if o.ns && matches!(kind, Kind::Registered) {
-            match rest {
-                AfterOwner::Ns(r) => intern_ns(&mut c, &mut ns_ids, &buf[r]),
-                AfterOwner::NsOwned => intern_ns(&mut c, &mut ns_ids, &owned_target),
-                _ => {}
-            }
-        }
-        c.lines += 1;
-        pos = next;
     }
-    count_run(&mut c, kind, run);
+    if careful && c.stop == Stop::End {
+        c.stop = Stop::Slow;
+    }
+    count_run(&mut c, k.kind, k.run);
     c.next = pos;
     c.settle = settle;
-    c.last_reg = last_reg;
-    c.ns_names = ns_names(ns_ids);
-    c.last_owner = (prev_at, prev_len);
-    c.last_kind = kind;
+    c.last_reg = k.last_reg;
+    c.ns_names = ns_names(s.ns_ids);
+    c.last_kind = k.kind;
     c
+}
+
+/// Where the lines of `buf[start..end]` stop being a master file's fast
+/// path's: the start of the first line with a parenthesis or a quote (an
+/// entry over several lines, or a string the tokenizer reads), and
+/// whether there is one. A pre-pass by `memchr3`, at memory speed.
+fn careful_from(buf: &[u8], start: usize, end: usize) -> (usize, bool) {
+    match memchr::memchr3(b'(', b')', b'"', &buf[start..end]) {
+        Some(q) => {
+            (memchr::memrchr(b'\n', &buf[start..start + q]).map_or(start, |k| start + k + 1), true)
+        }
+        None => (end, false),
+    }
+}
+
+/// Reads the line at `pos` that [`quick_lines`] left: returns where the
+/// next line starts, or `None` when the chunk stops here (`c.stop` says
+/// why).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn read_line<const W: bool>(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    s: &mut Scratch,
+    k: &mut OwnerRun,
+    (buf, pos, end): (&[u8], usize, usize),
+    eof: bool,
+    o: &FastOpts<'_>,
+) -> Option<usize> {
+    let (line_end, next) = match next_newline::<W, false>(buf, pos, end) {
+        Some(e) => (e, e + 1),
+        None if eof => (end, end),
+        None => {
+            c.stop = Stop::NeedMore;
+            return None;
+        }
+    };
+    let p = k.prev_len;
+    // The text after the owner (from `at`), as the careful parser reads
+    // it, with the NS target; fully checked on an owner's first line and
+    // on every line of a master file.
+    let mut rest_from = |at: usize, validate: bool| {
+        check_after_owner::<W>(
+            &mut s.cache,
+            buf,
+            (at, line_end),
+            (o.ns, validate),
+            o.origin,
+            &mut s.owned_target,
+        )
+    };
+    // A master file's line with a blank owner: the previous owner's
+    // (RFC 1035 §5.1); the careful parser reads it when that owner is not
+    // in the chunk.
+    let blank = !o.czds && matches!(buf[pos], b' ' | b'\t');
+    // Most lines repeat the previous owner: counted, nothing else. The
+    // previous owner is followed by its tab, so comparing one byte more
+    // checks this line's tab too (and that the line is long enough: an
+    // owner has no newline).
+    let rest = if p > 0 && (blank || same_at::<W, false>(buf, pos, k.prev_at, p + 1)) {
+        let rest = rest_from(if blank { pos } else { pos + p }, !o.czds);
+        if rest == AfterOwner::Slow {
+            c.stop = Stop::Slow;
+            return None;
+        }
+        k.run += 1;
+        rest
+    } else {
+        count_run(c, k.kind, k.run);
+        k.run = 0;
+        let owner = if blank { None } else { owner_of_line::<W>(buf, pos, line_end) };
+        let Some((owner, classes)) = owner else {
+            c.stop = Stop::Slow;
+            return None;
+        };
+        let rest = rest_from(pos + owner.len(), true);
+        if rest == AfterOwner::Slow
+            || !new_owner::<W>(c, settle, s, k, buf, (pos, owner, classes), o)
+        {
+            c.stop = Stop::Slow;
+            return None;
+        }
+        k.prev_at = pos;
+        k.prev_len = owner.len();
+        rest
+    };
+    if o.ns && matches!(k.kind, Kind::Registered) {
+        match rest {
+            AfterOwner::Ns(r) => intern_ns(c, &mut s.ns_ids, &buf[r]),
+            AfterOwner::NsOwned => intern_ns(c, &mut s.ns_ids, &s.owned_target),
+            _ => {}
+        }
+    }
+    c.lines += 1;
+    Some(next)
+}
+
+/// Classifies the owner of the line at `pos` against the apex and counts
+/// or records it (`k.kind` becomes its kind); a relative owner is made
+/// absolute under the origin first. False: the careful parser reads the
+/// line (an owner it treats apart, `@`, a relative owner without an
+/// origin the fast path knows, a name too long…).
+#[inline(always)]
+fn new_owner<const W: bool>(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    s: &mut Scratch,
+    k: &mut OwnerRun,
+    buf: &[u8],
+    (pos, owner, classes): (usize, &[u8], Option<Classes32>),
+    o: &FastOpts<'_>,
+) -> bool {
+    let apex = o.apex;
+    let root = apex == b".";
+    let name: &[u8] = if owner.last() == Some(&b'.') {
+        owner
+    } else {
+        let Some(origin) = o.origin_text.filter(|_| owner != b"@") else { return false };
+        s.name.clear();
+        s.name.extend_from_slice(owner);
+        if origin != b"." {
+            s.name.push(b'.');
+        }
+        s.name.extend_from_slice(origin);
+        if s.name.len() >= crate::idna2008::MAX_NAME_OCTETS {
+            return false;
+        }
+        &s.name
+    };
+    // The classes cover the first bytes of the line: the owner's, which
+    // begin `name`.
+    let fold = |bytes: &[u8]| match classes {
+        Some(cl) if bytes.len() <= owner.len() => cl.flags(bytes.len()),
+        _ => bytes.iter().fold(0u8, |f, &b| f | HEAD_CLASS[b as usize]),
+    };
+    let (n, a) = (name.len(), apex.len());
+    // Under the apex: `head.apex` (`head.` for the root).
+    let exact = n > a && same_bytes(&name[n - a..], apex);
+    let under = (exact || (n > a && name[n - a..].eq_ignore_ascii_case(apex)))
+        && (root || name[n - a - 1] == b'.');
+    if under {
+        let head = &name[..n - a - usize::from(!root)];
+        let f = fold(head);
+        if f & H_SPECIAL != 0 || head.is_empty() {
+            return false;
+        }
+        if f & H_DOT == 0 {
+            // A label without a dot is the owner's first: in the line.
+            let label = &buf[pos..pos + head.len()];
+            if label.len() > usize::from(u16::MAX) {
+                return false;
+            }
+            new_registered::<W>(c, settle, &mut k.last_reg, buf, label, (pos, f), o, &mut s.chars);
+            k.kind = Kind::Registered;
+        } else {
+            c.deeper_records += 1;
+            c.deeper.push(owner_hash(name, f & H_UPPER != 0 || !exact));
+            k.kind = Kind::Deeper;
+        }
+    } else {
+        let f = fold(name);
+        if f & H_SPECIAL != 0 {
+            return false;
+        }
+        if n == a && name.eq_ignore_ascii_case(apex) {
+            c.apex_records += 1;
+            k.kind = Kind::Apex;
+        } else {
+            c.outside_records += 1;
+            c.outside.push(owner_hash(name, f & H_UPPER != 0));
+            k.kind = Kind::Outside;
+        }
+    }
+    true
 }
 
 /// A registered owner starts on the line at `pos` (`at`: with the byte
@@ -309,8 +400,9 @@ fn new_registered<const W: bool>(
 }
 
 /// The owner of the line at `pos` (ending at `line_end`), when the fast
-/// path reads it: the bytes up to the first tab, an absolute name without
-/// an empty label, on a line that starts with none of ` `, tab, `;`, `$`.
+/// path reads it: the bytes up to the first tab or space, a name without an empty
+/// label (absolute, or relative to the origin), on a line that starts
+/// with none of ` `, tab, `;`, `$`.
 /// With the byte classes of its first 32 bytes when the tab is in them.
 #[inline(always)]
 fn owner_of_line<const W: bool>(
@@ -326,17 +418,25 @@ fn owner_of_line<const W: bool>(
     if matches!(first, b' ' | b'\t' | b';' | b'$') {
         return None;
     }
-    // The owner's tab and classes from one pass when it is short
-    // (`classes` is kept only when the tab is in its 32 bytes).
+    // The owner's separator (a tab or a space) and classes from one pass
+    // when it is short (`classes` is kept only when the separator is in
+    // its 32 bytes). Before the separator, a byte the tokenizer reads
+    // apart (a special byte) leaves the line to the careful parser.
     let mut classes = Classes32::quick::<W, false>(buf, pos).or_else(|| Classes32::load(buf, pos));
     let tab = match classes {
-        Some(k) if k.tab != 0 => k.tab.trailing_zeros() as usize,
+        Some(k) if k.tab | k.special != 0 => {
+            let at = (k.tab | k.special).trailing_zeros() as usize;
+            if !matches!(line.get(at), Some(b'\t' | b' ')) {
+                return None;
+            }
+            at
+        }
         _ => {
             classes = None;
-            first_tab(line).unwrap_or(usize::MAX)
+            memchr::memchr2(b'\t', b' ', line).unwrap_or(usize::MAX)
         }
     };
-    // A tab past the line is on a later line: none on this one.
+    // A separator past the line is on a later line: none on this one.
     if tab >= line.len() {
         return None;
     }
@@ -357,7 +457,7 @@ fn owner_of_line<const W: bool>(
                     && !owner.windows(2).any(|w| w == b"..")
             }
         };
-    (owner.last() == Some(&b'.') && labels_ok).then_some((owner, classes))
+    labels_ok.then_some((owner, classes))
 }
 
 /// The distinct NS target names of a chunk, by their ids.

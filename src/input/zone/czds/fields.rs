@@ -59,7 +59,7 @@ pub(super) fn check_after_owner<const W: bool>(
 ) -> AfterOwner {
     let validate = validate || want;
     if !validate {
-        if after_owner_cached::<W, false>(cache, buf, (at, end)) {
+        if after_owner_cached::<W, false>(cache, buf, (at, end), false) {
             return AfterOwner::Record;
         }
     } else {
@@ -76,17 +76,25 @@ pub(super) fn check_after_owner<const W: bool>(
 }
 
 /// Whether `buf[at..end]`, the text of a line after its owner, is a
-/// record by [`FieldsCache`] alone, when its NS target is neither read nor
-/// validated: [`check_after_owner`] returns [`AfterOwner::Record`] for it.
+/// record by [`FieldsCache`] alone, when its NS target is not read:
+/// [`check_after_owner`] returns [`AfterOwner::Record`] for it. The
+/// target is checked to be there, or with `validate` to be one that
+/// [`target_fast`] shows to resolve (false sends the line to
+/// [`check_after_owner`], which decides).
 #[inline(always)]
 pub(super) fn after_owner_cached<const W: bool, const Z: bool>(
     cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
+    validate: bool,
 ) -> bool {
     let (c, k) = cache.ns;
     if k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k) {
-        return target_starts(buf, at + k, end);
+        return if validate {
+            target_fast::<W, Z>(buf, at + k, end)
+        } else {
+            target_starts(buf, at + k, end)
+        };
     }
     other_cached::<W, Z>(cache, buf, (at, end))
 }

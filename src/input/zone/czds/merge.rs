@@ -131,7 +131,7 @@ pub(crate) fn merge(
         list_settled(col, first_index, &todo);
     }
     st.line += c.lines;
-    set_previous_owner(st, buf, &c, last_id);
+    set_previous_owner(st, &c, last_id);
     Ok(c.into_buffers())
 }
 
@@ -318,14 +318,12 @@ fn list_settled(col: &mut Collector, first_index: u32, todo: &Unregistered<'_>) 
 }
 
 /// The owner of the chunk's last line becomes the previous owner of the
-/// zone state (its class, with `last_id` when it is registered).
-fn set_previous_owner(st: &mut ZoneState, buf: &[u8], c: &Chunk, last_id: u32) {
+/// zone state (its class, with `last_id` when it is registered), for a
+/// blank owner after it.
+fn set_previous_owner(st: &mut ZoneState, c: &Chunk, last_id: u32) {
     if c.last_kind == Kind::None {
         return;
     }
-    let (at, len) = c.last_owner;
-    st.prev_raw.clear();
-    st.prev_raw.extend_from_slice(&buf[at..at + len]);
     st.prev_class = Some(match c.last_kind {
         Kind::Apex => Class::Apex,
         Kind::Registered => Class::Registered(last_id),

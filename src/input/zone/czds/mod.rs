@@ -1,27 +1,33 @@
-//! The CZDS fast path of the zone reader, in independent chunks.
+//! The fast path of the zone reader, in independent chunks.
 //!
-//! A dump in the CZDS profile (ICANN Registry Agreement, Specification 4
-//! §2.1: one record per line, absolute names, tab-separated fields, no
-//! directives) is read without tokenising: the owner is the bytes up to
-//! the first tab, compared with the previous line's owner, and only a new
-//! owner is classified against the apex. [`extract_in`] does this for a range
-//! of lines and needs nothing but the bytes and the apex, so the chunks of
-//! a mapped file are extracted in parallel (on rayon's current pool) and
+//! One-line records of a master file (RFC 1035 §5.1) are read without
+//! tokenising: the owner is the bytes up to the first tab or space (a
+//! relative one made absolute under the origin; a blank one, in a master
+//! file, the previous line's), compared with the previous line's owner,
+//! and only a new owner is classified against the apex. [`extract_in`]
+//! does this for a range of lines and needs nothing but the bytes, the
+//! apex and the origin, so the chunks of a mapped file (cut at lines that
+//! start an owner) are extracted in parallel (on rayon's current pool) and
 //! then merged in file order ([`merge`]): line numbers, deduplication and
 //! counts come out exactly as a sequential read would give them.
 //!
-//! A line that does not fit the profile stops the chunk; the general
-//! parser reads it, and the fast path takes over again after it. That is a
-//! line with leading white space, a directive, a comment, an empty line; an
-//! owner with an escape, a space, `;`, `(`, `)`, `"`, an empty label or no
-//! final dot; or fields after the owner that the general parser reports
-//! malformed or reads apart ([`check_after_owner`]: no record type; `;`, `(`, `)`,
-//! `"` or `\` before the type; an NS record without a target, or with one
-//! that does not resolve). So a file gives the same labels, counts,
-//! malformed lines and NS targets whichever path reads a line, with two
-//! exceptions: the RDATA is not read (the profile has one record per line:
-//! a `(` or a quote there is data, where the general parser would look for
-//! the closing one), and without NS targets to collect, the target of an
+//! A line the fast path does not read stops the chunk; the careful parser
+//! reads it, in the merging thread, and the rest of the chunk is extracted
+//! again there, so the other chunks go on (a directive ends the run: it may
+//! change the origin). That is: in a master file, each line with a
+//! parenthesis or a quote (a `memchr` pre-pass finds the first of a
+//! chunk) and a blank owner first in its chunk; in any file, a directive,
+//! a comment, an empty line; an owner with an escape, `;`, `(`, `)`, `"`,
+//! `@` alone or an empty label; or fields after the owner that the
+//! careful parser reports malformed or reads apart ([`check_after_owner`]:
+//! no record type; `;`, `(`, `)`, `"` or `\` before the type; an NS record
+//! without a target, or with one that does not resolve). So a file gives
+//! the same labels, counts, malformed lines and NS targets whichever path
+//! reads a line, with two exceptions in a dump in the CZDS profile
+//! (absolute owners, tabs: `looks_czds`), which has no pre-pass: the RDATA
+//! is not read (the profile has one record per line: a `(` or a quote
+//! there is data, where the careful parser would look for the closing
+//! one), and without NS targets to collect, the target of an
 //! owner's later lines is only checked to be there (tests/input.rs).
 
 mod chunk;

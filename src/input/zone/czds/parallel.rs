@@ -1,6 +1,7 @@
 //! Extracting chunks in parallel and merging them in order ([`run`]), and
 //! the block of IDN labels told ahead to a settler.
 
+use super::super::entry::general_entry;
 use super::super::state::ZoneState;
 use super::chunk::{Buffers, Chunk, FastOpts, Stop};
 use super::extract::extract_in;
@@ -141,6 +142,27 @@ pub(crate) fn run(
                 }
             }
             merged(claims.bounds[k], next);
+            // The careful parser's lines of the chunk, and the lines after
+            // them, in this thread: the chunks after it go on.
+            let (next, stop) = if stop == Stop::Slow {
+                let to = claims.bounds[k + 1];
+                match read_careful(col, config, st, (buf, base), (next, to), eof, opts) {
+                    Ok(None) => {
+                        merged(next, to);
+                        (to, Stop::End)
+                    }
+                    Ok(Some((at, stop))) => {
+                        merged(next, at.min(len));
+                        (at, stop)
+                    }
+                    Err(e) => {
+                        outcome = Err(e);
+                        break;
+                    }
+                }
+            } else {
+                (next, stop)
+            };
             if stop != Stop::End {
                 outcome = Ok((next, stop));
                 break;
@@ -156,8 +178,55 @@ pub(crate) fn run(
     outcome
 }
 
+/// Reads the rest of a chunk, `buf[from..to]`, after it stopped at `from`
+/// for the careful parser: the entries the careful parser reads
+/// ([`general_entry`]: parentheses, quotes, comments…) one at a time,
+/// and the lines between them extracted again in this thread and merged.
+/// `None`: the chunk's end was reached, and the next chunk goes on from
+/// there. Otherwise where the run stops and why: at a directive (the
+/// caller's: it may change the origin the next chunks were read under,
+/// or open a file), after an entry that goes on past the chunk's end, or
+/// at an incomplete entry.
+#[allow(clippy::too_many_arguments)]
+fn read_careful(
+    col: &mut Collector,
+    config: &Config,
+    st: &mut ZoneState,
+    (buf, base): (&[u8], u64),
+    (from, to): (usize, usize),
+    eof: bool,
+    opts: &FastOpts<'_>,
+) -> Result<Option<(usize, Stop)>, Error> {
+    let unsettled = FastOpts { settle: None, ..*opts };
+    let eof_at_to = eof && to == buf.len();
+    let mut buffers = Buffers::default();
+    let mut pos = from;
+    loop {
+        if pos == to {
+            return Ok(None);
+        }
+        if pos > to || buf[pos] == b'$' {
+            return Ok(Some((pos, Stop::Slow)));
+        }
+        match general_entry(col, st, buf, pos, base, eof)? {
+            Some(end) => pos = end,
+            None => return Ok(Some((pos, Stop::NeedMore))),
+        }
+        if pos >= to {
+            continue;
+        }
+        let piece = extract_in(buf, (pos, to), eof_at_to, &unsettled, buffers);
+        let (next, stop) = (piece.next, piece.stop);
+        buffers = merge(col, config, st, buf, base, piece, opts.adopt_forms)?;
+        if stop == Stop::NeedMore {
+            return Ok(Some((next, stop)));
+        }
+        pos = next;
+    }
+}
+
 /// The bounds of the chunks of `buf` from `pos`, of about `size` bytes,
-/// cut at line ends. With `ahead`, its range is cut into chunks of its own,
+/// cut at the starts of lines that do not begin with white space. With `ahead`, its range is cut into chunks of its own,
 /// smaller ones (they are read first, and the labels after them wait for
 /// the last), returned as the second item; the third says whether its
 /// labels are told ahead: not when it does not start a line (the caller's
@@ -180,6 +249,11 @@ fn chunk_bounds(
             if e < to {
                 let probe = e - 1;
                 e = memchr::memchr(b'\n', &buf[probe..to]).map_or(to, |k| e + k);
+                // At a line that starts an owner: a blank owner continues
+                // the previous line's (RFC 1035 §5.1).
+                while e < to && matches!(buf[e], b' ' | b'\t') {
+                    e = memchr::memchr(b'\n', &buf[e..to]).map_or(to, |k| e + k + 1);
+                }
                 // At once: a probe may map far more than it read.
                 pages.forget(probe, e.max(probe + 1));
             }
@@ -358,7 +432,9 @@ impl<'a> Claims<'a> {
             self.pages.populate(a, b);
             extract_in(self.buf, (a, b), self.eof && b == len, self.opts, buffers)
         }));
-        if chunk.as_ref().map_or(true, |k| k.stop != Stop::End) {
+        // (A chunk that stopped for the careful parser does not end the
+        // run: see `read_careful`.)
+        if chunk.as_ref().map_or(true, |k| k.stop == Stop::NeedMore) {
             self.stop_at.fetch_min(c, Ordering::Relaxed);
         }
         if let (Some(_), true, Ok(k)) = (self.ahead, self.first.contains(&c), chunk.as_mut()) {
@@ -556,9 +632,12 @@ pub(crate) fn parallel(
 ) -> Result<usize, Error> {
     let copy = config.label_text == LabelText::Copy;
     let origin = st.origin.clone();
+    let text = super::super::origin_text(origin.as_deref());
     let opts = FastOpts {
         apex,
         origin: origin.as_deref(),
+        origin_text: text.as_deref(),
+        czds: st.czds,
         ns: col.collect_ns,
         copy,
         settle: col.settler(config),

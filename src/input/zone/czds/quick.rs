@@ -129,12 +129,24 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
     // the first 32 bytes of its line (`a` is under 31 there).
     let mut apex32 = [0u8; 32];
     apex32[..a.min(32)].copy_from_slice(&apex[..a.min(32)]);
+    let blank_owners = !o.czds;
+    let relative_under_apex = o.origin_text == Some(apex);
     while pos < starts
         && let Some(line_end) = next_newline::<W, Z>(buf, pos, end)
     {
         debug_assert!(!Z || pos + QUICK_REACH <= buf.len());
         let p = k.prev_len;
         let kt = cache.ns.1;
+        // A master file's line with a blank owner: the last owner's.
+        if blank_owners && matches!(buf[pos], b' ' | b'\t') {
+            if p == 0 || !after_owner_cached::<W, Z>(cache, buf, (pos, line_end), true) {
+                break;
+            }
+            k.run += 1;
+            c.lines += 1;
+            pos = line_end + 1;
+            continue;
+        }
         // The owner is followed by its tab: comparing one byte more checks
         // this line's tab too. (An owner is under 255 octets, which keeps
         // the zone's loads after it within `QUICK_REACH`.) `Some(whole)`:
@@ -157,9 +169,13 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
             let record = if whole {
                 let at = pos + p + kt;
                 debug_assert!(same_at::<W, false>(buf, pos + p, cache.ns.0, kt));
-                target_starts(buf, at, line_end)
+                if o.czds {
+                    target_starts(buf, at, line_end)
+                } else {
+                    target_fast::<W, Z>(buf, at, line_end)
+                }
             } else {
-                after_owner_cached::<W, Z>(cache, buf, (pos + p, line_end))
+                after_owner_cached::<W, Z>(cache, buf, (pos + p, line_end), !o.czds)
             };
             if !record {
                 break;
@@ -170,20 +186,34 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
             // LDH octets and dots.
             let Some(cl) = Classes32::quick::<W, Z>(buf, pos) else { break };
             let n = cl.tab.trailing_zeros() as usize;
-            if n <= a + 1 || pos + n >= line_end {
+            if n == 0 || pos + n >= line_end {
                 break;
             }
-            let m = n - a - 1;
-            // A dot before the apex (`n` < 32: the apex is in the 32 bytes
-            // from the dot).
-            let apex_eq = eq_mask32_to::<W, Z>(buf, pos + m + 1, &apex32);
-            let at_apex = match apex_eq {
-                Some(eq) => eq & low_bits(a) == low_bits(a),
-                None => same_bytes(&buf[pos + m + 1..pos + n], apex),
+            let m = if cl.dot & 1 << (n - 1) == 0 {
+                // A relative owner under an origin that is the apex: a
+                // registered label when it has no dot (a deeper one is
+                // `read_line`'s, which makes it absolute).
+                if !relative_under_apex || cl.dot & low_bits(n) != 0 {
+                    break;
+                }
+                n
+            } else {
+                if n <= a + 1 {
+                    break;
+                }
+                let m = n - a - 1;
+                // A dot before the apex (`n` < 32: the apex is in the 32
+                // bytes from the dot).
+                let apex_eq = eq_mask32_to::<W, Z>(buf, pos + m + 1, &apex32);
+                let at_apex = match apex_eq {
+                    Some(eq) => eq & low_bits(a) == low_bits(a),
+                    None => same_bytes(&buf[pos + m + 1..pos + n], apex),
+                };
+                if cl.dot & 1 << m == 0 || !at_apex {
+                    break;
+                }
+                m
             };
-            if cl.dot & 1 << m == 0 || !at_apex {
-                break;
-            }
             if cl.dot & low_bits(m) != 0 {
                 // A name deeper in the zone (glue), of no empty label, with
                 // the fields of one of the last records that are not NS.
@@ -198,72 +228,104 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
                 let owner = &buf[pos..pos + n];
                 debug_assert_eq!(hash_bytes(owner), owner_hash(owner, false));
                 c.deeper.push(hash_bytes(owner));
-            } else {
-                // No hyphen at either end, nor in both positions 3 and 4
-                // (`idna2008::hyphens_allowed`), from the hyphen mask.
-                let (digits, hyphens) = (cl.digit & low_bits(m), cl.hyphen & low_bits(m));
-                let ends = 1 | 1 << (m - 1);
-                let hyphens_ok = hyphens & ends == 0 && hyphens & 0b1100 != 0b1100;
-                debug_assert_eq!(hyphens_ok, crate::idna2008::hyphens_allowed(&buf[pos..pos + m]));
-                if !hyphens_ok {
-                    break;
-                }
-                // Not the last registered label again; the orders after it.
-                let orders = match k.last_reg {
-                    Some(last) => match orders_unless_same::<W, Z>(c.orders, buf, last, (pos, m)) {
-                        Some(o) => o,
-                        None => break,
-                    },
-                    None => c.orders,
-                };
-                // An NS record whose fields are those of the last one, with
-                // a target as written.
-                let (t, kt) = cache.ns;
-                let at = pos + n;
-                let ns = kt > 0
-                    && at + kt <= line_end
-                    && same_at::<W, Z>(buf, at, t, kt)
-                    && target_fast::<W, Z>(buf, at + kt, line_end);
-                if !ns {
-                    break;
-                }
-                k.new_owner(c, Kind::Registered, (pos, n));
-                k.ns_fields = true;
-                c.orders = orders;
-                k.last_reg = Some((pos, m));
-                // Letters only, or letters and digits, and hyphens, with a
-                // letter, of a length the settler counts: counted here (see
-                // `SettleWorker::letters`, `SettleWorker::letters_and_digits`,
-                // `SettleWorker::hyphens_as_letters`); else asked.
-                let (lengths, cat) = letters.lengths_cat;
-                let counted = (hyphens == 0 || letters.hyphens)
-                    && lengths >> m & 1 != 0
-                    && (digits == 0 || letters.digits.is_some())
-                    && digits | hyphens != low_bits(m);
-                let settled = if counted {
-                    let v = if digits != 0 && letters.digits == Some(true) {
-                        Settled::Assume(cat)
-                    } else {
-                        Settled::Count(cat)
-                    };
-                    debug_assert!(settle.as_mut().is_none_or(|w| {
-                        w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == v
-                    }));
-                    count_settled(c, (pos, m), v)
-                } else {
-                    settle.is_some()
-                        && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
-                };
-                if !settled {
-                    if o.copy {
-                        push_text(&mut c.text, buf, pos, m);
-                    }
-                    c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
-                }
+            } else if !quick_registered::<W, Z>(
+                c,
+                settle,
+                cache,
+                k,
+                (buf, pos, line_end),
+                (cl, n, m),
+                o,
+                letters,
+            ) {
+                break;
             }
         }
         c.lines += 1;
         pos = line_end + 1;
     }
     pos
+}
+
+/// The first line of a new owner that [`quick_lines_in`] found to be a
+/// plain label of `m` octets right under the apex (`n` octets with the
+/// apex; classes `cl`): registered, when it is not the last registered
+/// label again and its record is an NS record whose fields are the
+/// cache's, with a target as written; only counted when the settler
+/// counts it. False: the caller leaves the line to `read_line`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn quick_registered<const W: bool, const Z: bool>(
+    c: &mut Chunk,
+    settle: &mut Option<Box<dyn SettleWorker>>,
+    cache: &FieldsCache,
+    k: &mut OwnerRun,
+    (buf, pos, line_end): (&[u8], usize, usize),
+    (cl, n, m): (Classes32, usize, usize),
+    o: &FastOpts<'_>,
+    letters: Letters,
+) -> bool {
+    // No hyphen at either end, nor in both positions 3 and 4
+    // (`idna2008::hyphens_allowed`), from the hyphen mask.
+    let (digits, hyphens) = (cl.digit & low_bits(m), cl.hyphen & low_bits(m));
+    let ends = 1 | 1 << (m - 1);
+    let hyphens_ok = hyphens & ends == 0 && hyphens & 0b1100 != 0b1100;
+    debug_assert_eq!(hyphens_ok, crate::idna2008::hyphens_allowed(&buf[pos..pos + m]));
+    if !hyphens_ok {
+        return false;
+    }
+    // Not the last registered label again; the orders after it.
+    let orders = match k.last_reg {
+        Some(last) => match orders_unless_same::<W, Z>(c.orders, buf, last, (pos, m)) {
+            Some(o) => o,
+            None => return false,
+        },
+        None => c.orders,
+    };
+    // An NS record whose fields are those of the last one, with
+    // a target as written.
+    let (t, kt) = cache.ns;
+    let at = pos + n;
+    let ns = kt > 0
+        && at + kt <= line_end
+        && same_at::<W, Z>(buf, at, t, kt)
+        && target_fast::<W, Z>(buf, at + kt, line_end);
+    if !ns {
+        return false;
+    }
+    k.new_owner(c, Kind::Registered, (pos, n));
+    k.ns_fields = true;
+    c.orders = orders;
+    k.last_reg = Some((pos, m));
+    // Letters only, or letters and digits, and hyphens, with a
+    // letter, of a length the settler counts: counted here (see
+    // `SettleWorker::letters`, `SettleWorker::letters_and_digits`,
+    // `SettleWorker::hyphens_as_letters`); else asked.
+    let (lengths, cat) = letters.lengths_cat;
+    let counted = (hyphens == 0 || letters.hyphens)
+        && lengths >> m & 1 != 0
+        && (digits == 0 || letters.digits.is_some())
+        && digits | hyphens != low_bits(m);
+    let settled = if counted {
+        let v = if digits != 0 && letters.digits == Some(true) {
+            Settled::Assume(cat)
+        } else {
+            Settled::Count(cat)
+        };
+        debug_assert!(
+            settle
+                .as_mut()
+                .is_none_or(|w| { w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == v })
+        );
+        count_settled(c, (pos, m), v)
+    } else {
+        settle.is_some() && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
+    };
+    if !settled {
+        if o.copy {
+            push_text(&mut c.text, buf, pos, m);
+        }
+        c.regs.push(Reg { at: pos, line: c.lines as u32, len: m as u16, plain: true });
+    }
+    true
 }

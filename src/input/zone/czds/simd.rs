@@ -417,37 +417,6 @@ impl Classes32 {
     }
 }
 
-/// The position of the first tab of a line, if any (an owner is short:
-/// its first 16-byte blocks are compared at once with SSE2 on x86-64).
-#[inline(always)]
-pub(super) fn first_tab(line: &[u8]) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-        };
-        let mut at = 0;
-        while let Some(block) = line.get(at..at + 16) {
-            // SAFETY: SSE2 is in the x86-64 baseline; the unaligned 16-byte
-            // load is within `block`.
-            let m = unsafe {
-                let v = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8)))
-            };
-            if m != 0 {
-                return Some(at + m.trailing_zeros() as usize);
-            }
-            at += 16;
-            if at >= 64 {
-                break;
-            }
-        }
-        return memchr(b'\t', &line[at..]).map(|k| at + k);
-    }
-    #[allow(unreachable_code)]
-    memchr(b'\t', line)
-}
-
 /// The position of the first newline of `buf[pos..end]`, if any.
 ///
 /// Lines of a zone dump are short (50 bytes or so): the 64 bytes from

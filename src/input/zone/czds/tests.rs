@@ -7,8 +7,8 @@ use super::fields::{AfterOwner, FieldsCache, check_after_owner, resolve_target, 
 use super::parallel::{AheadBlock, Pages, idn_block, past_window, run};
 use super::quick::QUICK_REACH;
 use super::simd::{
-    Classes32, HEAD_CLASS, first_tab, low_bits, next_newline, orders_increasing_at,
-    orders_unless_same, same_at, same_bytes,
+    Classes32, HEAD_CLASS, low_bits, next_newline, orders_increasing_at, orders_unless_same,
+    same_at, same_bytes,
 };
 use crate::input::Error;
 use crate::input::key_order::orders_increasing;
@@ -54,6 +54,8 @@ fn run_with(
     let opts = FastOpts {
         apex: b"tld.",
         origin: None,
+        origin_text: None,
+        czds: true,
         ns: false,
         copy: false,
         settle: None,
@@ -100,6 +102,8 @@ fn idn_forms_adopted_read_the_same() {
     let opts = FastOpts {
         apex: b"tld.",
         origin: None,
+        origin_text: None,
+        czds: true,
         ns: false,
         copy: false,
         settle: None,
@@ -660,6 +664,8 @@ fn chunk_counts_and_stops() {
     let o = FastOpts {
         apex: b"com.",
         origin: None,
+        origin_text: None,
+        czds: true,
         ns: true,
         copy: true,
         settle: None,
@@ -691,7 +697,7 @@ fn chunk_counts_and_stops() {
 /// Everything [`extract`] gives, as text.
 fn chunk_text(c: &Chunk) -> String {
     format!(
-        "{} {:?} {} {} {} {} {} {:?} {:?} {:?} {} {:?} {:?} {:?} {} {:?} {:?} {:?} {:?}",
+        "{} {:?} {} {} {} {} {} {:?} {:?} {:?} {} {:?} {:?} {:?} {} {:?} {:?} {:?}",
         c.next,
         c.stop,
         c.lines,
@@ -709,7 +715,6 @@ fn chunk_text(c: &Chunk) -> String {
         c.copied,
         c.idns.iter().map(|d| (d.reg, d.at, d.ulen)).collect::<Vec<_>>(),
         c.idn_text,
-        c.last_owner,
         c.last_kind,
     )
 }
@@ -793,18 +798,26 @@ fn assert_same_chunk(a: &Chunk, b: &Chunk, buf: &[u8], (round, at): (usize, usiz
 }
 
 /// The options the extraction tests try: an apex with NS targets kept
-/// and text copied, one with neither, the root.
-fn test_opts() -> [FastOpts<'static>; 3] {
-    [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)].map(
-        |(apex, ns, copy)| FastOpts {
-            apex,
-            origin: None,
-            ns,
-            copy,
-            settle: None,
-            adopt_forms: false,
-        },
-    )
+/// and text copied, one with neither, the root; and the first two for a
+/// master file under `$ORIGIN com.` (relative and blank owners).
+fn test_opts() -> Vec<FastOpts<'static>> {
+    let origin: &'static [Vec<u8>] = Box::leak(vec![b"com".to_vec()].into_boxed_slice());
+    let czds = [(&b"com."[..], true, true), (b"com.", false, false), (b".", true, false)];
+    let master = [(&b"com."[..], true, true), (b"com.", false, false)];
+    let opts = |(apex, ns, copy), czds: bool| FastOpts {
+        apex,
+        origin: (!czds).then_some(origin),
+        origin_text: (!czds).then_some(&b"com."[..]),
+        czds,
+        ns,
+        copy,
+        settle: None,
+        adopt_forms: false,
+    };
+    czds.into_iter()
+        .map(|o| opts(o, true))
+        .chain(master.into_iter().map(|o| opts(o, false)))
+        .collect()
 }
 
 /// The baseline compilation of the fast path and the one [`extract`]
@@ -881,15 +894,4 @@ fn short_compare() {
     assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
     assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
     assert!(!same_bytes(b"abc", b"abcd"));
-}
-
-#[test]
-fn first_tab_of_a_line() {
-    for (line, tab) in [(&b"abc\tx"[..], Some(3)), (b"no tab", None), (b"\t", Some(0))] {
-        assert_eq!(first_tab(line), tab);
-    }
-    let long: Vec<u8> = [vec![b'x'; 70], b"\ty".to_vec()].concat();
-    assert_eq!(first_tab(&long), Some(70));
-    let mid: Vec<u8> = [vec![b'x'; 20], b"\ty".to_vec(), vec![b'z'; 30]].concat();
-    assert_eq!(first_tab(&mid), Some(20));
 }
