@@ -8,7 +8,7 @@ use std::path::Path;
 pub(crate) use super::apex::{Apex, Relation};
 use super::dedup::{Dedup, Seen};
 use super::distinct::DistinctNames;
-use super::hash::{FxBuild, hash_bytes};
+use super::hash::{HashBuild, hash_bytes};
 use super::list_forms::{ListForms, ListFormsBatch, ListFormsEntry};
 
 use super::csv_fields::CsvRowWriter;
@@ -78,7 +78,7 @@ pub(crate) struct Collector {
     /// See `Config::record_text_max`.
     pub(crate) record_text_max: u64,
     ns_pairs: Vec<(u32, u32)>,
-    ns_intern: HashMap<Box<[u8]>, u32, FxBuild>,
+    ns_intern: HashMap<Box<[u8]>, u32, HashBuild>,
     last_ns: Option<(u32, u32)>,
     deeper_seen: DistinctNames,
     outside_seen: DistinctNames,
@@ -251,13 +251,6 @@ impl Collector {
         orig: Orig<'_>,
         mode: KeyMode,
     ) -> Result<u32, Error> {
-        // The table slot of a label a few lines on (its hash is known): in
-        // memory by the time that label is looked up.
-        if mode == KeyMode::ALabel
-            && let Some(h) = self.list_forms.hash_after(8)
-        {
-            self.dedup.prefetch(h);
-        }
         if mode == KeyMode::ALabel
             && let Some((text, e)) = self.list_forms.take(loc.source, loc.offset, octets.len())
         {

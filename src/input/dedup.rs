@@ -3,14 +3,28 @@
 //! Zone dumps are sorted by owner, so while keys arrive in increasing
 //! order (of the octets, or of the octets followed by a dot: the order of
 //! owner names under one apex) a new key only needs comparing with the
-//! last one. The first key
-//! out of order switches to an open-addressing hash table of label indexes
-//! (8 bytes a slot), whose keys are read back from the label store, so no
-//! key is copied.
+//! last one. The first key out of order switches to a `hashbrown`
+//! [`HashTable`] of label indexes, each with the high half of its key's
+//! hash (8 bytes a slot), whose keys are read back from the label store,
+//! so no key is copied and most probes of a new key compare no key.
+//! A key's hash ([`hash_bytes`]) may be computed ahead, in parallel
+//! ([`Dedup::insert_hashed`]).
+
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 
 use super::hash::hash_bytes;
 use super::key_order::{ORDERS_ALL, orders_increasing};
 use super::settle::SETTLED;
+
+/// A slot of the table: a label index and the high half of its key's hash.
+type Slot = (u32, u32);
+
+/// The high half of a hash, kept in its slot.
+#[inline]
+fn tag(h: u64) -> u32 {
+    (h >> 32) as u32
+}
 
 /// The deduplicator. `key_of(i)` must return the key of label `i`.
 #[derive(Default)]
@@ -21,8 +35,7 @@ pub(crate) struct Dedup {
     orders: u8,
     last: Vec<u8>,
     len: u32,
-    /// (label index + 1, high 32 bits of the hash); 0 = empty slot.
-    table: Vec<(u32, u32)>,
+    table: HashTable<Slot>,
     /// How many keys the table should have room for, when known (see
     /// [`Dedup::reserve`]).
     expected: usize,
@@ -61,19 +74,9 @@ impl Dedup {
                 self.len += 1;
                 return Seen::New;
             }
-            self.hashed = true;
-            self.rebuild(self.len as usize * 2, &key_of);
+            self.switch_to_table(&key_of);
         }
-        let h = hash_bytes(key);
-        if let Some(i) = self.find(key, h, &key_of) {
-            return Seen::Existing(i);
-        }
-        if (self.len as usize + 1) * 4 > self.table.len() * 3 {
-            self.rebuild(self.table.len() * 2, &key_of);
-        }
-        self.put(self.len, h);
-        self.len += 1;
-        Seen::New
+        self.insert_in_table(key, hash_bytes(key), &key_of)
     }
 
     /// The index of the last key ([`SETTLED`] for a settled label's) when
@@ -149,8 +152,9 @@ impl Dedup {
     /// every key again).
     pub(crate) fn reserve<'k>(&mut self, additional: usize, key_of: impl Fn(u32) -> &'k [u8]) {
         self.expected = self.len as usize + additional;
-        if self.hashed && !self.has_room(self.expected) {
-            self.rebuild(self.expected, &key_of);
+        if self.hashed {
+            let more = self.expected.saturating_sub(self.table.len());
+            self.table.reserve(more, |&(i, _)| hash_bytes(key_of(i)));
         }
     }
 
@@ -165,66 +169,39 @@ impl Dedup {
         if !self.hashed {
             return self.insert(key, key_of);
         }
-        if let Some(i) = self.find(key, h, &key_of) {
-            return Seen::Existing(i);
-        }
-        if !self.has_room(self.len as usize + 1) {
-            let want = (self.table.len() * 2).max(self.expected);
-            self.rebuild(want, &key_of);
-        }
-        self.put(self.len, h);
-        self.len += 1;
-        Seen::New
+        self.insert_in_table(key, h, &key_of)
     }
 
-    /// Starts loading the table slot of a key with hash `h`, which is about
-    /// to be looked up (a hint; it changes nothing).
-    #[inline]
-    pub(crate) fn prefetch(&self, h: u64) {
-        if !self.hashed || self.table.is_empty() {
-            return;
-        }
-        let slot = &self.table[h as usize & (self.table.len() - 1)];
-        super::labels::prefetch(std::ptr::from_ref(slot).cast());
-    }
-
-    /// Whether the table holds `n` keys within its load factor (3/4).
-    fn has_room(&self, n: usize) -> bool {
-        n.saturating_mul(4) <= self.table.len() * 3
-    }
-
-    fn find<'k>(&self, key: &[u8], h: u64, key_of: &impl Fn(u32) -> &'k [u8]) -> Option<u32> {
-        let mask = self.table.len() - 1;
-        let tag = (h >> 32) as u32;
-        let mut i = h as usize & mask;
-        loop {
-            let (slot, t) = self.table[i];
-            if slot == 0 {
-                return None;
-            }
-            if t == tag && key_of(slot - 1) == key {
-                return Some(slot - 1);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn put(&mut self, idx: u32, h: u64) {
-        let mask = self.table.len() - 1;
-        let mut i = h as usize & mask;
-        while self.table[i].0 != 0 {
-            i = (i + 1) & mask;
-        }
-        self.table[i] = (idx + 1, (h >> 32) as u32);
-    }
-
-    fn rebuild<'k>(&mut self, want: usize, key_of: &impl Fn(u32) -> &'k [u8]) {
-        // Room for the expected keys too, within the load factor.
-        let want = want.max(self.expected.saturating_mul(4) / 3 + 1);
-        let size = want.max(16).next_power_of_two();
-        self.table = vec![(0, 0); size];
+    /// Leaves the sorted mode: every label so far goes into the table,
+    /// sized for the keys expected (or twice those so far).
+    fn switch_to_table<'k>(&mut self, key_of: &impl Fn(u32) -> &'k [u8]) {
+        self.hashed = true;
+        let want = self.expected.max(self.len as usize * 2);
+        self.table = HashTable::with_capacity(want);
         for i in 0..self.len {
-            self.put(i, hash_bytes(key_of(i)));
+            let h = hash_bytes(key_of(i));
+            self.table.insert_unique(h, (i, tag(h)), |&(j, _)| hash_bytes(key_of(j)));
+        }
+    }
+
+    /// Looks `key` (of hash `h`) up in the table; when new, records it as
+    /// label number `self.len`. A slot's key is read (`key_of`) only when
+    /// its tag matches.
+    fn insert_in_table<'k>(
+        &mut self,
+        key: &[u8],
+        h: u64,
+        key_of: &impl Fn(u32) -> &'k [u8],
+    ) -> Seen {
+        let t = tag(h);
+        let eq = |&(i, ti): &Slot| ti == t && key_of(i) == key;
+        match self.table.entry(h, eq, |&(i, _)| hash_bytes(key_of(i))) {
+            Entry::Occupied(e) => Seen::Existing(e.get().0),
+            Entry::Vacant(v) => {
+                v.insert((self.len, t));
+                self.len += 1;
+                Seen::New
+            }
         }
     }
 }

@@ -71,13 +71,7 @@ impl KeyParts {
 
 /// Hash of an index label, for grouping.
 pub(crate) fn key_hash(cps: &[u32]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = crate::lgr::CpHasher::default();
-    for &c in cps {
-        h.write_u32(c);
-    }
-    h.write_u32(cps.len() as u32);
-    h.finish()
+    crate::hash::hash_cps(cps)
 }
 
 /// Hash of an ASCII text (the same for an all-ASCII index label's code

@@ -11,7 +11,7 @@ use super::simd::{
     Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, first_tab, low_bits, next_newline,
     no_empty_label, orders_increasing_at, same_at, same_bytes,
 };
-use crate::input::hash::FxBuild;
+use crate::input::hash::HashBuild;
 use crate::input::settle::SettleWorker;
 use std::collections::HashMap;
 
@@ -102,7 +102,7 @@ pub(super) fn extract_impl<const W: bool>(
         },
         _ => Letters::default(),
     };
-    let mut ns_ids: HashMap<Box<[u8]>, u32, FxBuild> = HashMap::default();
+    let mut ns_ids: HashMap<Box<[u8]>, u32, HashBuild> = HashMap::default();
     let mut owned_target: Vec<u8> = Vec::new();
     let mut cache = FieldsCache::default();
     let mut chars: Vec<char> = Vec::new();
@@ -361,7 +361,7 @@ fn owner_of_line<const W: bool>(
 }
 
 /// The distinct NS target names of a chunk, by their ids.
-fn ns_names(ids: HashMap<Box<[u8]>, u32, FxBuild>) -> Vec<Box<[u8]>> {
+fn ns_names(ids: HashMap<Box<[u8]>, u32, HashBuild>) -> Vec<Box<[u8]>> {
     let mut names: Vec<Box<[u8]>> = vec![Box::default(); ids.len()];
     for (k, id) in ids {
         names[id as usize] = k;
