@@ -566,8 +566,7 @@ impl Collector {
     /// Expects about `n` more labels (a list's lines): the deduplicator
     /// sizes its table once.
     pub(crate) fn expect_labels(&mut self, n: usize) {
-        let set = &self.set;
-        self.dedup.reserve(n, |i| set.key_of(i));
+        self.dedup.reserve(n);
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels

@@ -4,11 +4,12 @@
 //! order (of the octets, or of the octets followed by a dot: the order of
 //! owner names under one apex) a new key only needs comparing with the
 //! last one. The first key out of order switches to a `hashbrown`
-//! [`HashTable`] of label indexes, each with the high half of its key's
-//! hash (8 bytes a slot), whose keys are read back from the label store,
-//! so no key is copied and most probes of a new key compare no key.
-//! A key's hash ([`hash_bytes`]) may be computed ahead, in parallel
-//! ([`Dedup::insert_hashed`]).
+//! [`HashTable`] of label indexes, each with 32 bits of its key's hash
+//! (8 bytes a slot), whose keys are read back from the label store, so no
+//! key is copied. The table places a slot by those 32 bits alone
+//! ([`table_hash`]): it grows without reading any key again, and a probe
+//! reads a key only when the 32 bits match. A key's hash ([`hash_bytes`])
+//! may be computed ahead, in parallel ([`Dedup::insert_hashed`]).
 
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
@@ -24,6 +25,14 @@ type Slot = (u32, u32);
 #[inline]
 fn tag(h: u64) -> u32 {
     (h >> 32) as u32
+}
+
+/// The hash the table places a slot by: its tag, in both halves (the
+/// table takes the position from the low bits and a control byte from
+/// the top ones).
+#[inline]
+fn table_hash(&(_, t): &Slot) -> u64 {
+    u64::from(t) << 32 | u64::from(t)
 }
 
 /// The deduplicator. `key_of(i)` must return the key of label `i`.
@@ -148,13 +157,12 @@ impl Dedup {
     }
 
     /// Expects `additional` more keys: the hash table, once used, is sized
-    /// for them at once rather than grown by doubling (each growth hashes
-    /// every key again).
-    pub(crate) fn reserve<'k>(&mut self, additional: usize, key_of: impl Fn(u32) -> &'k [u8]) {
+    /// for them at once rather than grown by doubling.
+    pub(crate) fn reserve(&mut self, additional: usize) {
         self.expected = self.len as usize + additional;
         if self.hashed {
             let more = self.expected.saturating_sub(self.table.len());
-            self.table.reserve(more, |&(i, _)| hash_bytes(key_of(i)));
+            self.table.reserve(more, table_hash);
         }
     }
 
@@ -179,8 +187,8 @@ impl Dedup {
         let want = self.expected.max(self.len as usize * 2);
         self.table = HashTable::with_capacity(want);
         for i in 0..self.len {
-            let h = hash_bytes(key_of(i));
-            self.table.insert_unique(h, (i, tag(h)), |&(j, _)| hash_bytes(key_of(j)));
+            let slot = (i, tag(hash_bytes(key_of(i))));
+            self.table.insert_unique(table_hash(&slot), slot, table_hash);
         }
     }
 
@@ -193,12 +201,12 @@ impl Dedup {
         h: u64,
         key_of: &impl Fn(u32) -> &'k [u8],
     ) -> Seen {
-        let t = tag(h);
-        let eq = |&(i, ti): &Slot| ti == t && key_of(i) == key;
-        match self.table.entry(h, eq, |&(i, _)| hash_bytes(key_of(i))) {
+        let slot = (self.len, tag(h));
+        let eq = |&(i, t): &Slot| t == slot.1 && key_of(i) == key;
+        match self.table.entry(table_hash(&slot), eq, table_hash) {
             Entry::Occupied(e) => Seen::Existing(e.get().0),
             Entry::Vacant(v) => {
-                v.insert((self.len, t));
+                v.insert(slot);
                 self.len += 1;
                 Seen::New
             }
