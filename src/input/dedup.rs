@@ -151,6 +151,11 @@ impl Dedup {
         self.hashed && self.settled
     }
 
+    /// Whether the keys went out of order (the table is used).
+    pub(crate) fn hashed(&self) -> bool {
+        self.hashed
+    }
+
     /// Whether any key was seen (counted, or settled).
     fn has_keys(&self) -> bool {
         self.len > 0 || self.settled
@@ -159,7 +164,7 @@ impl Dedup {
     /// Expects `additional` more keys: the hash table, once used, is sized
     /// for them at once rather than grown by doubling.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.expected = self.len as usize + additional;
+        self.expected = self.expected.max(self.len as usize + additional);
         if self.hashed {
             let more = self.expected.saturating_sub(self.table.len());
             self.table.reserve(more, table_hash);

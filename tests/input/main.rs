@@ -4,5 +4,6 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod dedup;
 mod limits;
 mod reader;
