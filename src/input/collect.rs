@@ -299,6 +299,35 @@ impl Collector {
         self.push_label(loc, octets, orig, mode, lower, plain, forms, key)
     }
 
+    /// Deduplicates the keys (lower-case octets) of a run of zone labels
+    /// before they are registered, loading table slots ahead (see
+    /// [`Dedup::insert_run`]): for each, the index of the label it repeats
+    /// (its record counted as a duplicate), or `None` when it is new; the
+    /// new ones must then be registered in order, as known new
+    /// ([`Collector::register_new`], [`Collector::register_idn`]).
+    /// `loc`: where the first is.
+    pub(crate) fn dedup_run(
+        &mut self,
+        loc: Loc,
+        keys: &[&[u8]],
+    ) -> Result<Vec<Option<u32>>, Error> {
+        if !self.dedup.hashed() {
+            self.expect_labels_after(loc);
+        }
+        let set = &self.set;
+        let seen = self.dedup.insert_run(keys, |i| set.key_of(i));
+        self.still_settled()?;
+        let found: Vec<Option<u32>> = seen
+            .into_iter()
+            .map(|s| match s {
+                Seen::Existing(i) => Some(i),
+                Seen::New => None,
+            })
+            .collect();
+        self.set.accounting.duplicate_records += found.iter().flatten().count() as u64;
+        Ok(found)
+    }
+
     /// Before a key that may be the first out of order: in a source held
     /// whole, expects as many more labels in the rest of it as there were
     /// in the part read (at most one per 32 octets), so that the table the
@@ -466,6 +495,9 @@ impl Collector {
         // A-labels are ASCII (`ascii_str` is quicker than UTF-8
         // validation on short text).
         let Some(alabel) = idna2008::ascii_str(octets) else {
+            if known_new {
+                return self.register_new(loc, octets, orig);
+            }
             return self.register(loc, octets, orig, KeyMode::Octets);
         };
         if !known_new {

@@ -3,22 +3,27 @@
 //! Zone dumps are sorted by owner, so while keys arrive in increasing
 //! order (of the octets, or of the octets followed by a dot: the order of
 //! owner names under one apex) a new key only needs comparing with the
-//! last one. The first key out of order switches to a `hashbrown`
-//! [`HashTable`] of label indexes, each with 32 bits of its key's hash
-//! (8 bytes a slot), whose keys are read back from the label store, so no
-//! key is copied. The table places a slot by those 32 bits alone
-//! ([`table_hash`]): it grows without reading any key again, and a probe
-//! reads a key only when the 32 bits match. A key's hash ([`hash_bytes`])
-//! may be computed ahead, in parallel ([`Dedup::insert_hashed`]).
-
-use hashbrown::HashTable;
-use hashbrown::hash_table::Entry;
+//! last one. The first key out of order switches to an open-addressing
+//! table of label indexes, each with 32 bits of its key's hash (8 bytes a
+//! slot, linear probing), whose keys are read back from the label store,
+//! so no key is copied. A slot is placed by those 32 bits alone: the table
+//! grows without reading any key again, and a probe reads a key only when
+//! the 32 bits match.
+//!
+//! Hand-made rather than `hashbrown`'s `HashTable` (the crate's other
+//! tables, [`crate::hash`]): in an unsorted 10M-name CZDS dump nearly
+//! every key is new and the table holds 10M slots, so each lookup is a
+//! cache miss; [`Dedup::insert_run`] hides them by loading the slot of the
+//! key a few keys on while it looks one up, which needs the slot's address
+//! (`hashbrown` keeps it private, and its control bytes and slots are two
+//! misses a new key rather than one). Measured in the CHANGELOG (#27).
 
 use super::hash::hash_bytes;
 use super::key_order::{ORDERS_ALL, orders_increasing};
 use super::settle::SETTLED;
 
-/// A slot of the table: a label index and the high half of its key's hash.
+/// A slot of the table: label index + 1 (0: an empty slot) and the high
+/// half of its key's hash.
 type Slot = (u32, u32);
 
 /// The high half of a hash, kept in its slot.
@@ -27,13 +32,8 @@ fn tag(h: u64) -> u32 {
     (h >> 32) as u32
 }
 
-/// The hash the table places a slot by: its tag, in both halves (the
-/// table takes the position from the low bits and a control byte from
-/// the top ones).
-#[inline]
-fn table_hash(&(_, t): &Slot) -> u64 {
-    u64::from(t) << 32 | u64::from(t)
-}
+/// How many keys ahead [`Dedup::insert_run`] loads slots.
+const PREFETCH_AHEAD: usize = 8;
 
 /// The deduplicator. `key_of(i)` must return the key of label `i`.
 #[derive(Default)]
@@ -44,7 +44,8 @@ pub(crate) struct Dedup {
     orders: u8,
     last: Vec<u8>,
     len: u32,
-    table: HashTable<Slot>,
+    /// A power of two of slots, at most 3/4 full (empty until hashed).
+    table: Vec<Slot>,
     /// How many keys the table should have room for, when known (see
     /// [`Dedup::reserve`]).
     expected: usize,
@@ -165,9 +166,8 @@ impl Dedup {
     /// for them at once rather than grown by doubling.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.expected = self.expected.max(self.len as usize + additional);
-        if self.hashed {
-            let more = self.expected.saturating_sub(self.table.len());
-            self.table.reserve(more, table_hash);
+        if self.hashed && !self.has_room(self.expected) {
+            self.grow(self.expected);
         }
     }
 
@@ -185,15 +185,69 @@ impl Dedup {
         self.insert_in_table(key, h, &key_of)
     }
 
+    /// Looks up a run of keys in input order, loading the table slot of
+    /// the key [`PREFETCH_AHEAD`] on while it looks one up (a hint; it
+    /// changes nothing): for each, [`Seen`] as [`Dedup::insert`] gives it,
+    /// new keys numbered in order from the labels so far. A key new in the
+    /// run has no label yet: it is read from `keys` when a later one of
+    /// the run is compared with it.
+    pub(crate) fn insert_run<'k>(
+        &mut self,
+        keys: &[&'k [u8]],
+        key_of: impl Fn(u32) -> &'k [u8],
+    ) -> Vec<Seen> {
+        let hashes: Vec<u64> = keys.iter().map(|k| hash_bytes(k)).collect();
+        let base = self.len;
+        // Where in `keys` each label new in the run is.
+        let mut fresh: Vec<u32> = Vec::new();
+        let mut out = Vec::with_capacity(keys.len());
+        for (k, &key) in keys.iter().enumerate() {
+            if let Some(&h) = hashes.get(k + PREFETCH_AHEAD) {
+                self.prefetch(h);
+            }
+            let of = |i: u32| match i.checked_sub(base) {
+                Some(j) => keys[fresh[j as usize] as usize],
+                None => key_of(i),
+            };
+            let seen = if self.hashed {
+                self.insert_in_table(key, hashes[k], &of)
+            } else {
+                self.insert(key, &of)
+            };
+            if matches!(seen, Seen::New) {
+                fresh.push(k as u32);
+            }
+            out.push(seen);
+        }
+        out
+    }
+
+    /// Starts loading the table slot of a key with hash `h`.
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        if let Some(slot) = self.table.get(self.slot_of(tag(h))) {
+            super::labels::prefetch(std::ptr::from_ref(slot).cast());
+        }
+    }
+
+    /// Where the probe for a key of tag `t` starts.
+    #[inline]
+    fn slot_of(&self, t: u32) -> usize {
+        t as usize & self.table.len().wrapping_sub(1)
+    }
+
+    /// Whether the table holds `n` keys within its load factor (3/4).
+    fn has_room(&self, n: usize) -> bool {
+        n.saturating_mul(4) <= self.table.len() * 3
+    }
+
     /// Leaves the sorted mode: every label so far goes into the table,
     /// sized for the keys expected (or twice those so far).
     fn switch_to_table<'k>(&mut self, key_of: &impl Fn(u32) -> &'k [u8]) {
         self.hashed = true;
-        let want = self.expected.max(self.len as usize * 2);
-        self.table = HashTable::with_capacity(want);
+        self.grow(self.expected.max(self.len as usize * 2));
         for i in 0..self.len {
-            let slot = (i, tag(hash_bytes(key_of(i))));
-            self.table.insert_unique(table_hash(&slot), slot, table_hash);
+            self.put(i, tag(hash_bytes(key_of(i))));
         }
     }
 
@@ -206,14 +260,45 @@ impl Dedup {
         h: u64,
         key_of: &impl Fn(u32) -> &'k [u8],
     ) -> Seen {
-        let slot = (self.len, tag(h));
-        let eq = |&(i, t): &Slot| t == slot.1 && key_of(i) == key;
-        match self.table.entry(table_hash(&slot), eq, table_hash) {
-            Entry::Occupied(e) => Seen::Existing(e.get().0),
-            Entry::Vacant(v) => {
-                v.insert(slot);
-                self.len += 1;
-                Seen::New
+        let t = tag(h);
+        let mask = self.table.len() - 1;
+        let mut s = self.slot_of(t);
+        loop {
+            let (i, ti) = self.table[s];
+            if i == 0 {
+                break;
+            }
+            if ti == t && key_of(i - 1) == key {
+                return Seen::Existing(i - 1);
+            }
+            s = (s + 1) & mask;
+        }
+        if !self.has_room(self.len as usize + 1) {
+            self.grow((self.table.len() * 2).max(self.expected));
+        }
+        self.put(self.len, t);
+        self.len += 1;
+        Seen::New
+    }
+
+    /// Puts label `i` of tag `t` in the first empty slot of its probe.
+    fn put(&mut self, i: u32, t: u32) {
+        let mask = self.table.len() - 1;
+        let mut s = self.slot_of(t);
+        while self.table[s].0 != 0 {
+            s = (s + 1) & mask;
+        }
+        self.table[s] = (i + 1, t);
+    }
+
+    /// Moves the slots to a table with room for `want` keys (a copy by
+    /// their tags: no key is read).
+    fn grow(&mut self, want: usize) {
+        let size = (want.saturating_mul(4) / 3 + 1).max(16).next_power_of_two();
+        let old = std::mem::replace(&mut self.table, vec![(0, 0); size]);
+        for (i, t) in old {
+            if i != 0 {
+                self.put(i - 1, t);
             }
         }
     }
@@ -261,6 +346,45 @@ mod tests {
         assert!(!d.lost());
         assert!(matches!(d.insert(b"b", key_of), Seen::Existing(0)));
         assert!(d.lost(), "\"a\" and \"c\" are not in the table");
+    }
+
+    /// A run gives what one key at a time gives, with repeats inside the
+    /// run, of keys before it, sorted and not, across growths.
+    #[test]
+    fn runs_as_one_by_one() {
+        let keys: Vec<Vec<u8>> =
+            (0..20_000u32).map(|i| format!("k{}", (i * 7919) % 12_000).into_bytes()).collect();
+        let mut one = Dedup::default();
+        let mut store: Vec<&[u8]> = Vec::new();
+        let mut want = Vec::new();
+        for k in &keys {
+            let s = &store;
+            match one.insert(k, |i| s[i as usize]) {
+                Seen::New => {
+                    want.push(None);
+                    store.push(k);
+                }
+                Seen::Existing(i) => want.push(Some(i)),
+            }
+        }
+        let mut run = Dedup::default();
+        let mut store: Vec<&[u8]> = Vec::new();
+        let mut got = Vec::new();
+        for part in keys.chunks(777) {
+            let part: Vec<&[u8]> = part.iter().map(Vec::as_slice).collect();
+            let s = store.clone();
+            for (k, seen) in part.iter().zip(run.insert_run(&part, |i| s[i as usize])) {
+                match seen {
+                    Seen::New => {
+                        got.push(None);
+                        store.push(k);
+                    }
+                    Seen::Existing(i) => got.push(Some(i)),
+                }
+            }
+        }
+        assert_eq!(got, want);
+        assert_eq!(store.len(), 12_000);
     }
 
     #[test]

@@ -71,13 +71,14 @@ fn zone_of(owners: &[String]) -> (String, Vec<(String, u32)>) {
     let mut line = 1u32;
     let mut seen = std::collections::HashSet::new();
     let mut want = Vec::new();
-    for (i, o) in owners.iter().enumerate() {
+    for o in owners {
         line += 1;
         s.push_str(&format!("{o}.tld.\t172800\tin\tns\tns1.example.net.\n"));
         if seen.insert(o.to_lowercase()) {
             want.push((o.to_lowercase(), line));
         }
-        if i % 5 == 0 {
+        // Glue below the owners of some labels (the same in every order).
+        if o.len() % 3 == 0 {
             line += 1;
             s.push_str(&format!("ns1.{o}.tld.\t172800\tin\ta\t192.0.2.1\n"));
         }
@@ -101,14 +102,20 @@ fn unsorted_input_dedups_as_sorted_input() {
             let set = pool.install(|| read([Input::Path(path.clone())], &config)).unwrap();
             let case = format!("order {order}, chunk {chunk:?}");
             set.accounting().check().unwrap();
-            assert_eq!(held(&set), want, "{case}");
+            let got = held(&set);
+            if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i)) {
+                panic!("{case}: label {i}: {:?}, not {:?}", got.get(i), want.get(i));
+            }
             let mut labels: Vec<String> = want.iter().map(|(l, _)| l.clone()).collect();
             labels.sort();
             let c = counts(set.accounting());
             assert!(c[2] > c[1] / 3, "{case}: {c:?}");
             match &sorted {
                 None => sorted = Some((labels, c)),
-                Some((l, s)) => assert_eq!((&labels, &c), (l, s), "{case}"),
+                Some((l, s)) => {
+                    assert_eq!(&c, s, "{case}");
+                    assert!(labels == *l, "{case}: other labels");
+                }
             }
         }
     }
