@@ -78,7 +78,9 @@ pub(crate) fn key_hash(cps: &[u32]) -> u64 {
 /// points, see [`text_hash_cps`]): eight bytes per multiply, as
 /// little-endian words (the last one padded with zeros), seeded with the
 /// length. It only sorts candidates into buckets; matches are confirmed
-/// by comparing the texts.
+/// by comparing the texts. Not the crate's hasher ([`crate::hash`]): it
+/// must give one value for a text's bytes and for its code points, which
+/// a general hasher, fed bytes or `u32`s, does not.
 pub(crate) fn text_hash(b: &[u8]) -> u32 {
     let mut words = b.chunks_exact(8);
     let mut h = word_mix(0, b.len() as u64);
