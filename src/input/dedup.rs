@@ -212,7 +212,7 @@ impl Dedup {
             let seen = if self.hashed {
                 self.insert_in_table(key, hashes[k], &of)
             } else {
-                self.insert(key, &of)
+                self.insert(key, of)
             };
             if matches!(seen, Seen::New) {
                 fresh.push(k as u32);
