@@ -3,6 +3,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod error;
+mod hash;
 pub mod lgr;
 
 pub use error::LgrError;

@@ -8,7 +8,7 @@ use std::path::Path;
 pub(crate) use super::apex::{Apex, Relation};
 use super::dedup::{Dedup, Seen};
 use super::distinct::DistinctNames;
-use super::hash::{FxBuild, hash_bytes};
+use super::hash::{HashBuild, hash_bytes};
 use super::list_forms::{ListForms, ListFormsBatch, ListFormsEntry};
 
 use super::csv_fields::CsvRowWriter;
@@ -78,7 +78,7 @@ pub(crate) struct Collector {
     /// See `Config::record_text_max`.
     pub(crate) record_text_max: u64,
     ns_pairs: Vec<(u32, u32)>,
-    ns_intern: HashMap<Box<[u8]>, u32, FxBuild>,
+    ns_intern: HashMap<Box<[u8]>, u32, HashBuild>,
     last_ns: Option<(u32, u32)>,
     deeper_seen: DistinctNames,
     outside_seen: DistinctNames,
@@ -251,13 +251,6 @@ impl Collector {
         orig: Orig<'_>,
         mode: KeyMode,
     ) -> Result<u32, Error> {
-        // The table slot of a label a few lines on (its hash is known): in
-        // memory by the time that label is looked up.
-        if mode == KeyMode::ALabel
-            && let Some(h) = self.list_forms.hash_after(8)
-        {
-            self.dedup.prefetch(h);
-        }
         if mode == KeyMode::ALabel
             && let Some((text, e)) = self.list_forms.take(loc.source, loc.offset, octets.len())
         {
@@ -293,6 +286,9 @@ impl Collector {
         } else {
             lower.clone()
         };
+        if !self.dedup.hashed() {
+            self.expect_labels_after(loc);
+        }
         let set = &self.set;
         let seen = self.dedup.insert(&key, |i| set.key_of(i));
         self.still_settled()?;
@@ -301,6 +297,55 @@ impl Collector {
             return Ok(i);
         }
         self.push_label(loc, octets, orig, mode, lower, plain, forms, key)
+    }
+
+    /// Deduplicates the keys (lower-case octets) of a run of zone labels
+    /// before they are registered, loading table slots ahead (see
+    /// [`Dedup::insert_run`]): for each, the index of the label it repeats
+    /// (its record counted as a duplicate), or `None` when it is new; the
+    /// new ones must then be registered in order, as known new
+    /// ([`Collector::register_new`], [`Collector::register_idn`]).
+    /// `loc`: where the first is.
+    pub(crate) fn dedup_run(
+        &mut self,
+        loc: Loc,
+        keys: &[&[u8]],
+    ) -> Result<Vec<Option<u32>>, Error> {
+        if !self.dedup.hashed() {
+            self.expect_labels_after(loc);
+        }
+        let set = &self.set;
+        let seen = self.dedup.insert_run(keys, |i| set.key_of(i));
+        self.still_settled()?;
+        let found: Vec<Option<u32>> = seen
+            .into_iter()
+            .map(|s| match s {
+                Seen::Existing(i) => Some(i),
+                Seen::New => None,
+            })
+            .collect();
+        self.set.accounting.duplicate_records += found.iter().flatten().count() as u64;
+        Ok(found)
+    }
+
+    /// Before a key that may be the first out of order: in a source held
+    /// whole, expects as many more labels in the rest of it as there were
+    /// in the part read (at most one per 32 octets), so that the table the
+    /// deduplicator switches to, and the label store, are sized once
+    /// (each growth of either copies it into new memory the kernel must
+    /// zero: a fifth of an unsorted 10M-name CZDS read).
+    fn expect_labels_after(&mut self, loc: Loc) {
+        let Some(total) = self.source_data(loc.source).map(|d| d.bytes().len() as u64) else {
+            return;
+        };
+        let so_far = self.set.accounting.registered_labels + 1;
+        let rest = total.saturating_sub(loc.offset);
+        let more = (so_far.saturating_mul(rest) / loc.offset.max(1)).min(rest / 32);
+        let more = usize::try_from(more).unwrap_or(usize::MAX);
+        self.dedup.reserve(more);
+        if self.set.records.capacity() - self.set.records.len() < more {
+            self.set.records.reserve(more);
+        }
     }
 
     /// [`Collector::register`] for a label of a list or CSV row, whose
@@ -424,6 +469,12 @@ impl Collector {
         self.set.next_index(loc)
     }
 
+    /// Whether the keys so far are out of order (the deduplicator uses
+    /// its table): labels settled from now on could not be merged.
+    pub(crate) fn keys_unsorted(&self) -> bool {
+        self.dedup.hashed()
+    }
+
     /// The deduplicator, for callers that register sorted runs of labels.
     pub(crate) fn dedup_mut(&mut self) -> &mut Dedup {
         &mut self.dedup
@@ -444,6 +495,9 @@ impl Collector {
         // A-labels are ASCII (`ascii_str` is quicker than UTF-8
         // validation on short text).
         let Some(alabel) = idna2008::ascii_str(octets) else {
+            if known_new {
+                return self.register_new(loc, octets, orig);
+            }
             return self.register(loc, octets, orig, KeyMode::Octets);
         };
         if !known_new {
@@ -573,8 +627,7 @@ impl Collector {
     /// Expects about `n` more labels (a list's lines): the deduplicator
     /// sizes its table once.
     pub(crate) fn expect_labels(&mut self, n: usize) {
-        let set = &self.set;
-        self.dedup.reserve(n, |i| set.key_of(i));
+        self.dedup.reserve(n);
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels

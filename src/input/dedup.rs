@@ -3,14 +3,37 @@
 //! Zone dumps are sorted by owner, so while keys arrive in increasing
 //! order (of the octets, or of the octets followed by a dot: the order of
 //! owner names under one apex) a new key only needs comparing with the
-//! last one. The first key
-//! out of order switches to an open-addressing hash table of label indexes
-//! (8 bytes a slot), whose keys are read back from the label store, so no
-//! key is copied.
+//! last one. The first key out of order switches to an open-addressing
+//! table of label indexes, each with 32 bits of its key's hash (8 bytes a
+//! slot, linear probing), whose keys are read back from the label store,
+//! so no key is copied. A slot is placed by those 32 bits alone: the table
+//! grows without reading any key again, and a probe reads a key only when
+//! the 32 bits match.
+//!
+//! Hand-made rather than `hashbrown`'s `HashTable` (the crate's other
+//! tables, [`crate::hash`]): in an unsorted 10M-name CZDS dump nearly
+//! every key is new and the table holds 10M slots, so each lookup is a
+//! cache miss; [`Dedup::insert_run`] hides them by loading the slot of the
+//! key a few keys on while it looks one up, which needs the slot's address
+//! (`hashbrown` keeps it private, and its control bytes and slots are two
+//! misses a new key rather than one). Measured in the CHANGELOG (#27).
 
 use super::hash::hash_bytes;
 use super::key_order::{ORDERS_ALL, orders_increasing};
 use super::settle::SETTLED;
+
+/// A slot of the table: label index + 1 (0: an empty slot) and the high
+/// half of its key's hash.
+type Slot = (u32, u32);
+
+/// The high half of a hash, kept in its slot.
+#[inline]
+fn tag(h: u64) -> u32 {
+    (h >> 32) as u32
+}
+
+/// How many keys ahead [`Dedup::insert_run`] loads slots.
+const PREFETCH_AHEAD: usize = 8;
 
 /// The deduplicator. `key_of(i)` must return the key of label `i`.
 #[derive(Default)]
@@ -21,8 +44,8 @@ pub(crate) struct Dedup {
     orders: u8,
     last: Vec<u8>,
     len: u32,
-    /// (label index + 1, high 32 bits of the hash); 0 = empty slot.
-    table: Vec<(u32, u32)>,
+    /// A power of two of slots, at most 3/4 full (empty until hashed).
+    table: Vec<Slot>,
     /// How many keys the table should have room for, when known (see
     /// [`Dedup::reserve`]).
     expected: usize,
@@ -61,19 +84,9 @@ impl Dedup {
                 self.len += 1;
                 return Seen::New;
             }
-            self.hashed = true;
-            self.rebuild(self.len as usize * 2, &key_of);
+            self.switch_to_table(&key_of);
         }
-        let h = hash_bytes(key);
-        if let Some(i) = self.find(key, h, &key_of) {
-            return Seen::Existing(i);
-        }
-        if (self.len as usize + 1) * 4 > self.table.len() * 3 {
-            self.rebuild(self.table.len() * 2, &key_of);
-        }
-        self.put(self.len, h);
-        self.len += 1;
-        Seen::New
+        self.insert_in_table(key, hash_bytes(key), &key_of)
     }
 
     /// The index of the last key ([`SETTLED`] for a settled label's) when
@@ -139,18 +152,22 @@ impl Dedup {
         self.hashed && self.settled
     }
 
+    /// Whether the keys went out of order (the table is used).
+    pub(crate) fn hashed(&self) -> bool {
+        self.hashed
+    }
+
     /// Whether any key was seen (counted, or settled).
     fn has_keys(&self) -> bool {
         self.len > 0 || self.settled
     }
 
     /// Expects `additional` more keys: the hash table, once used, is sized
-    /// for them at once rather than grown by doubling (each growth hashes
-    /// every key again).
-    pub(crate) fn reserve<'k>(&mut self, additional: usize, key_of: impl Fn(u32) -> &'k [u8]) {
-        self.expected = self.len as usize + additional;
+    /// for them at once rather than grown by doubling.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.expected = self.expected.max(self.len as usize + additional);
         if self.hashed && !self.has_room(self.expected) {
-            self.rebuild(self.expected, &key_of);
+            self.grow(self.expected);
         }
     }
 
@@ -165,27 +182,58 @@ impl Dedup {
         if !self.hashed {
             return self.insert(key, key_of);
         }
-        if let Some(i) = self.find(key, h, &key_of) {
-            return Seen::Existing(i);
-        }
-        if !self.has_room(self.len as usize + 1) {
-            let want = (self.table.len() * 2).max(self.expected);
-            self.rebuild(want, &key_of);
-        }
-        self.put(self.len, h);
-        self.len += 1;
-        Seen::New
+        self.insert_in_table(key, h, &key_of)
     }
 
-    /// Starts loading the table slot of a key with hash `h`, which is about
-    /// to be looked up (a hint; it changes nothing).
-    #[inline]
-    pub(crate) fn prefetch(&self, h: u64) {
-        if !self.hashed || self.table.is_empty() {
-            return;
+    /// Looks up a run of keys in input order, loading the table slot of
+    /// the key [`PREFETCH_AHEAD`] on while it looks one up (a hint; it
+    /// changes nothing): for each, [`Seen`] as [`Dedup::insert`] gives it,
+    /// new keys numbered in order from the labels so far. A key new in the
+    /// run has no label yet: it is read from `keys` when a later one of
+    /// the run is compared with it.
+    pub(crate) fn insert_run<'k>(
+        &mut self,
+        keys: &[&'k [u8]],
+        key_of: impl Fn(u32) -> &'k [u8],
+    ) -> Vec<Seen> {
+        let hashes: Vec<u64> = keys.iter().map(|k| hash_bytes(k)).collect();
+        let base = self.len;
+        // Where in `keys` each label new in the run is.
+        let mut fresh: Vec<u32> = Vec::new();
+        let mut out = Vec::with_capacity(keys.len());
+        for (k, &key) in keys.iter().enumerate() {
+            if let Some(&h) = hashes.get(k + PREFETCH_AHEAD) {
+                self.prefetch(h);
+            }
+            let of = |i: u32| match i.checked_sub(base) {
+                Some(j) => keys[fresh[j as usize] as usize],
+                None => key_of(i),
+            };
+            let seen = if self.hashed {
+                self.insert_in_table(key, hashes[k], &of)
+            } else {
+                self.insert(key, of)
+            };
+            if matches!(seen, Seen::New) {
+                fresh.push(k as u32);
+            }
+            out.push(seen);
         }
-        let slot = &self.table[h as usize & (self.table.len() - 1)];
-        super::labels::prefetch(std::ptr::from_ref(slot).cast());
+        out
+    }
+
+    /// Starts loading the table slot of a key with hash `h`.
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        if let Some(slot) = self.table.get(self.slot_of(tag(h))) {
+            super::labels::prefetch(std::ptr::from_ref(slot).cast());
+        }
+    }
+
+    /// Where the probe for a key of tag `t` starts.
+    #[inline]
+    fn slot_of(&self, t: u32) -> usize {
+        t as usize & self.table.len().wrapping_sub(1)
     }
 
     /// Whether the table holds `n` keys within its load factor (3/4).
@@ -193,38 +241,65 @@ impl Dedup {
         n.saturating_mul(4) <= self.table.len() * 3
     }
 
-    fn find<'k>(&self, key: &[u8], h: u64, key_of: &impl Fn(u32) -> &'k [u8]) -> Option<u32> {
-        let mask = self.table.len() - 1;
-        let tag = (h >> 32) as u32;
-        let mut i = h as usize & mask;
-        loop {
-            let (slot, t) = self.table[i];
-            if slot == 0 {
-                return None;
-            }
-            if t == tag && key_of(slot - 1) == key {
-                return Some(slot - 1);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn put(&mut self, idx: u32, h: u64) {
-        let mask = self.table.len() - 1;
-        let mut i = h as usize & mask;
-        while self.table[i].0 != 0 {
-            i = (i + 1) & mask;
-        }
-        self.table[i] = (idx + 1, (h >> 32) as u32);
-    }
-
-    fn rebuild<'k>(&mut self, want: usize, key_of: &impl Fn(u32) -> &'k [u8]) {
-        // Room for the expected keys too, within the load factor.
-        let want = want.max(self.expected.saturating_mul(4) / 3 + 1);
-        let size = want.max(16).next_power_of_two();
-        self.table = vec![(0, 0); size];
+    /// Leaves the sorted mode: every label so far goes into the table,
+    /// sized for the keys expected (or twice those so far).
+    fn switch_to_table<'k>(&mut self, key_of: &impl Fn(u32) -> &'k [u8]) {
+        self.hashed = true;
+        self.grow(self.expected.max(self.len as usize * 2));
         for i in 0..self.len {
-            self.put(i, hash_bytes(key_of(i)));
+            self.put(i, tag(hash_bytes(key_of(i))));
+        }
+    }
+
+    /// Looks `key` (of hash `h`) up in the table; when new, records it as
+    /// label number `self.len`. A slot's key is read (`key_of`) only when
+    /// its tag matches.
+    fn insert_in_table<'k>(
+        &mut self,
+        key: &[u8],
+        h: u64,
+        key_of: &impl Fn(u32) -> &'k [u8],
+    ) -> Seen {
+        let t = tag(h);
+        let mask = self.table.len() - 1;
+        let mut s = self.slot_of(t);
+        loop {
+            let (i, ti) = self.table[s];
+            if i == 0 {
+                break;
+            }
+            if ti == t && key_of(i - 1) == key {
+                return Seen::Existing(i - 1);
+            }
+            s = (s + 1) & mask;
+        }
+        if !self.has_room(self.len as usize + 1) {
+            self.grow((self.table.len() * 2).max(self.expected));
+        }
+        self.put(self.len, t);
+        self.len += 1;
+        Seen::New
+    }
+
+    /// Puts label `i` of tag `t` in the first empty slot of its probe.
+    fn put(&mut self, i: u32, t: u32) {
+        let mask = self.table.len() - 1;
+        let mut s = self.slot_of(t);
+        while self.table[s].0 != 0 {
+            s = (s + 1) & mask;
+        }
+        self.table[s] = (i + 1, t);
+    }
+
+    /// Moves the slots to a table with room for `want` keys (a copy by
+    /// their tags: no key is read).
+    fn grow(&mut self, want: usize) {
+        let size = (want.saturating_mul(4) / 3 + 1).max(16).next_power_of_two();
+        let old = std::mem::replace(&mut self.table, vec![(0, 0); size]);
+        for (i, t) in old {
+            if i != 0 {
+                self.put(i - 1, t);
+            }
         }
     }
 }
@@ -271,6 +346,45 @@ mod tests {
         assert!(!d.lost());
         assert!(matches!(d.insert(b"b", key_of), Seen::Existing(0)));
         assert!(d.lost(), "\"a\" and \"c\" are not in the table");
+    }
+
+    /// A run gives what one key at a time gives, with repeats inside the
+    /// run, of keys before it, sorted and not, across growths.
+    #[test]
+    fn runs_as_one_by_one() {
+        let keys: Vec<Vec<u8>> =
+            (0..20_000u32).map(|i| format!("k{}", (i * 7919) % 12_000).into_bytes()).collect();
+        let mut one = Dedup::default();
+        let mut store: Vec<&[u8]> = Vec::new();
+        let mut want = Vec::new();
+        for k in &keys {
+            let s = &store;
+            match one.insert(k, |i| s[i as usize]) {
+                Seen::New => {
+                    want.push(None);
+                    store.push(k);
+                }
+                Seen::Existing(i) => want.push(Some(i)),
+            }
+        }
+        let mut run = Dedup::default();
+        let mut store: Vec<&[u8]> = Vec::new();
+        let mut got = Vec::new();
+        for part in keys.chunks(777) {
+            let part: Vec<&[u8]> = part.iter().map(Vec::as_slice).collect();
+            let s = store.clone();
+            for (k, seen) in part.iter().zip(run.insert_run(&part, |i| s[i as usize])) {
+                match seen {
+                    Seen::New => {
+                        got.push(None);
+                        store.push(k);
+                    }
+                    Seen::Existing(i) => got.push(Some(i)),
+                }
+            }
+        }
+        assert_eq!(got, want);
+        assert_eq!(store.len(), 12_000);
     }
 
     #[test]

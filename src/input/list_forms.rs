@@ -78,13 +78,6 @@ impl ListForms {
         self.next = (c, i);
         None
     }
-
-    /// The hash of the entry `k` places after the next one, if it is in
-    /// the same chunk.
-    pub(crate) fn hash_after(&self, k: usize) -> Option<u64> {
-        let (c, i) = self.next;
-        Some(self.chunks.get(c)?.entries.get(i + k)?.hash)
-    }
 }
 
 /// Computes the IDNA forms of list labels given as (offset in their

@@ -25,10 +25,15 @@
 //!
 //! Deduplication still sees every label: settling needs the registered
 //! labels in increasing order (sorted zones, such as CZDS dumps, the case
-//! it is for). When a read finds a settled label's key needed again (the
-//! input turns out unsorted, or a list or CSV row repeats one), [`read`]
-//! reads every input again without settling, so the result is the same
-//! either way; it settles only inputs it can read twice (files).
+//! it is for). An unsorted input is not read twice: once its keys are out
+//! of order (the deduplicator uses its table), a chunk that settled labels
+//! is extracted again without the settler, and the chunks after it are
+//! extracted without it. Only a read that settled labels and then needs one
+//! of their keys (sorted parts, then a key out of order; a list or CSV row
+//! that repeats a settled label; an IDN label outside the block told
+//! ahead) is done again: [`read`] then reads every input again without
+//! settling, so the result is the same either way; it settles only inputs
+//! it can read twice (files).
 //!
 //! [`Config::settle`]: super::Config::settle
 //! [`LabelSet::settled`]: super::LabelSet::settled

@@ -45,41 +45,9 @@ use crate::error::LgrError;
 use compile::{AltMasks, ReqMasks};
 use model::*;
 use rules::CompiledRule;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// A small, fast, non-cryptographic hasher (FxHash style) for code point
-/// and short byte keys; not for keys an attacker chooses in bulk.
-#[derive(Default, Clone, Copy)]
-pub struct CpHasher(u64);
-
-impl Hasher for CpHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(v)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u128(&mut self, v: u128) {
-        self.write_u64(v as u64);
-        self.write_u64((v >> 64) as u64);
-    }
-}
-
-pub(crate) type CpMap<V> = HashMap<u32, V, BuildHasherDefault<CpHasher>>;
+/// A map keyed by code point (the crate's one hasher, [`crate::hash`]).
+pub(crate) type CpMap<V> = crate::hash::FastMap<u32, V>;
 
 /// A context condition on a repertoire element or variant (RFC 7940 §5.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,9 +7,8 @@ use crate::input::LabelSet;
 use crate::lgr::IndexScratch;
 use crate::lgr::Label as EvalLabel;
 use rayon::prelude::*;
-use std::collections::HashMap;
 
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpHasher>>;
+use crate::hash::FastMap;
 
 /// A label's role in its variant set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

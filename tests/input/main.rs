@@ -4,6 +4,7 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod dedup;
 mod limits;
 mod reader;
 mod zone_paths;

@@ -12,9 +12,8 @@ use crate::scan::Finding;
 use crate::scan::LgrSet;
 use icu_properties::PropertyNamesShort;
 use icu_properties::props::Script;
-use std::collections::HashMap;
 
-pub(super) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::lgr::CpHasher>>;
+pub(super) use crate::hash::FastMap;
 
 /// Phase 1 results.
 #[derive(Default)]

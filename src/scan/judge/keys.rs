@@ -71,20 +71,16 @@ impl KeyParts {
 
 /// Hash of an index label, for grouping.
 pub(crate) fn key_hash(cps: &[u32]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = crate::lgr::CpHasher::default();
-    for &c in cps {
-        h.write_u32(c);
-    }
-    h.write_u32(cps.len() as u32);
-    h.finish()
+    crate::hash::hash_cps(cps)
 }
 
 /// Hash of an ASCII text (the same for an all-ASCII index label's code
 /// points, see [`text_hash_cps`]): eight bytes per multiply, as
 /// little-endian words (the last one padded with zeros), seeded with the
 /// length. It only sorts candidates into buckets; matches are confirmed
-/// by comparing the texts.
+/// by comparing the texts. Not the crate's hasher ([`crate::hash`]): it
+/// must give one value for a text's bytes and for its code points, which
+/// a general hasher, fed bytes or `u32`s, does not.
 pub(crate) fn text_hash(b: &[u8]) -> u32 {
     let mut words = b.chunks_exact(8);
     let mut h = word_mix(0, b.len() as u64);

@@ -1,7 +1,7 @@
 //! What extracting a chunk gives: its records, counts and labels.
 
 use super::fields::AS_WRITTEN;
-use crate::input::hash::FxBuild;
+use crate::input::hash::HashBuild;
 use crate::input::hash::hash_bytes;
 use crate::input::key_order::ORDERS_ALL;
 use crate::input::name;
@@ -282,7 +282,11 @@ pub(super) fn count_run(c: &mut Chunk, kind: Kind, run: u64) {
 }
 
 /// Adds the NS target `target` to the last registered label of the chunk.
-pub(super) fn intern_ns(c: &mut Chunk, ids: &mut HashMap<Box<[u8]>, u32, FxBuild>, target: &[u8]) {
+pub(super) fn intern_ns(
+    c: &mut Chunk,
+    ids: &mut HashMap<Box<[u8]>, u32, HashBuild>,
+    target: &[u8],
+) {
     let id = match ids.get(target) {
         Some(&id) => id,
         None => {

@@ -11,7 +11,7 @@ use super::simd::{
     Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits, next_newline,
     no_empty_label, orders_increasing_at, same_at, same_bytes,
 };
-use crate::input::hash::FxBuild;
+use crate::input::hash::HashBuild;
 use crate::input::settle::SettleWorker;
 use std::collections::HashMap;
 
@@ -80,7 +80,7 @@ pub(super) fn extract_baseline(
 /// What [`extract_impl`] keeps from line to line besides the owner run:
 /// the chunk's NS target ids, the fields cache, and scratch buffers.
 struct Scratch {
-    ns_ids: HashMap<Box<[u8]>, u32, FxBuild>,
+    ns_ids: HashMap<Box<[u8]>, u32, HashBuild>,
     owned_target: Vec<u8>,
     cache: FieldsCache,
     chars: Vec<char>,
@@ -461,7 +461,7 @@ fn owner_of_line<const W: bool>(
 }
 
 /// The distinct NS target names of a chunk, by their ids.
-fn ns_names(ids: HashMap<Box<[u8]>, u32, FxBuild>) -> Vec<Box<[u8]>> {
+fn ns_names(ids: HashMap<Box<[u8]>, u32, HashBuild>) -> Vec<Box<[u8]>> {
     let mut names: Vec<Box<[u8]>> = vec![Box::default(); ids.len()];
     for (k, id) in ids {
         names[id as usize] = k;

@@ -1,5 +1,7 @@
 //! Merging extracted chunks into the collector, in file order.
 
+use std::borrow::Cow;
+
 use super::super::state::ZoneState;
 use super::chunk::{Buffers, Chunk, Kind, Reg};
 use crate::input::Config;
@@ -7,7 +9,6 @@ use crate::input::Error;
 use crate::input::LabelText;
 use crate::input::collect::Class;
 use crate::input::collect::Collector;
-use crate::input::collect::KeyMode;
 use crate::input::collect::Loc;
 use crate::input::collect::Orig;
 use crate::input::labels::LabelRecord;
@@ -244,6 +245,16 @@ fn register_labels(
         offset: how.base + g.at as u64,
     };
     let orig = |octets| if how.borrow { Orig::Mapped } else { Orig::Text(octets) };
+    // Not sorted: the keys are deduplicated first, as a run (their table
+    // slots loaded ahead), then the new labels registered; sorted, they
+    // are all new.
+    let known = if how.bulk || regs.is_empty() {
+        None
+    } else {
+        let lower: Vec<Cow<'_, [u8]>> = regs.iter().map(|g| lower_case(label(g))).collect();
+        let keys: Vec<&[u8]> = lower.iter().map(|k| &**k).collect();
+        Some(col.dedup_run(loc(&regs[0]), &keys)?)
+    };
     // The next IDN with its forms computed (by its index into `c.regs`).
     let mut idns = c.idns.iter().skip_while(|d| d.reg < todo.skip).peekable();
     let mut text_pos = how.arena_base;
@@ -275,21 +286,22 @@ fn register_labels(
         }
         let g = &regs[k];
         let reg_index = todo.skip + k as u32;
+        let repeats = known.as_ref().and_then(|f| f[k]);
         k += 1;
         let idn = match idns.peek() {
             Some(d) if d.reg == reg_index => idns.next(),
             _ => None,
         };
-        let id = if let Some(d) = idn {
+        let id = if let Some(i) = repeats {
+            i
+        } else if let Some(d) = idn {
             let ulabel = &how.idn_text[d.at as usize..(d.at + d.ulen) as usize];
             // `idn_forms` kept the A-label, the label's own text, before it.
             let at = u64::from(d.at).checked_sub(u64::from(g.len));
             let adopted = how.part_at.zip(at).map(|(p, at)| p + at);
-            col.register_idn(loc(g), label(g), orig(label(g)), ulabel, how.bulk, adopted)?
-        } else if how.bulk {
-            col.register_new(loc(g), label(g), orig(label(g)))?
+            col.register_idn(loc(g), label(g), orig(label(g)), ulabel, true, adopted)?
         } else {
-            col.register(loc(g), label(g), orig(label(g)), KeyMode::Octets)?
+            col.register_new(loc(g), label(g), orig(label(g)))?
         };
         if need_ids {
             ids.push(id);
@@ -297,6 +309,16 @@ fn register_labels(
         last_id = Some(id);
     }
     Ok(last_id)
+}
+
+/// `octets` in lower case (the deduplication key of a zone's label, RFC
+/// 4343), borrowed when they are.
+fn lower_case(octets: &[u8]) -> Cow<'_, [u8]> {
+    if octets.iter().any(u8::is_ascii_uppercase) {
+        Cow::Owned(octets.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(octets)
+    }
 }
 
 /// Lists the labels of a chunk the settler was asked about (registered

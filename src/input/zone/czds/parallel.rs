@@ -163,6 +163,9 @@ pub(crate) fn run(
             } else {
                 (next, stop)
             };
+            if col.keys_unsorted() {
+                claims.unsorted.store(true, Ordering::Relaxed);
+            }
             if stop != Stop::End {
                 outcome = Ok((next, stop));
                 break;
@@ -311,6 +314,9 @@ struct Claims<'a> {
     /// chunks are all read first and held until merged: each would
     /// otherwise make a worker of its own, whose memos are new memory.
     workers: Mutex<Vec<Box<dyn SettleWorker>>>,
+    /// The keys so far are not sorted: a chunk's settled labels could not
+    /// be merged, so chunks are extracted without the settler.
+    unsorted: AtomicBool,
 }
 
 impl<'a> Claims<'a> {
@@ -343,6 +349,7 @@ impl<'a> Claims<'a> {
             halt: AtomicBool::new(false),
             spare: Mutex::new(Vec::new()),
             workers: Mutex::new(Vec::new()),
+            unsorted: AtomicBool::new(false),
         }
     }
 
@@ -409,7 +416,10 @@ impl<'a> Claims<'a> {
         let len = self.buf.len();
         let spare = self.spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let mut buffers = spare.unwrap_or_default();
-        buffers.settle = self.lock_workers().pop();
+        let unsorted = self.unsorted.load(Ordering::Relaxed);
+        if !unsorted {
+            buffers.settle = self.lock_workers().pop();
+        }
         if self.first.contains(&c) {
             // A block chunk's labels are IDN labels: room for their forms
             // (about half the octets of their lines) and records at once,
@@ -426,11 +436,13 @@ impl<'a> Claims<'a> {
         // for the chunk forever.
         let mut chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut buffers = buffers;
+            let unsettled = FastOpts { settle: None, ..*self.opts };
+            let opts = if unsorted { &unsettled } else { self.opts };
             if buffers.settle.is_none() {
-                buffers.settle = self.opts.settle.map(Settle::worker);
+                buffers.settle = opts.settle.map(Settle::worker);
             }
             self.pages.populate(a, b);
-            extract_in(self.buf, (a, b), self.eof && b == len, self.opts, buffers)
+            extract_in(self.buf, (a, b), self.eof && b == len, opts, buffers)
         }));
         // (A chunk that stopped for the careful parser does not end the
         // run: see `read_careful`.)

@@ -1,0 +1,122 @@
+//! Deduplication whatever the order of the input (#27): an unsorted zone,
+//! with duplicates next to each other, far apart, in upper case and across
+//! the chunks of the parallel reader, gives the labels and accounting of
+//! the sorted one, each label held by its first record in input order.
+
+use crate::util::*;
+use lgrscan::input::{Accounting, Config, Input, LabelSet, MmapChoice, read};
+
+/// The counts a read gives, whatever the order of its records.
+fn counts(a: &Accounting) -> [u64; 8] {
+    [
+        a.records,
+        a.registered_labels,
+        a.duplicate_records,
+        a.apex_records,
+        a.deeper_records,
+        a.deeper_names,
+        a.outside_names,
+        a.malformed,
+    ]
+}
+
+/// Each label's lower-case text with the line of the record that holds it.
+fn held(set: &LabelSet) -> Vec<(String, u32)> {
+    set.iter().map(|l| (l.alabel().to_string(), l.line())).collect()
+}
+
+/// The owners of `n` distinct labels (letters, digits, hyphens, IDNs),
+/// each repeated as the test asks, in the order given by `order`.
+fn owners(order: u8, rng: &mut fastrand::Rng) -> Vec<String> {
+    let mut labels: Vec<String> = (0..6_000u32)
+        .map(|i| match i % 5 {
+            0 => format!("w{i}"),
+            1 => format!("a{i}-b"),
+            2 => format!("{i}"),
+            3 => format!("xn--{i}-zzz"),
+            _ => format!("l{:05}x", i * 7919 % 6_000),
+        })
+        .collect();
+    labels.extend(["xn--bcher-kva", "xn--mnchen-3ya"].map(String::from));
+    // Every third label again later (far), every seventh again at once
+    // (near), every eleventh again in upper case.
+    let mut all = Vec::new();
+    for (i, l) in labels.iter().enumerate() {
+        all.push(l.clone());
+        if i % 7 == 0 {
+            all.push(l.clone());
+        }
+    }
+    for (i, l) in labels.iter().enumerate() {
+        if i % 3 == 0 {
+            all.push(l.clone());
+        }
+        if i % 11 == 0 {
+            all.push(l.to_uppercase());
+        }
+    }
+    match order {
+        0 => all.sort_by_key(|l| l.to_lowercase()),
+        1 => all.sort_by_key(|l| std::cmp::Reverse(l.to_lowercase())),
+        _ => rng.shuffle(&mut all),
+    }
+    all
+}
+
+/// A CZDS-profile zone of the owners, an NS record each (and glue below
+/// some), and what deduplication must give: each distinct label once, with
+/// the line of its first record.
+fn zone_of(owners: &[String]) -> (String, Vec<(String, u32)>) {
+    let mut s = String::from("tld.\t900\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+    let mut line = 1u32;
+    let mut seen = std::collections::HashSet::new();
+    let mut want = Vec::new();
+    for o in owners {
+        line += 1;
+        s.push_str(&format!("{o}.tld.\t172800\tin\tns\tns1.example.net.\n"));
+        if seen.insert(o.to_lowercase()) {
+            want.push((o.to_lowercase(), line));
+        }
+        // Glue below the owners of some labels (the same in every order).
+        if o.len() % 3 == 0 {
+            line += 1;
+            s.push_str(&format!("ns1.{o}.tld.\t172800\tin\ta\t192.0.2.1\n"));
+        }
+    }
+    (s, want)
+}
+
+#[test]
+fn unsorted_input_dedups_as_sorted_input() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let dir = TempDir::new();
+    let mut rng = fastrand::Rng::with_seed(27);
+    let mut sorted: Option<(Vec<String>, [u64; 8])> = None;
+    for order in 0..4u8 {
+        let (text, want) = zone_of(&owners(order, &mut rng));
+        let path = dir.write(&format!("z{order}.zone"), text.as_bytes());
+        // Small chunks: duplicates fall in other chunks than their first.
+        for chunk in [None, Some(4096), Some(777)] {
+            // SAFETY: the test's files are not modified while mapped.
+            let config = Config::new().mmap(unsafe { MmapChoice::auto() }).chunk_bytes(chunk);
+            let set = pool.install(|| read([Input::Path(path.clone())], &config)).unwrap();
+            let case = format!("order {order}, chunk {chunk:?}");
+            set.accounting().check().unwrap();
+            let got = held(&set);
+            if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i)) {
+                panic!("{case}: label {i}: {:?}, not {:?}", got.get(i), want.get(i));
+            }
+            let mut labels: Vec<String> = want.iter().map(|(l, _)| l.clone()).collect();
+            labels.sort();
+            let c = counts(set.accounting());
+            assert!(c[2] > c[1] / 3, "{case}: {c:?}");
+            match &sorted {
+                None => sorted = Some((labels, c)),
+                Some((l, s)) => {
+                    assert_eq!(&c, s, "{case}");
+                    assert!(labels == *l, "{case}: other labels");
+                }
+            }
+        }
+    }
+}
