@@ -238,6 +238,11 @@ impl<'c> Reader<'c> {
                                 continue;
                             }
                             self.config.report(consumed);
+                            if let Parser::Csv(_) = p {
+                                // Rows keep copies of their fields: the map's
+                                // pages read need not stay resident.
+                                data.release(pos, pos + consumed);
+                            }
                             pos += consumed;
                             window = full;
                         }
