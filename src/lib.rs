@@ -13,6 +13,7 @@ pub mod index;
 pub mod input;
 pub mod report;
 pub mod scan;
+mod simd;
 pub mod sunrise;
 #[cfg(test)]
 mod testutil;

@@ -6,10 +6,6 @@ mod cli;
 
 use std::process::ExitCode;
 
-/// Large blocks as huge-page mappings (see `cli::alloc`).
-#[global_allocator]
-static GLOBAL: cli::alloc::Alloc = cli::alloc::Alloc;
-
 fn main() -> ExitCode {
     match cli::run() {
         Ok(code) => code,

@@ -2,7 +2,6 @@
 //! judges labels lives in the library; this module turns flags into library
 //! calls and results into output.
 
-pub(crate) mod alloc;
 mod annotate;
 mod builtins;
 mod diff;

@@ -11,7 +11,6 @@ use super::distinct::DistinctNames;
 use super::hash::{HashBuild, hash_bytes};
 use super::list_forms::{ListForms, ListFormsBatch, ListFormsEntry};
 
-use super::csv_fields::CsvRowWriter;
 use super::labels::{
     ARENA, FormsEntry, Full, IN_SOURCE, IdnOriginal, LabelRecord, LabelSet, NO_CSV_ROW, NONE,
 };
@@ -767,15 +766,17 @@ impl Collector {
         i
     }
 
-    /// Attaches CSV fields to a label, unless it has some already.
-    pub(crate) fn set_csv(&mut self, label: u32, row: &CsvRowWriter) {
+    /// Attaches CSV fields (a row packed by
+    /// [`CsvRowWriter::pack_into`](super::csv_fields::CsvRowWriter::pack_into))
+    /// to a label, unless it has some already.
+    pub(crate) fn set_csv(&mut self, label: u32, packed: &[u8]) {
         let n = self.set.records.len();
         if self.set.csv_at.len() < n {
             self.set.csv_at.resize(n, NO_CSV_ROW);
         }
         if self.set.csv_at[label as usize] == NO_CSV_ROW {
             self.set.csv_at[label as usize] = self.set.csv_data.len() as u64;
-            row.pack_into(&mut self.set.csv_data);
+            self.set.csv_data.extend_from_slice(packed);
         }
     }
 

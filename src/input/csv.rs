@@ -15,11 +15,14 @@
 //! is not taken). When a label appears in several rows, the first row's
 //! fields are kept and the later rows are counted as duplicates.
 
+use std::ops::Range;
+
 use memchr::{memchr, memchr2};
 
 use super::collect::{Collector, KeyMode, LineKind, Loc};
 use super::csv_fields::CsvRowWriter;
-use super::list::name_label;
+use super::list::{name_label, split_lines};
+use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::{Error, ErrorKind, Timestamp};
 
 /// The most lines a quoted field may span.
@@ -36,6 +39,12 @@ enum Col {
     Extra(u32),
 }
 
+/// Bytes of lines one task scans (see [`scan_chunk`]).
+const TASK: usize = 256 << 10;
+
+/// Tasks merged at a time: the next batch is scanned while one is merged.
+const BATCH_TASKS: usize = 16;
+
 /// Per-file state of the CSV parser.
 pub(crate) struct CsvState {
     pub(crate) source: u32,
@@ -43,10 +52,8 @@ pub(crate) struct CsvState {
     delimiter: Option<u8>,
     /// The columns, once the header is read.
     cols: Option<Vec<Col>>,
-    /// The field splitter, once the delimiter is known.
-    fields: Option<csv_core::Reader>,
-    out: Vec<u8>,
-    ends: Vec<usize>,
+    /// The field splitter of the records read one by one.
+    fields: Fields,
     /// The current row's columns beyond the label.
     row: CsvRowWriter,
 }
@@ -58,12 +65,82 @@ impl CsvState {
             line: 1,
             delimiter,
             cols: None,
-            fields: None,
-            out: Vec::new(),
-            ends: Vec::new(),
+            fields: Fields::default(),
             row: CsvRowWriter::default(),
         }
     }
+}
+
+/// Splits records into fields with `csv-core`, into reused buffers.
+#[derive(Default)]
+struct Fields {
+    reader: Option<csv_core::Reader>,
+    out: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Fields {
+    /// The fields of `record`.
+    fn split(&mut self, delimiter: u8, record: &[u8]) -> Vec<&[u8]> {
+        let rdr = self
+            .reader
+            .get_or_insert_with(|| csv_core::ReaderBuilder::new().delimiter(delimiter).build());
+        rdr.reset();
+        self.out.resize(record.len() + 1, 0);
+        self.ends.resize(record.iter().filter(|&&b| b == delimiter).count() + 2, 0);
+        let (mut input, mut nout, mut nend) = (record, 0, 0);
+        loop {
+            let (res, nin, o, e) =
+                rdr.read_record(input, &mut self.out[nout..], &mut self.ends[nend..]);
+            input = &input[nin..];
+            nout += o;
+            nend += e;
+            // Input used up: the next call, with no input, ends the record
+            // (a last line without a newline).
+            if !matches!(res, csv_core::ReadRecordResult::InputEmpty) {
+                break;
+            }
+        }
+        let mut fields = Vec::with_capacity(nend);
+        let mut start = 0;
+        for &end in &self.ends[..nend] {
+            fields.push(&self.out[start..end]);
+            start = end;
+        }
+        fields
+    }
+}
+
+/// Parses the complete records of `buf` (at `base` in the source);
+/// returns the bytes consumed. The header is read first, record by
+/// record; the records after it in parallel ([`parse_parallel`]), but for
+/// one that a chunk of lines ends inside (a quoted field over several
+/// lines), which is read alone. `chunk`: bytes a task scans
+/// (`Config::chunk`), else [`TASK`].
+pub(crate) fn parse(
+    col: &mut Collector,
+    st: &mut CsvState,
+    buf: &[u8],
+    base: u64,
+    eof: bool,
+    chunk: Option<usize>,
+) -> Result<usize, Error> {
+    let complete = if eof { buf.len() } else { memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1) };
+    let mut pos = 0;
+    let mut alone = false;
+    while pos < buf.len() {
+        if alone || st.cols.is_none() || pos >= complete {
+            let Some(len) = one_record(col, st, buf, pos, base, eof)? else { break };
+            pos += len;
+            alone = false;
+            continue;
+        }
+        let size = chunk.unwrap_or(TASK);
+        pos = parse_parallel(col, st, &buf[..complete], pos, base, eof, size)?;
+        // Where a chunk ended inside a record: that one alone.
+        alone = true;
+    }
+    Ok(pos)
 }
 
 /// Where the record at the start of `b` ends: `(end, lines, error)`, or
@@ -130,76 +207,51 @@ fn detect_delimiter(header: &[u8]) -> u8 {
     [b',', b';', b'\t'].into_iter().find(|&d| has_label(d)).unwrap_or(b',')
 }
 
-/// Splits `record` into fields (in `st.out`, ending at `st.ends`);
-/// returns the number of fields.
-fn split_fields(st: &mut CsvState, record: &[u8]) -> usize {
-    let delimiter = st.delimiter.unwrap_or(b',');
-    let rdr = st
-        .fields
-        .get_or_insert_with(|| csv_core::ReaderBuilder::new().delimiter(delimiter).build());
-    rdr.reset();
-    st.out.resize(record.len() + 1, 0);
-    st.ends.resize(record.iter().filter(|&&b| b == delimiter).count() + 2, 0);
-    let (mut input, mut nout, mut nend) = (record, 0, 0);
-    loop {
-        let (res, nin, o, e) = rdr.read_record(input, &mut st.out[nout..], &mut st.ends[nend..]);
-        input = &input[nin..];
-        nout += o;
-        nend += e;
-        // Input used up: the next call, with no input, ends the record
-        // (a last line without a newline).
-        if !matches!(res, csv_core::ReadRecordResult::InputEmpty) {
-            return nend;
-        }
-    }
-}
-
-/// Parses the complete records of `buf` (at `base` in the source);
-/// returns the bytes consumed.
-pub(crate) fn parse(
+/// Reads the record at `buf[pos..]` (`buf[0]` at `base`) on its own;
+/// returns its length, or `None` when more data is needed.
+fn one_record(
     col: &mut Collector,
     st: &mut CsvState,
     buf: &[u8],
+    pos: usize,
     base: u64,
     eof: bool,
-) -> Result<usize, Error> {
-    let mut pos = 0;
-    while pos < buf.len() {
-        let Some((len, lines, error)) = record_end(&buf[pos..], eof, st.delimiter) else { break };
-        let record = &buf[pos..pos + len];
-        let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
-        pos += len;
-        st.line += lines;
-        col.lines_read(lines);
-        if let Some(e) = error {
-            col.malformed(loc, e)?;
-            continue;
-        }
-        if record.iter().all(u8::is_ascii_whitespace) {
-            col.count(LineKind::Blank, lines);
-            continue;
-        }
-        col.continuation_lines(lines - 1);
-        if st.delimiter.is_none() {
-            st.delimiter = Some(detect_delimiter(record));
-        }
-        let n = split_fields(st, record);
-        let mut fields = Vec::with_capacity(n);
-        let mut start = 0;
-        for &end in &st.ends[..n] {
-            fields.push(&st.out[start..end]);
-            start = end;
-        }
-        match &st.cols {
-            None => {
-                let cols = header(col, &fields, loc)?;
-                col.count(LineKind::Directive, 1);
-                st.cols = Some(cols);
+) -> Result<Option<usize>, Error> {
+    let Some((len, lines, error)) = record_end(&buf[pos..], eof, st.delimiter) else {
+        return Ok(None);
+    };
+    let record = &buf[pos..pos + len];
+    let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
+    st.line += lines;
+    col.lines_read(lines);
+    if let Some(e) = error {
+        col.malformed(loc, e)?;
+        return Ok(Some(len));
+    }
+    if record.iter().all(u8::is_ascii_whitespace) {
+        col.count(LineKind::Blank, lines);
+        return Ok(Some(len));
+    }
+    col.continuation_lines(lines - 1);
+    let delimiter = *st.delimiter.get_or_insert_with(|| detect_delimiter(record));
+    let fields = st.fields.split(delimiter, record);
+    let Some(cols) = &st.cols else {
+        let cols = header(col, &fields, loc)?;
+        col.count(LineKind::Directive, 1);
+        st.cols = Some(cols);
+        return Ok(Some(len));
+    };
+    match read_row(cols, &fields, &mut st.row) {
+        Err(reason) => col.malformed(loc, reason)?,
+        Ok(label) => {
+            if let Some(i) = name_label(col, loc, label, false, KeyMode::ALabel)? {
+                let mut packed = Vec::new();
+                st.row.pack_into(&mut packed);
+                col.set_csv(i, &packed);
             }
-            Some(cols) => row(col, cols, &fields, &mut st.row, loc)?,
         }
     }
-    Ok(pos)
+    Ok(Some(len))
 }
 
 fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, Error> {
@@ -227,13 +279,13 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
     Ok(cols)
 }
 
-fn row(
-    col: &mut Collector,
+/// The label of a row (trimmed, not empty), its other columns written to
+/// `row`; or why the row is malformed.
+fn read_row<'f>(
     cols: &[Col],
-    record: &[&[u8]],
+    record: &[&'f [u8]],
     row: &mut CsvRowWriter,
-    loc: Loc,
-) -> Result<(), Error> {
+) -> Result<&'f [u8], String> {
     row.clear();
     let mut label: &[u8] = b"";
     let mut bad = None;
@@ -255,14 +307,193 @@ fn row(
         }
     }
     if let Some(reason) = bad {
-        return col.malformed(loc, reason);
+        return Err(reason);
     }
     let trimmed = label.trim_ascii();
     if trimmed.is_empty() {
-        return col.malformed(loc, "empty label field");
+        return Err("empty label field".into());
     }
-    if let Some(i) = name_label(col, loc, trimmed, false, KeyMode::ALabel)? {
-        col.set_csv(i, row);
+    Ok(trimmed)
+}
+
+/// A record of a chunk to merge: `line` counts from the chunk's first
+/// line (0), `at` is its offset in the source.
+struct Item {
+    at: u64,
+    line: u64,
+    what: What,
+}
+
+enum What {
+    /// A malformed record, and why.
+    Malformed(String),
+    /// A row: its label in [`CsvChunk::labels`], its other columns packed
+    /// ([`CsvRowWriter::pack_into`]) in [`CsvChunk::rows`].
+    Row { label: Range<usize>, row: Range<usize> },
+}
+
+/// What [`scan_chunk`] found in a chunk of lines.
+struct CsvChunk {
+    /// Lines of its records, of blank records, and continuation lines.
+    lines: u64,
+    blank: u64,
+    continuation: u64,
+    items: Vec<Item>,
+    labels: Vec<u8>,
+    rows: Vec<u8>,
+    /// Where the record that the chunk ends inside starts, if one does.
+    stop: Option<usize>,
+}
+
+/// Reads the records of `buf[pos..]` (complete lines, after the header;
+/// `buf[0]` at `base`) in chunks of lines scanned in parallel and merged
+/// in order (see [`super::list`]). Returns `buf.len()`, or where a
+/// record starts that a chunk ends inside.
+fn parse_parallel(
+    col: &mut Collector,
+    st: &mut CsvState,
+    buf: &[u8],
+    pos: usize,
+    base: u64,
+    eof: bool,
+    size: usize,
+) -> Result<usize, Error> {
+    let (Some(delimiter), Some(cols)) = (st.delimiter, st.cols.take()) else {
+        return Ok(pos);
+    };
+    let tasks: Vec<Range<usize>> =
+        split_lines(&buf[pos..], size).into_iter().map(|r| r.start + pos..r.end + pos).collect();
+    let batches: Vec<&[Range<usize>]> = tasks.chunks(BATCH_TASKS).collect();
+    let scan = |batch: &&[Range<usize>]| -> Vec<(CsvChunk, ListFormsChunk)> {
+        use rayon::prelude::*;
+        batch
+            .par_iter()
+            .map(|r| {
+                let last = eof && r.end == buf.len();
+                scan_chunk(buf, r.clone(), base, last, delimiter, &cols)
+            })
+            .collect()
+    };
+    let mut outcome = Ok(buf.len());
+    let mut next = batches.first().map(scan);
+    for i in 0..batches.len() {
+        let Some(chunks) = next.take() else { break };
+        // Merge this batch while the next one is scanned.
+        let (merged, scanned) =
+            rayon::join(|| merge(col, st, chunks), || batches.get(i + 1).map(scan));
+        match merged {
+            Ok(None) => next = scanned,
+            Ok(Some(stop)) => {
+                outcome = Ok(stop);
+                break;
+            }
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
     }
-    Ok(())
+    st.cols = Some(cols);
+    outcome
+}
+
+/// Scans the records of `buf[range]` (whole lines; `buf[0]` at `base`),
+/// as [`one_record`] reads them, into a chunk to merge, with the IDNA
+/// forms of its IDN labels. `eof`: the data ends with the range.
+fn scan_chunk(
+    buf: &[u8],
+    range: Range<usize>,
+    base: u64,
+    eof: bool,
+    delimiter: u8,
+    cols: &[Col],
+) -> (CsvChunk, ListFormsChunk) {
+    let mut c = CsvChunk {
+        lines: 0,
+        blank: 0,
+        continuation: 0,
+        items: Vec::with_capacity(range.len() / 24),
+        labels: Vec::with_capacity(range.len() / 2),
+        rows: Vec::with_capacity(range.len() / 2),
+        stop: None,
+    };
+    let (mut fields, mut row) = (Fields::default(), CsvRowWriter::default());
+    let mut idn: Vec<(u64, Range<usize>)> = Vec::new();
+    let mut pos = range.start;
+    while pos < range.end {
+        let Some((len, lines, error)) = record_end(&buf[pos..range.end], eof, Some(delimiter))
+        else {
+            c.stop = Some(pos);
+            break;
+        };
+        let record = &buf[pos..pos + len];
+        let (at, line) = (base + pos as u64, c.lines);
+        pos += len;
+        c.lines += lines;
+        if let Some(e) = error {
+            c.items.push(Item { at, line, what: What::Malformed(e) });
+            continue;
+        }
+        if record.iter().all(u8::is_ascii_whitespace) {
+            c.blank += lines;
+            continue;
+        }
+        c.continuation += lines - 1;
+        let f = fields.split(delimiter, record);
+        let what = match read_row(cols, &f, &mut row) {
+            Err(reason) => What::Malformed(reason),
+            Ok(label) => {
+                let l = c.labels.len()..c.labels.len() + label.len();
+                c.labels.extend_from_slice(label);
+                let r = c.rows.len();
+                row.pack_into(&mut c.rows);
+                let body = label.strip_suffix(b".").unwrap_or(label);
+                let is_idn =
+                    !body.is_ascii() || (body.len() > 4 && body[..4].eq_ignore_ascii_case(b"xn--"));
+                if is_idn && memchr(b'.', body).is_none() {
+                    idn.push((at, l.start..l.start + body.len()));
+                }
+                What::Row { label: l, row: r..c.rows.len() }
+            }
+        };
+        c.items.push(Item { at, line, what });
+    }
+    let idn: Vec<(u64, &[u8])> = idn.into_iter().map(|(at, r)| (at, &c.labels[r])).collect();
+    let forms = compute_forms(&idn);
+    (c, forms)
+}
+
+/// Merges scanned chunks (in order) into the collector: counts their
+/// lines, reports their malformed records and registers their rows.
+/// Returns where the first chunk that ends inside a record stopped (the
+/// chunks after it are not merged).
+fn merge(
+    col: &mut Collector,
+    st: &mut CsvState,
+    chunks: Vec<(CsvChunk, ListFormsChunk)>,
+) -> Result<Option<usize>, Error> {
+    let (chunks, forms): (Vec<CsvChunk>, Vec<ListFormsChunk>) = chunks.into_iter().unzip();
+    col.set_list_forms(ListFormsBatch { source: st.source, chunks: forms });
+    for c in chunks {
+        col.lines_read(c.lines);
+        col.count(LineKind::Blank, c.blank);
+        col.continuation_lines(c.continuation);
+        for it in c.items {
+            let loc = Loc { source: st.source, line: st.line + it.line, offset: it.at };
+            match it.what {
+                What::Malformed(reason) => col.malformed(loc, reason)?,
+                What::Row { label, row } => {
+                    let label = &c.labels[label];
+                    if let Some(i) = name_label(col, loc, label, false, KeyMode::ALabel)? {
+                        col.set_csv(i, &c.rows[row]);
+                    }
+                }
+            }
+        }
+        st.line += c.lines;
+        if c.stop.is_some() {
+            return Ok(c.stop);
+        }
+    }
+    Ok(None)
 }

@@ -599,18 +599,8 @@ impl<'a> Label<'a> {
     }
 }
 
-/// A cache prefetch hint for the line at `p` (none where the target has
-/// no such instruction).
-#[inline(always)]
-pub(crate) fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+/// See [`crate::simd::prefetch`].
+pub(crate) use crate::simd::prefetch;
 
 #[cfg(test)]
 mod tests {

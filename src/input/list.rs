@@ -5,11 +5,19 @@
 //! start of a line, or after white space); blank lines are skipped.
 //! Without an apex, the suffix of the first name with dots becomes the
 //! apex.
+//!
+//! The lines are read in parallel: a buffer is cut into chunks of whole
+//! lines, and each chunk is scanned on rayon's current pool into its
+//! items (the label of each label line, its malformed lines) and line
+//! counts, with the IDNA forms of its IDN labels ([`compute_forms`]). The
+//! chunks are then merged into the collector in line order, batch after
+//! batch, while the next batch is scanned: the labels, their indexes, the
+//! accounting and the malformed reports are those of a read line by line.
 
 use memchr::memchr;
 
 use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
-use super::list_forms::{ListFormsBatch, compute_forms};
+use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::{Error, MAX_LINE_BYTES, name};
 use crate::idna2008::MAX_NAME_OCTETS;
 
@@ -25,45 +33,77 @@ impl ListState {
     }
 }
 
-/// Bytes of lines registered at a time: the forms of the next batch are
-/// computed (in parallel) while one is registered.
-const BATCH: usize = 1 << 20;
+/// Bytes of lines one task scans (see [`scan_chunk`]).
+const TASK: usize = 256 << 10;
 
-/// Bytes of lines whose forms one task computes.
-const TASK: usize = 64 << 10;
+/// Tasks merged at a time: the next batch is scanned while one is merged.
+const BATCH_TASKS: usize = 16;
 
 /// White space around a label (and a CR).
 fn is_ws(b: &u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')
 }
 
-/// Parses the complete lines of `buf`; returns the bytes consumed.
+/// What a line that is neither blank nor a comment holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum What {
+    /// A label (or name): the token `at..at + len`.
+    Label,
+    /// A line longer than [`MAX_LINE_BYTES`].
+    TooLong,
+    /// White space inside the token, not before a comment.
+    TwoFields,
+}
+
+/// A line of a chunk to merge: `line` counts from the chunk's first line
+/// (0), `at` is the offset in the source (of the token, for a label; of
+/// the line otherwise).
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    at: u64,
+    line: u64,
+    len: u32,
+    what: What,
+}
+
+/// What [`scan_chunk`] found in a chunk of lines.
+struct ListChunk {
+    lines: u64,
+    blank: u64,
+    comment: u64,
+    items: Vec<Item>,
+    /// The IDNA forms of its IDN labels, in line order.
+    forms: ListFormsChunk,
+}
+
+/// Parses the complete lines of `buf` (at `base` in the source); returns
+/// the bytes consumed. `chunk`: bytes a task scans (`Config::chunk`), else
+/// [`TASK`].
 pub(crate) fn parse(
     col: &mut Collector,
     st: &mut ListState,
     buf: &[u8],
     base: u64,
     eof: bool,
+    chunk: Option<usize>,
 ) -> Result<usize, Error> {
     let complete = if eof { buf.len() } else { memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1) };
-    col.expect_labels(expected_lines(col, st.source, &buf[..complete], base));
-    let batches = split_lines(&buf[..complete], BATCH);
-    let source = st.source;
-    let forms_of = |range: &std::ops::Range<usize>| {
-        forms_of_lines(source, &buf[range.clone()], base + range.start as u64)
+    let lines = &buf[..complete];
+    col.expect_labels(expected_lines(col, st.source, lines, base));
+    let tasks = split_lines(lines, chunk.unwrap_or(TASK));
+    let batches: Vec<&[std::ops::Range<usize>]> = tasks.chunks(BATCH_TASKS).collect();
+    let scan = |batch: &&[std::ops::Range<usize>]| -> Vec<ListChunk> {
+        use rayon::prelude::*;
+        batch.par_iter().map(|r| scan_chunk(&lines[r.clone()], base + r.start as u64)).collect()
     };
-    let mut next = batches.first().map(forms_of);
-    for (i, range) in batches.iter().enumerate() {
-        if let Some(batch) = next.take() {
-            col.set_list_forms(batch);
-        }
-        // Register this batch while the next one's forms are computed.
-        let (done, forms) = rayon::join(
-            || lines(col, st, &buf[..range.end], range.start, base),
-            || batches.get(i + 1).map(forms_of),
-        );
+    let mut next = batches.first().map(scan);
+    for i in 0..batches.len() {
+        let Some(chunks) = next.take() else { break };
+        // Merge this batch while the next one is scanned.
+        let (done, scanned) =
+            rayon::join(|| merge(col, st, lines, base, chunks), || batches.get(i + 1).map(scan));
         done?;
-        next = forms;
+        next = scanned;
     }
     Ok(complete)
 }
@@ -84,7 +124,7 @@ fn expected_lines(col: &Collector, source: u32, lines: &[u8], base: u64) -> usiz
 
 /// Splits `buf` (complete lines, the last one possibly without its
 /// newline) into ranges of whole lines of about `size` bytes.
-fn split_lines(buf: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn split_lines(buf: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
     let mut ranges = Vec::new();
     let mut s = 0;
     while s < buf.len() {
@@ -98,76 +138,40 @@ fn split_lines(buf: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
     ranges
 }
 
-/// The forms of the IDN labels of `lines` (at `base` in `source`),
-/// computed in parallel, for [`Collector::set_list_forms`].
-///
-/// [`Collector::set_list_forms`]: super::collect::Collector::set_list_forms
-fn forms_of_lines(source: u32, lines: &[u8], base: u64) -> ListFormsBatch {
-    use rayon::prelude::*;
-    let tasks = split_lines(lines, TASK);
-    let chunks = tasks
-        .par_iter()
-        .map(|range| {
-            let labels = idn_labels(&lines[range.clone()], base + range.start as u64);
-            compute_forms(&labels)
-        })
-        .collect();
-    ListFormsBatch { source, chunks }
-}
-
-/// The labels of `lines` (at `base`) that need an IDNA conversion
-/// (U-labels, A-labels), as (offset, label): where `register` will be
-/// asked for them.
-fn idn_labels(lines: &[u8], base: u64) -> Vec<(u64, &[u8])> {
-    let mut labels = Vec::with_capacity(lines.len() / 16);
-    let mut next = 0;
-    let ends = memchr::memchr_iter(b'\n', lines).chain(std::iter::once(lines.len()));
-    for end in ends {
-        let line_at = next;
-        let line = &lines[line_at..end];
-        next = end + 1;
-        let Some(s) = line.iter().position(|b| !is_ws(b)) else { continue };
-        let e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
-        let t = &line[s..e];
-        let t = t.strip_suffix(b".").unwrap_or(t);
-        let idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
-        if idn && t[0] != b'#' && !t.iter().any(|b| is_ws(b) || *b == b'.') {
-            labels.push((base + (line_at + s) as u64, t));
-        }
-    }
-    labels
-}
-
-/// Registers the lines of `buf[pos..]` (complete; the last one may lack
-/// its newline). `base` is the offset of `buf` in the source.
-fn lines(
-    col: &mut Collector,
-    st: &mut ListState,
-    buf: &[u8],
-    mut pos: usize,
-    base: u64,
-) -> Result<(), Error> {
-    while pos < buf.len() {
-        let (end, next) = match memchr(b'\n', &buf[pos..]) {
+/// Scans the lines of a chunk at `base` in its source: counts them, finds
+/// the token of each label line and the malformed lines, and computes the
+/// IDNA forms of the tokens that need a conversion (U-labels, A-labels).
+fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
+    let mut c = ListChunk {
+        lines: 0,
+        blank: 0,
+        comment: 0,
+        items: Vec::with_capacity(lines.len() / 12),
+        forms: ListFormsChunk { text: String::new(), entries: Vec::new() },
+    };
+    let mut idn: Vec<(u64, &[u8])> = Vec::new();
+    let mut pos = 0;
+    while pos < lines.len() {
+        let (end, next) = match memchr(b'\n', &lines[pos..]) {
             Some(k) => (pos + k, pos + k + 1),
-            None => (buf.len(), buf.len()),
+            None => (lines.len(), lines.len()),
         };
-        let line = &buf[pos..end];
-        let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
-        col.lines_read(1);
-        st.line += 1;
+        let line = &lines[pos..end];
+        let (at, line_no) = (base + pos as u64, c.lines);
+        c.lines += 1;
         pos = next;
+        let item = |what, at, len| Item { at, line: line_no, len, what };
         if line.len() > MAX_LINE_BYTES {
-            col.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))?;
+            c.items.push(item(What::TooLong, at, 0));
             continue;
         }
         // Trim white space (and a CR) around the label.
         let Some(s) = line.iter().position(|b| !is_ws(b)) else {
-            col.count(LineKind::Blank, 1);
+            c.blank += 1;
             continue;
         };
         if line[s] == b'#' {
-            col.count(LineKind::Comment, 1);
+            c.comment += 1;
             continue;
         }
         let mut e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
@@ -180,17 +184,64 @@ fn lines(
                 }
             }
             if line[s..e].iter().any(is_ws) {
-                col.malformed(loc, "more than one field on a label line")?;
+                c.items.push(item(What::TwoFields, at, 0));
                 continue;
             }
         }
         let token = &line[s..e];
-        let loc = Loc { offset: loc.offset + s as u64, ..loc };
-        name_label(col, loc, token, st.mapped, KeyMode::ALabel)?;
+        // A line is at most `MAX_LINE_BYTES` long.
+        c.items.push(item(What::Label, at + s as u64, token.len() as u32));
+        let t = token.strip_suffix(b".").unwrap_or(token);
+        let is_idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
+        if is_idn && memchr(b'.', t).is_none() {
+            idn.push((at + s as u64, t));
+        }
+    }
+    c.forms = compute_forms(&idn);
+    c
+}
+
+/// Merges scanned chunks (in line order) into the collector: counts their
+/// lines, reports their malformed lines and registers their labels.
+fn merge(
+    col: &mut Collector,
+    st: &mut ListState,
+    lines: &[u8],
+    base: u64,
+    chunks: Vec<ListChunk>,
+) -> Result<(), Error> {
+    let source = st.source;
+    let mut items = Vec::with_capacity(chunks.len());
+    let mut forms = Vec::with_capacity(chunks.len());
+    for c in chunks {
+        items.push((c.lines, c.blank, c.comment, c.items));
+        forms.push(c.forms);
+    }
+    col.set_list_forms(ListFormsBatch { source, chunks: forms });
+    for (n, blank, comment, items) in items {
+        col.lines_read(n);
+        col.count(LineKind::Blank, blank);
+        for _ in 0..comment {
+            col.count(LineKind::Comment, 1);
+        }
+        for it in items {
+            let loc = Loc { source, line: st.line + it.line, offset: it.at };
+            match it.what {
+                What::TooLong => {
+                    col.malformed(loc, format!("line longer than {MAX_LINE_BYTES} bytes"))?;
+                }
+                What::TwoFields => col.malformed(loc, "more than one field on a label line")?,
+                What::Label => {
+                    let at = (it.at - base) as usize;
+                    let token = &lines[at..at + it.len as usize];
+                    name_label(col, loc, token, st.mapped, KeyMode::ALabel)?;
+                }
+            }
+        }
+        st.line += n;
     }
     Ok(())
 }
-
 /// Handles one name given in a list or CSV row: counts the record and
 /// registers the label. Returns the label index when it is a registered
 /// label. `mapped`: the token is in a mapped source at `loc.offset`.

@@ -157,8 +157,8 @@ impl<'c> Reader<'c> {
     fn feed(&mut self, p: &mut Parser, buf: &[u8], base: u64, eof: bool) -> Result<usize, Error> {
         match p {
             Parser::Zone(st) => zone::parse(&mut self.c, self.config, st, buf, base, eof),
-            Parser::List(st) => list::parse(&mut self.c, st, buf, base, eof),
-            Parser::Csv(st) => csv::parse(&mut self.c, st, buf, base, eof),
+            Parser::List(st) => list::parse(&mut self.c, st, buf, base, eof, self.config.chunk),
+            Parser::Csv(st) => csv::parse(&mut self.c, st, buf, base, eof, self.config.chunk),
         }
     }
 
@@ -238,6 +238,11 @@ impl<'c> Reader<'c> {
                                 continue;
                             }
                             self.config.report(consumed);
+                            if let Parser::Csv(_) = p {
+                                // Rows keep copies of their fields: the map's
+                                // pages read need not stay resident.
+                                data.release(pos, pos + consumed);
+                            }
                             pos += consumed;
                             window = full;
                         }

@@ -302,45 +302,15 @@ pub(crate) fn ldh_masks(text: &[u8], tail: &[u8]) -> (u32, u32, u32) {
     debug_assert!(len <= 32);
     let keep = octet_bits(len);
     let mut buf = [0u8; 32];
-    let bytes: &[u8] = match tail.get(..32) {
+    let bytes: &[u8; 32] = match tail.first_chunk() {
         Some(t) => t,
         None => {
             buf[..len].copy_from_slice(text);
             &buf
         }
     };
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of x86-64; `bytes` has 32 bytes, read
-        // unaligned.
-        unsafe {
-            let mut d = 0u32;
-            let mut h = 0u32;
-            for half in 0..2 {
-                let v = _mm_loadu_si128(bytes.as_ptr().add(16 * half).cast());
-                let hy = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'-' as i8));
-                // '0'..='9' as signed bytes (bytes past the label may
-                // be anything: they are masked off).
-                let dg = _mm_and_si128(
-                    _mm_cmpgt_epi8(v, _mm_set1_epi8(b'/' as i8)),
-                    _mm_cmplt_epi8(v, _mm_set1_epi8(b':' as i8)),
-                );
-                d |= (_mm_movemask_epi8(dg) as u32 & 0xffff) << (16 * half);
-                h |= (_mm_movemask_epi8(hy) as u32 & 0xffff) << (16 * half);
-            }
-            (d & keep, h & keep, keep)
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let (mut d, mut h) = (0u32, 0u32);
-        for (i, &b) in bytes[..len].iter().enumerate() {
-            d |= u32::from(b.is_ascii_digit()) << i;
-            h |= u32::from(b == b'-') << i;
-        }
-        (d & keep, h & keep, keep)
-    }
+    let (d, h) = crate::simd::digit_hyphen_bits(bytes);
+    (d & keep, h & keep, keep)
 }
 
 /// [`Packing::one`] flag: an ASCII letter.

@@ -741,6 +741,78 @@ line\",,,,\n";
     assert_eq!(e.to_string(), "x.csv:1: CSV header: no `label` or `domain` column");
 }
 
+/// A list and a CSV file of varied lines (CRLF, comments, blank lines,
+/// duplicates as U-label and A-label, upper case, names with the apex,
+/// malformed lines, quoted CSV fields over several lines, one past the
+/// limit) read in chunks of any size, on 1 or 3 threads, give the labels
+/// (with their line numbers and CSV columns), the accounting and the
+/// malformed reports of a read in one chunk; and under `--strict` the same
+/// first error.
+#[test]
+fn lists_and_csv_in_small_chunks_read_as_whole() {
+    let mut list = String::from("# labels\r\n\r\n");
+    let mut csv = String::from("label;registered;registrant;note\r\n");
+    for i in 0..400 {
+        let label = match i % 9 {
+            0 => format!("Label{i}"),
+            1 => format!("xn--bcher-kva{}", if i % 2 == 0 { "" } else { "." }),
+            2 => "bücher".to_string(),
+            3 => format!("n{i}.tld."),
+            4 => format!("w{i}.deep.tld"),
+            5 => format!("two fields{i}"),
+            6 => "a..b".to_string(),
+            7 => format!("  spaced{i}  # comment"),
+            _ => format!("l{}", i / 3),
+        };
+        list += &label;
+        list += if i % 4 == 0 { "\r\n" } else { "\n" };
+        let field = match i % 7 {
+            0 => format!("\"multi{i}\n;line\""),
+            1 => format!("\"q{i}\"\"x\""),
+            _ => label.clone(),
+        };
+        let registered = if i % 11 == 0 { "soon" } else { "2020-01-02" };
+        csv += &format!("{field};{registered};r{i};\"n;{i}\"\r\n");
+        if i % 50 == 0 {
+            csv += "\n";
+        }
+    }
+    // A quoted field open past `MAX_QUOTED_LINES`: malformed at its line.
+    csv += "\"open\n";
+    csv += &"x\n".repeat(120);
+    csv += "after;2021-01-01;r;n\n";
+    let pools: Vec<_> = [1, 3]
+        .iter()
+        .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap())
+        .collect();
+    for (name, text) in [("l.txt", list), ("l.csv", csv)] {
+        let outcome = |config: &Config, data: &[u8]| {
+            let set = read_bytes(name, data, config);
+            (label_lines(&set), format!("{:?}", set.accounting()))
+        };
+        let strict = |config: Config, data: &[u8]| {
+            let input = Input::Bytes { name: name.into(), data: data.to_vec() };
+            read([input], &config.strictness(Strictness::Strict)).unwrap_err().to_string()
+        };
+        let whole = Config::new().chunk_bytes(Some(1 << 30));
+        let want = outcome(&whole, text.as_bytes());
+        let want_err = strict(whole, text.as_bytes());
+        assert!(!want.1.contains("malformed: 0,"), "{name}: {}", want.1);
+        for chunk in [1, 7, 64, 300, 4096] {
+            for pool in &pools {
+                let config = Config::new().chunk_bytes(Some(chunk));
+                for data in [text.as_bytes().to_vec(), gzip(text.as_bytes())] {
+                    let got = pool.install(|| outcome(&config, &data));
+                    let threads = pool.current_num_threads();
+                    assert_eq!(got, want, "{name}: chunk {chunk}, {threads} threads");
+                    let err = pool.install(|| strict(config.clone(), &data));
+                    assert_eq!(err, want_err, "{name}: chunk {chunk}, {threads} threads");
+                }
+            }
+        }
+    }
+}
+
 //------------ Strictness and hostile input ------------------------------
 
 #[test]
