@@ -15,6 +15,9 @@ pub(crate) type HashBuild = foldhash::fast::FixedState;
 /// A `hashbrown` map with [`HashBuild`].
 pub(crate) type FastMap<K, V> = hashbrown::HashMap<K, V, HashBuild>;
 
+/// A `hashbrown` set with [`HashBuild`].
+pub(crate) type FastSet<K> = hashbrown::HashSet<K, HashBuild>;
+
 /// The hash of a byte string (a label, an owner name).
 #[inline]
 pub(crate) fn hash_bytes(b: &[u8]) -> u64 {

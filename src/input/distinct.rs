@@ -1,6 +1,8 @@
 //! Counting the distinct deeper and outside owner names of a read, by
 //! their hashes.
 
+use crate::hash::FastSet;
+
 /// The hashes of the lower-case deeper (or outside) owner names met, one
 /// per run of records of a name, whose distinct values are counted at the
 /// end of the read: a hash set took a cache miss per name in the ordered
@@ -42,10 +44,10 @@ impl DistinctNames {
 /// Removes the repeated values of `v`, whose order is not kept: one pass
 /// spreads the values into 256 buckets by their top byte (hashes: about
 /// equal buckets), then the buckets, a few thousand values each for a
-/// zone's names, are deduplicated on their own in parallel, each through an
-/// open-addressing table that stays in the cache ([`dedup_bucket`]), and
-/// their distinct values gathered. On the 500,000 deeper names of W1 this
-/// replaced a sort of each bucket (#4).
+/// zone's names, are deduplicated on their own in parallel, each through a
+/// hash set that stays in the cache ([`dedup_bucket`]), and their distinct
+/// values gathered. On the 500,000 deeper names of W1 this replaced a sort
+/// of each bucket (#4).
 fn dedup_hashes(v: &mut Vec<u64>) {
     use rayon::prelude::*;
     if v.len() < 1 << 16 {
@@ -81,7 +83,7 @@ fn dedup_hashes(v: &mut Vec<u64>) {
         start = end;
     }
     let kept: Vec<usize> =
-        parts.into_par_iter().map_init(Vec::new, |table, p| dedup_bucket(p, table)).collect();
+        parts.into_par_iter().map_init(FastSet::default, |seen, p| dedup_bucket(p, seen)).collect();
     // Each bucket's distinct values lead its part: close the gaps.
     let (mut w, mut start) = (0, 0);
     for (&end, &k) in ends.iter().zip(&kept) {
@@ -93,36 +95,18 @@ fn dedup_hashes(v: &mut Vec<u64>) {
     *v = out;
 }
 
-/// Moves the distinct values of `p`, whose values share their top byte,
-/// to its front, in the order they first come, and returns how many there
-/// are. `table` is reused from bucket to bucket: twice as many slots as
-/// values, so that probes are short, indexed by the high bits of a
-/// multiplicative mix of the value; a value of another top byte marks an
-/// empty slot, since no value of `p` can be one.
-fn dedup_bucket(p: &mut [u64], table: &mut Vec<u64>) -> usize {
-    let Some(&first) = p.first() else { return 0 };
-    let empty = if first >> 56 == 0 { 1 << 56 } else { 0 };
-    debug_assert!(p.iter().all(|&h| h >> 56 == first >> 56));
-    let bits = (2 * p.len()).next_power_of_two().max(16).trailing_zeros();
-    let mask = (1usize << bits) - 1;
-    table.clear();
-    table.resize(1 << bits, empty);
+/// Moves the distinct values of `p` to its front, in the order they
+/// first come, and returns how many there are. `seen` is reused from
+/// bucket to bucket.
+fn dedup_bucket(p: &mut [u64], seen: &mut FastSet<u64>) -> usize {
+    seen.clear();
+    seen.reserve(p.len());
     let mut kept = 0;
     for i in 0..p.len() {
         let h = p[i];
-        let mut s = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
-        loop {
-            let t = table[s];
-            if t == h {
-                break;
-            }
-            if t == empty {
-                table[s] = h;
-                p[kept] = h;
-                kept += 1;
-                break;
-            }
-            s = (s + 1) & mask;
+        if seen.insert(h) {
+            p[kept] = h;
+            kept += 1;
         }
     }
     kept
