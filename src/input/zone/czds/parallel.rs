@@ -432,9 +432,14 @@ impl<'a> Claims<'a> {
             self.pages.populate(a, b);
             extract_in(self.buf, (a, b), self.eof && b == len, self.opts, buffers)
         }));
-        // (A chunk that stopped for the careful parser does not end the
-        // run: see `read_careful`.)
-        if chunk.as_ref().map_or(true, |k| k.stop == Stop::NeedMore) {
+        // A chunk that stopped for the careful parser does not end the
+        // run (see `read_careful`), unless at a directive: the chunks after
+        // it are not claimed then.
+        let ends_run = |k: &Chunk| {
+            k.stop == Stop::NeedMore
+                || (k.stop == Stop::Slow && self.buf.get(k.next) == Some(&b'$'))
+        };
+        if chunk.as_ref().map_or(true, ends_run) {
             self.stop_at.fetch_min(c, Ordering::Relaxed);
         }
         if let (Some(_), true, Ok(k)) = (self.ahead, self.first.contains(&c), chunk.as_mut()) {
