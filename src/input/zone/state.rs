@@ -92,22 +92,30 @@ impl ZoneState {
 pub(crate) const MAX_INCLUDES: u64 = 10_000;
 
 /// Whether the first lines of `head` are mostly lines the fast path reads
-/// in a master file: each line it leaves to the careful parser (a comment
-/// or empty line, a directive, a parenthesis or a quote) stops a parallel
-/// read, so a file with many of them (a signed zone: its RRSIGs in
-/// parentheses) is read by the careful parser alone.
+/// in a master file: the lines it leaves to the careful parser (a comment
+/// or empty line, a parenthesis or a quote) are read in the merging
+/// thread, and a directive ends a parallel run (the chunks after it may
+/// need another origin), so a file with many of them (a signed zone: its
+/// RRSIGs in parentheses; a dump with an `$ORIGIN` per delegation) is
+/// read by the careful parser alone.
 pub(super) fn mostly_one_line(head: &[u8]) -> bool {
-    let (mut lines, mut careful) = (0usize, 0usize);
+    let (mut lines, mut careful, mut directives) = (0usize, 0usize, 0usize);
     for line in head.split(|&b| b == b'\n').take(1000) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         lines += 1;
+        directives += usize::from(line.first() == Some(&b'$'));
         let other = line.is_empty()
             || matches!(line[0], b';' | b'$')
             || memchr::memchr3(b'(', b')', b'"', line).is_some();
         careful += usize::from(other);
     }
-    lines > 0 && careful * 8 <= lines
+    lines > 0 && careful * 8 <= lines && directives <= MAX_HEAD_DIRECTIVES
 }
+
+/// The most directives in the head of a master file that the fast path
+/// reads (see [`mostly_one_line`]): `$ORIGIN` and `$TTL` at the top, and a
+/// few more.
+const MAX_HEAD_DIRECTIVES: usize = 4;
 
 /// Whether the first lines of `head` fit the CZDS profile.
 pub(super) fn looks_czds(head: &[u8]) -> bool {

@@ -444,9 +444,14 @@ impl<'a> Claims<'a> {
             self.pages.populate(a, b);
             extract_in(self.buf, (a, b), self.eof && b == len, opts, buffers)
         }));
-        // (A chunk that stopped for the careful parser does not end the
-        // run: see `read_careful`.)
-        if chunk.as_ref().map_or(true, |k| k.stop == Stop::NeedMore) {
+        // A chunk that stopped for the careful parser does not end the
+        // run (see `read_careful`), unless at a directive: the chunks after
+        // it are not claimed then.
+        let ends_run = |k: &Chunk| {
+            k.stop == Stop::NeedMore
+                || (k.stop == Stop::Slow && self.buf.get(k.next) == Some(&b'$'))
+        };
+        if chunk.as_ref().map_or(true, ends_run) {
             self.stop_at.fetch_min(c, Ordering::Relaxed);
         }
         if let (Some(_), true, Ok(k)) = (self.ahead, self.first.contains(&c), chunk.as_mut()) {
@@ -582,11 +587,16 @@ pub(super) fn idn_labels_of<'b>(buf: &'b [u8], c: &'b Chunk) -> Vec<AheadLabel<'
 
 /// The label right under `apex` of the owner of the line at `at`, when
 /// its owner is a name below `apex` (the key of the order of a sorted
-/// zone).
+/// zone); of a relative owner, its last label (the key when the origin
+/// is the apex: a hint otherwise).
 pub(super) fn line_key<'b>(buf: &'b [u8], at: usize, apex: &[u8]) -> Option<&'b [u8]> {
     let end = buf[at..].iter().position(|&b| matches!(b, b'\t' | b' ' | b'\n' | b'\r'))?;
     let owner = &buf[at..at + end];
-    let head = if apex == b"." {
+    let head = if owner.last() != Some(&b'.') {
+        // Not `@`, a comment, a directive, an entry the tokenizer reads.
+        let name = owner != b"@" && !owner.iter().any(|&b| b";$()\"\\".contains(&b));
+        name.then_some(owner)?
+    } else if apex == b"." {
         owner.strip_suffix(b".")?
     } else {
         owner.strip_suffix(apex)?.strip_suffix(b".")?
@@ -611,10 +621,13 @@ pub(super) fn idn_block(buf: &[u8], from: usize, apex: &[u8], target: &[u8]) -> 
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         // The first line with a key from `mid` (a few lines at most in a
-        // zone dump).
+        // zone dump; past 64, the lines are taken to have none).
         let mut s = start_at(mid);
         let mut key = None;
-        while s < hi {
+        for _ in 0..64 {
+            if s >= hi {
+                break;
+            }
             key = line_key(buf, s, apex);
             if key.is_some() {
                 break;
@@ -627,7 +640,12 @@ pub(super) fn idn_block(buf: &[u8], from: usize, apex: &[u8], target: &[u8]) -> 
             _ => hi = mid,
         }
     }
-    start_at(lo)
+    // At a line that starts an owner (see `chunk_bounds`).
+    let mut at = start_at(lo);
+    while at < buf.len() && matches!(buf[at], b' ' | b'\t') {
+        at = start_at(at + 1);
+    }
+    at
 }
 
 /// Reads the mapped `source` from `pos` with the fast path ([`run`]),
