@@ -14,12 +14,13 @@
 //! holds a set it is valid in; candidates follow in `--priority` order, so
 //! the winner of a contention set is its holder.
 
-use crate::idna2008::to_labels;
+use crate::idna2008::{LabelForms, is_plain_ldh, to_labels};
 use crate::index::{Entry, Error, Index, KeyScratch, Keys};
-use crate::input::{self, Input, InputFormat, Timestamp};
-use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
+use crate::input::{self, Input, InputFormat, SettleWorker, Settled, Timestamp};
+use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig, ScanSettler};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// One candidate label.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -200,6 +201,99 @@ enum Row {
     Candidate(usize),
 }
 
+/// Judges plain candidates as the scan judges plain labels: through the
+/// scan's own [`ScanSettler`] (RFC 7940 §8.1 eligibility under the set's
+/// first judging LGR, memoised by class string), so that a candidate that
+/// collides with nothing gets the scan's verdict without a scan. Made once
+/// per LGR set and kept (a service keeps it across requests: its memo
+/// stays warm).
+pub struct PlainJudge {
+    settler: Arc<ScanSettler>,
+}
+
+impl PlainJudge {
+    /// The judge of plain labels under `set`.
+    pub fn new(set: &LgrSet) -> PlainJudge {
+        let settler = ScanSettler::new();
+        settler.provide(set);
+        PlainJudge { settler }
+    }
+
+    fn worker(&self) -> Box<dyn SettleWorker> {
+        let mut w = self.settler.settler().0.worker();
+        w.ready();
+        w
+    }
+}
+
+/// What is known of a candidate before any scan.
+struct Probe {
+    forms: LabelForms,
+    /// Its keys in the index ([`Keys::of`]): one or two.
+    keys: [u64; 2],
+    two_keys: bool,
+    /// The registered labels under its keys.
+    hits: Vec<Entry>,
+    /// The registered label that is this label.
+    exact: Option<Entry>,
+    /// A plain LDH label (RFC 5891 §4.2.3.1) that the scan finds valid.
+    plain_valid: bool,
+}
+
+impl Probe {
+    fn keys(&self) -> &[u64] {
+        &self.keys[..1 + usize::from(self.two_keys)]
+    }
+}
+
+/// Candidates up to which a check runs on the caller's thread (a service's
+/// single label: no hand-over to the thread pool).
+const SEQUENTIAL_MAX: usize = 256;
+
+/// Finds each candidate's forms, keys and registered labels.
+fn probe_all(
+    index: &Index,
+    keys: &Keys<'_>,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+) -> Result<Vec<Probe>, Error> {
+    let init = || (KeyScratch::default(), Vec::new(), plain.worker());
+    let probe = |(sc, ks, w): &mut (KeyScratch, Vec<u64>, Box<dyn SettleWorker>),
+                 c: &Candidate|
+     -> Result<Probe, Error> {
+        let text = c.text.trim();
+        let forms = to_labels(text);
+        keys.of(&forms.ulabel, sc, ks);
+        let mut hits = Vec::new();
+        for &h in ks.iter() {
+            index.lookup(h, &mut hits)?;
+        }
+        let mut exact = None;
+        for e in &hits {
+            if index.alabel_is(e, &forms.alabel)? {
+                exact = Some(*e);
+            }
+        }
+        let plain_valid = hits.is_empty()
+            && is_plain_ldh(text.as_bytes())
+            && !matches!(w.settle(text.as_bytes(), text.as_bytes()), Settled::Keep);
+        Ok(Probe {
+            forms,
+            keys: [ks[0], ks.get(1).copied().unwrap_or(0)],
+            two_keys: ks.len() > 1,
+            hits,
+            exact,
+            plain_valid,
+        })
+    };
+    if candidates.len() <= SEQUENTIAL_MAX {
+        let mut state = init();
+        candidates.iter().map(|c| probe(&mut state, c)).collect()
+    } else {
+        candidates.par_iter().with_min_len(1024).map_init(init, probe).collect()
+    }
+}
+
 /// Checks `candidates` against `index` under `set` (the set the index was
 /// built with: [`Index::spec`]). One verdict per candidate, in order.
 ///
@@ -211,40 +305,68 @@ pub fn check(
     candidates: &[Candidate],
     config: &CheckConfig,
 ) -> Result<Vec<Verdict>, Error> {
+    check_with(index, set, &PlainJudge::new(set), candidates, config)
+}
+
+/// [`check`] with a [`PlainJudge`] of `set` made beforehand.
+///
+/// Most candidates collide with nothing: no registered label shares a key
+/// with them, nor another candidate. A plain one of those that the scan's
+/// judge finds valid is `available` there and then; the others go through
+/// the scan (see the module documentation), which is the exact path.
+///
+/// # Errors
+/// As [`check`].
+pub fn check_with(
+    index: &Index,
+    set: &LgrSet,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+    config: &CheckConfig,
+) -> Result<Vec<Verdict>, Error> {
     let keys = Keys::new(set);
-    let forms: Vec<_> = candidates.par_iter().map(|c| to_labels(c.text.trim())).collect();
-    // Per candidate: the registered labels under its keys.
-    let found: Vec<Vec<Entry>> = forms
-        .par_iter()
-        .map_init(
-            || (KeyScratch::default(), Vec::new()),
-            |(sc, ks), f| {
-                keys.of(&f.ulabel, sc, ks);
-                let mut out = Vec::new();
-                for &h in ks.iter() {
-                    index.lookup(h, &mut out)?;
-                }
-                Ok(out)
-            },
-        )
-        .collect::<Result<_, Error>>()?;
-    let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+    let probes = probe_all(index, &keys, plain, candidates)?;
+    // The keys of the candidates that are not registered labels, sorted:
+    // a key found twice is shared by two candidates.
+    let mut shared: Vec<u64> = probes
+        .iter()
+        .filter(|p| p.exact.is_none())
+        .flat_map(|p| p.keys().iter().copied())
+        .collect();
+    if shared.len() > SEQUENTIAL_MAX {
+        shared.par_sort_unstable();
+    } else {
+        shared.sort_unstable();
+    }
+    let twice = |k: u64| {
+        let at = shared.partition_point(|&x| x < k);
+        shared.get(at + 1) == Some(&k)
+    };
+    let mut verdicts: Vec<Option<Verdict>> = Vec::with_capacity(candidates.len());
+    let mut forms: Vec<LabelForms> = Vec::with_capacity(candidates.len());
+    let mut found: Vec<Vec<Entry>> = Vec::with_capacity(candidates.len());
+    for p in probes {
+        let alone = p.plain_valid && !p.keys().iter().any(|&k| twice(k));
+        verdicts.push(if let Some(e) = p.exact {
+            // Another candidate sharing a key with this label finds it
+            // itself: no need to scan it for this one.
+            let mut v =
+                Verdict::new(p.forms.alabel.clone(), p.forms.ulabel.clone(), Status::Registered);
+            v.holder = Some(Box::new(registered_holder(index, &e)?));
+            Some(v)
+        } else if alone {
+            Some(Verdict::new(p.forms.alabel.clone(), p.forms.ulabel.clone(), Status::Available))
+        } else {
+            None
+        });
+        forms.push(p.forms);
+        found.push(p.hits);
+    }
     let mut registered: BTreeMap<u32, Entry> = BTreeMap::new();
     let mut first_of: HashMap<&str, usize> = HashMap::new();
     let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
     for (i, (f, es)) in forms.iter().zip(&found).enumerate() {
-        let mut exact = None;
-        for e in es {
-            if index.alabel_is(e, &f.alabel)? {
-                exact = Some(*e);
-            }
-        }
-        if let Some(e) = exact {
-            // Another candidate sharing a key with this label finds it
-            // itself: no need to scan it for this one.
-            let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Registered);
-            v.holder = Some(Box::new(registered_holder(index, &e)?));
-            verdicts[i] = Some(v);
+        if verdicts[i].is_some() {
             continue;
         }
         if let Some(&j) = first_of.get(f.alabel.as_str()) {
