@@ -20,7 +20,7 @@ use crate::input::{self, Input, InputFormat, SettleWorker, Settled, Timestamp};
 use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig, ScanSettler};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// One candidate label.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -209,20 +209,54 @@ enum Row {
 /// stays warm).
 pub struct PlainJudge {
     settler: Arc<ScanSettler>,
+    /// Workers done with, for the next check (each holds memos of a few
+    /// hundred KiB: a service answering one label at a time reuses them).
+    idle: Mutex<Vec<Box<dyn SettleWorker>>>,
 }
+
+/// Workers a [`PlainJudge`] keeps for reuse.
+const IDLE_MAX: usize = 64;
 
 impl PlainJudge {
     /// The judge of plain labels under `set`.
     pub fn new(set: &LgrSet) -> PlainJudge {
         let settler = ScanSettler::new();
         settler.provide(set);
-        PlainJudge { settler }
+        PlainJudge { settler, idle: Mutex::new(Vec::new()) }
     }
 
-    fn worker(&self) -> Box<dyn SettleWorker> {
-        let mut w = self.settler.settler().0.worker();
-        w.ready();
-        w
+    fn lend(&self) -> Lent<'_> {
+        let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let worker = idle.unwrap_or_else(|| {
+            let mut w = self.settler.settler().0.worker();
+            w.ready();
+            w
+        });
+        Lent { judge: self, worker: Some(worker) }
+    }
+}
+
+/// A worker of a [`PlainJudge`], given back when dropped.
+struct Lent<'a> {
+    judge: &'a PlainJudge,
+    worker: Option<Box<dyn SettleWorker>>,
+}
+
+impl Lent<'_> {
+    /// Whether the plain label `text` is one the scan finds valid.
+    fn valid(&mut self, text: &[u8]) -> bool {
+        self.worker.as_mut().is_some_and(|w| !matches!(w.settle(text, text), Settled::Keep))
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        let mut idle = self.judge.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < IDLE_MAX
+            && let Some(w) = self.worker.take()
+        {
+            idle.push(w);
+        }
     }
 }
 
@@ -257,8 +291,8 @@ fn probe_all(
     plain: &PlainJudge,
     candidates: &[Candidate],
 ) -> Result<Vec<Probe>, Error> {
-    let init = || (KeyScratch::default(), Vec::new(), plain.worker());
-    let probe = |(sc, ks, w): &mut (KeyScratch, Vec<u64>, Box<dyn SettleWorker>),
+    let init = || (KeyScratch::default(), Vec::new(), plain.lend());
+    let probe = |(sc, ks, w): &mut (KeyScratch, Vec<u64>, Lent<'_>),
                  c: &Candidate|
      -> Result<Probe, Error> {
         let text = c.text.trim();
@@ -274,9 +308,8 @@ fn probe_all(
                 exact = Some(*e);
             }
         }
-        let plain_valid = hits.is_empty()
-            && is_plain_ldh(text.as_bytes())
-            && !matches!(w.settle(text.as_bytes(), text.as_bytes()), Settled::Keep);
+        let plain_valid =
+            hits.is_empty() && is_plain_ldh(text.as_bytes()) && w.valid(text.as_bytes());
         Ok(Probe {
             forms,
             keys: [ks[0], ks.get(1).copied().unwrap_or(0)],
@@ -292,6 +325,77 @@ fn probe_all(
     } else {
         candidates.par_iter().with_min_len(1024).map_init(init, probe).collect()
     }
+}
+
+/// The verdicts found without a scan (`None` for the candidates that
+/// need one), and each candidate's forms and registered labels found.
+type Quick = (Vec<Option<Verdict>>, Vec<LabelForms>, Vec<Vec<Entry>>);
+
+fn without_scan(
+    index: &Index,
+    keys: &Keys<'_>,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+) -> Result<Quick, Error> {
+    let probes = probe_all(index, keys, plain, candidates)?;
+    // The keys of the candidates that are not registered labels, sorted:
+    // a key found twice is shared by two candidates.
+    let mut shared: Vec<u64> = probes
+        .iter()
+        .filter(|p| p.exact.is_none())
+        .flat_map(|p| p.keys().iter().copied())
+        .collect();
+    if shared.len() > SEQUENTIAL_MAX {
+        shared.par_sort_unstable();
+    } else {
+        shared.sort_unstable();
+    }
+    let twice = |k: u64| {
+        let at = shared.partition_point(|&x| x < k);
+        shared.get(at + 1) == Some(&k)
+    };
+    let mut verdicts: Vec<Option<Verdict>> = Vec::with_capacity(candidates.len());
+    let mut forms: Vec<LabelForms> = Vec::with_capacity(candidates.len());
+    let mut found: Vec<Vec<Entry>> = Vec::with_capacity(candidates.len());
+    // The forms of a candidate settled here move to its verdict: the scan
+    // path reads only those of the others.
+    let none = || LabelForms { alabel: String::new(), ulabel: String::new(), finding: None };
+    for p in probes {
+        let alone = p.plain_valid && !p.keys().iter().any(|&k| twice(k));
+        if let Some(e) = p.exact {
+            // Another candidate sharing a key with this label finds it
+            // itself: no need to scan it for this one.
+            let mut v = Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Registered);
+            v.holder = Some(Box::new(registered_holder(index, &e)?));
+            verdicts.push(Some(v));
+            forms.push(none());
+        } else if alone {
+            verdicts.push(Some(Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Available)));
+            forms.push(none());
+        } else {
+            verdicts.push(None);
+            forms.push(p.forms);
+        }
+        found.push(p.hits);
+    }
+    Ok((verdicts, forms, found))
+}
+
+/// The verdicts of `candidates` when none of them needs a scan (each is
+/// a registered label, or a plain label that collides with nothing and
+/// is valid), as [`check_with`] gives them; `None` when one needs a scan.
+/// A service answers those on the spot.
+///
+/// # Errors
+/// A damaged index.
+pub fn check_without_scan(
+    index: &Index,
+    set: &LgrSet,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+) -> Result<Option<Vec<Verdict>>, Error> {
+    let (verdicts, _, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
+    Ok(verdicts.into_iter().collect())
 }
 
 /// Checks `candidates` against `index` under `set` (the set the index was
@@ -325,43 +429,7 @@ pub fn check_with(
     config: &CheckConfig,
 ) -> Result<Vec<Verdict>, Error> {
     let keys = Keys::new(set);
-    let probes = probe_all(index, &keys, plain, candidates)?;
-    // The keys of the candidates that are not registered labels, sorted:
-    // a key found twice is shared by two candidates.
-    let mut shared: Vec<u64> = probes
-        .iter()
-        .filter(|p| p.exact.is_none())
-        .flat_map(|p| p.keys().iter().copied())
-        .collect();
-    if shared.len() > SEQUENTIAL_MAX {
-        shared.par_sort_unstable();
-    } else {
-        shared.sort_unstable();
-    }
-    let twice = |k: u64| {
-        let at = shared.partition_point(|&x| x < k);
-        shared.get(at + 1) == Some(&k)
-    };
-    let mut verdicts: Vec<Option<Verdict>> = Vec::with_capacity(candidates.len());
-    let mut forms: Vec<LabelForms> = Vec::with_capacity(candidates.len());
-    let mut found: Vec<Vec<Entry>> = Vec::with_capacity(candidates.len());
-    for p in probes {
-        let alone = p.plain_valid && !p.keys().iter().any(|&k| twice(k));
-        verdicts.push(if let Some(e) = p.exact {
-            // Another candidate sharing a key with this label finds it
-            // itself: no need to scan it for this one.
-            let mut v =
-                Verdict::new(p.forms.alabel.clone(), p.forms.ulabel.clone(), Status::Registered);
-            v.holder = Some(Box::new(registered_holder(index, &e)?));
-            Some(v)
-        } else if alone {
-            Some(Verdict::new(p.forms.alabel.clone(), p.forms.ulabel.clone(), Status::Available))
-        } else {
-            None
-        });
-        forms.push(p.forms);
-        found.push(p.hits);
-    }
+    let (mut verdicts, forms, found) = without_scan(index, &keys, plain, candidates)?;
     let mut registered: BTreeMap<u32, Entry> = BTreeMap::new();
     let mut first_of: HashMap<&str, usize> = HashMap::new();
     let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
@@ -694,18 +762,17 @@ pub fn read_candidates(name: &str, bytes: &[u8]) -> Result<Vec<Candidate>, Error
         })
     });
     let Some(delimiter) = delimiter else {
-        return Ok(text
-            .lines()
-            .enumerate()
-            .filter_map(|(n, l)| {
-                let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
-                (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
-                    text: l.to_string(),
-                    line: n as u64 + 1,
-                    ..Candidate::default()
-                })
+        // Sized once: a list of a million candidates is not moved as it grows.
+        let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+        out.extend(text.lines().enumerate().filter_map(|(n, l)| {
+            let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
+            (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
+                text: l.to_string(),
+                line: n as u64 + 1,
+                ..Candidate::default()
             })
-            .collect());
+        }));
+        return Ok(out);
     };
     let mut rdr =
         csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(text.as_bytes());

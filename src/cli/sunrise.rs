@@ -245,7 +245,12 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     let mut candidates = Vec::new();
     for path in &args.candidates {
         let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
-        candidates.extend(sunrise::read_candidates(&path.display().to_string(), &bytes)?);
+        let read = sunrise::read_candidates(&path.display().to_string(), &bytes)?;
+        if candidates.is_empty() {
+            candidates = read;
+        } else {
+            candidates.extend(read);
+        }
     }
     candidates
         .extend(args.labels.iter().map(|l| Candidate { text: l.clone(), ..Candidate::default() }));
