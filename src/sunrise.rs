@@ -280,6 +280,11 @@ impl Probe {
     }
 }
 
+/// Empty forms (no allocation).
+fn no_forms() -> LabelForms {
+    LabelForms { alabel: String::new(), ulabel: String::new(), finding: None }
+}
+
 /// Candidates up to which a check runs on the caller's thread (a service's
 /// single label: no hand-over to the thread pool).
 const SEQUENTIAL_MAX: usize = 256;
@@ -323,7 +328,31 @@ fn probe_all(
         let mut state = init();
         candidates.iter().map(|c| probe(&mut state, c)).collect()
     } else {
-        candidates.par_iter().with_min_len(1024).map_init(init, probe).collect()
+        // Collected as probes, the first error kept aside: a parallel
+        // collect into a `Result` is not indexed, and would gather the
+        // probes in pieces and move them all once more.
+        let failed = Mutex::new(None);
+        let probes: Vec<Probe> = candidates
+            .par_iter()
+            .with_min_len(1024)
+            .map_init(init, |state, c| {
+                probe(state, c).unwrap_or_else(|e| {
+                    failed.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
+                    Probe {
+                        forms: no_forms(),
+                        keys: [0; 2],
+                        two_keys: false,
+                        hits: Vec::new(),
+                        exact: None,
+                        plain_valid: false,
+                    }
+                })
+            })
+            .collect();
+        match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            Some(e) => Err(e),
+            None => Ok(probes),
+        }
     }
 }
 
@@ -350,16 +379,17 @@ fn without_scan(
     } else {
         shared.sort_unstable();
     }
-    let twice = |k: u64| {
-        let at = shared.partition_point(|&x| x < k);
-        shared.get(at + 1) == Some(&k)
-    };
+    // The keys found twice or more (few), searched rather than all keys.
+    let mut twice_keys: Vec<u64> =
+        shared.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    twice_keys.dedup();
+    drop(shared);
+    let twice = |k: u64| !twice_keys.is_empty() && twice_keys.binary_search(&k).is_ok();
     let mut verdicts: Vec<Option<Verdict>> = Vec::with_capacity(candidates.len());
     let mut forms: Vec<LabelForms> = Vec::with_capacity(candidates.len());
     let mut found: Vec<Vec<Entry>> = Vec::with_capacity(candidates.len());
     // The forms of a candidate settled here move to its verdict: the scan
     // path reads only those of the others.
-    let none = || LabelForms { alabel: String::new(), ulabel: String::new(), finding: None };
     for p in probes {
         let alone = p.plain_valid && !p.keys().iter().any(|&k| twice(k));
         if let Some(e) = p.exact {
@@ -368,10 +398,10 @@ fn without_scan(
             let mut v = Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Registered);
             v.holder = Some(Box::new(registered_holder(index, &e)?));
             verdicts.push(Some(v));
-            forms.push(none());
+            forms.push(no_forms());
         } else if alone {
             verdicts.push(Some(Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Available)));
-            forms.push(none());
+            forms.push(no_forms());
         } else {
             verdicts.push(None);
             forms.push(p.forms);

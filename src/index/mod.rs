@@ -314,9 +314,24 @@ impl InputInfo {
         let head_of = |b: &[u8]| b[..b.len().min(1 << 20)].to_vec();
         // SAFETY: the map is read once, here; an input changed meanwhile
         // gives a hash of neither version, as a read would.
+        let len = f.metadata()?.len();
         let (size, head) = match unsafe { memmap2::Mmap::map(&f) } {
-            Ok(map) if f.metadata()?.is_file() => {
-                hasher.update(&map[..]);
+            Ok(map) if f.metadata()?.is_file() && map.len() as u64 == len => {
+                // A window at a time, each let go once hashed: the pages
+                // stay in the page cache, not in this process's RSS.
+                for window in map.chunks(WINDOW) {
+                    hasher.update(window);
+                    #[cfg(unix)]
+                    // SAFETY: a shared read-only map of a file: its pages,
+                    // dropped, are read again from the file if touched.
+                    let _ = unsafe {
+                        map.unchecked_advise_range(
+                            memmap2::UncheckedAdvice::DontNeed,
+                            window.as_ptr() as usize - map.as_ptr() as usize,
+                            window.len(),
+                        )
+                    };
+                }
                 (map.len() as u64, head_of(&map))
             }
             _ => {
@@ -344,6 +359,9 @@ impl InputInfo {
         })
     }
 }
+
+/// Bytes of an input hashed between two releases of its pages.
+const WINDOW: usize = 64 << 20;
 
 /// The serial of the first SOA record in `head` (RFC 1035 §3.3.13: the
 /// third field of its data), parentheses and comments skipped.
