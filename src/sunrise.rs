@@ -14,12 +14,13 @@
 //! holds a set it is valid in; candidates follow in `--priority` order, so
 //! the winner of a contention set is its holder.
 
-use crate::idna2008::to_labels;
+use crate::idna2008::{LabelForms, is_plain_ldh, to_labels};
 use crate::index::{Entry, Error, Index, KeyScratch, Keys};
-use crate::input::{self, Input, InputFormat, Timestamp};
-use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
+use crate::input::{self, Input, InputFormat, SettleWorker, Settled, Timestamp};
+use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig, ScanSettler};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// One candidate label.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -200,6 +201,233 @@ enum Row {
     Candidate(usize),
 }
 
+/// Judges plain candidates as the scan judges plain labels: through the
+/// scan's own [`ScanSettler`] (RFC 7940 §8.1 eligibility under the set's
+/// first judging LGR, memoised by class string), so that a candidate that
+/// collides with nothing gets the scan's verdict without a scan. Made once
+/// per LGR set and kept (a service keeps it across requests: its memo
+/// stays warm).
+pub struct PlainJudge {
+    settler: Arc<ScanSettler>,
+    /// Workers done with, for the next check (each holds memos of a few
+    /// hundred KiB: a service answering one label at a time reuses them).
+    idle: Mutex<Vec<Box<dyn SettleWorker>>>,
+}
+
+/// Workers a [`PlainJudge`] keeps for reuse.
+const IDLE_MAX: usize = 64;
+
+impl PlainJudge {
+    /// The judge of plain labels under `set`.
+    pub fn new(set: &LgrSet) -> PlainJudge {
+        let settler = ScanSettler::new();
+        settler.provide(set);
+        PlainJudge { settler, idle: Mutex::new(Vec::new()) }
+    }
+
+    fn lend(&self) -> Lent<'_> {
+        let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let worker = idle.unwrap_or_else(|| {
+            let mut w = self.settler.settler().0.worker();
+            w.ready();
+            w
+        });
+        Lent { judge: self, worker: Some(worker) }
+    }
+}
+
+/// A worker of a [`PlainJudge`], given back when dropped.
+struct Lent<'a> {
+    judge: &'a PlainJudge,
+    worker: Option<Box<dyn SettleWorker>>,
+}
+
+impl Lent<'_> {
+    /// Whether the plain label `text` is one the scan finds valid.
+    fn valid(&mut self, text: &[u8]) -> bool {
+        self.worker.as_mut().is_some_and(|w| !matches!(w.settle(text, text), Settled::Keep))
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        let mut idle = self.judge.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < IDLE_MAX
+            && let Some(w) = self.worker.take()
+        {
+            idle.push(w);
+        }
+    }
+}
+
+/// What is known of a candidate before any scan.
+struct Probe {
+    forms: LabelForms,
+    /// Its keys in the index ([`Keys::of`]): one or two.
+    keys: [u64; 2],
+    two_keys: bool,
+    /// The registered labels under its keys.
+    hits: Vec<Entry>,
+    /// The registered label that is this label.
+    exact: Option<Entry>,
+    /// A plain LDH label (RFC 5891 §4.2.3.1) that the scan finds valid.
+    plain_valid: bool,
+}
+
+impl Probe {
+    fn keys(&self) -> &[u64] {
+        &self.keys[..1 + usize::from(self.two_keys)]
+    }
+}
+
+/// Empty forms (no allocation).
+fn no_forms() -> LabelForms {
+    LabelForms { alabel: String::new(), ulabel: String::new(), finding: None }
+}
+
+/// Candidates up to which a check runs on the caller's thread (a service's
+/// single label: no hand-over to the thread pool).
+const SEQUENTIAL_MAX: usize = 256;
+
+/// Finds each candidate's forms, keys and registered labels.
+fn probe_all(
+    index: &Index,
+    keys: &Keys<'_>,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+) -> Result<Vec<Probe>, Error> {
+    let init = || (KeyScratch::default(), Vec::new(), plain.lend());
+    let probe = |(sc, ks, w): &mut (KeyScratch, Vec<u64>, Lent<'_>),
+                 c: &Candidate|
+     -> Result<Probe, Error> {
+        let text = c.text.trim();
+        let forms = to_labels(text);
+        keys.of(&forms.ulabel, sc, ks);
+        let mut hits = Vec::new();
+        for &h in ks.iter() {
+            index.lookup(h, &mut hits)?;
+        }
+        let mut exact = None;
+        for e in &hits {
+            if index.alabel_is(e, &forms.alabel)? {
+                exact = Some(*e);
+            }
+        }
+        let plain_valid =
+            hits.is_empty() && is_plain_ldh(text.as_bytes()) && w.valid(text.as_bytes());
+        Ok(Probe {
+            forms,
+            keys: [ks[0], ks.get(1).copied().unwrap_or(0)],
+            two_keys: ks.len() > 1,
+            hits,
+            exact,
+            plain_valid,
+        })
+    };
+    if candidates.len() <= SEQUENTIAL_MAX {
+        let mut state = init();
+        candidates.iter().map(|c| probe(&mut state, c)).collect()
+    } else {
+        // Collected as probes, the first error kept aside: a parallel
+        // collect into a `Result` is not indexed, and would gather the
+        // probes in pieces and move them all once more.
+        let failed = Mutex::new(None);
+        let probes: Vec<Probe> = candidates
+            .par_iter()
+            .with_min_len(1024)
+            .map_init(init, |state, c| {
+                probe(state, c).unwrap_or_else(|e| {
+                    failed.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
+                    Probe {
+                        forms: no_forms(),
+                        keys: [0; 2],
+                        two_keys: false,
+                        hits: Vec::new(),
+                        exact: None,
+                        plain_valid: false,
+                    }
+                })
+            })
+            .collect();
+        match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            Some(e) => Err(e),
+            None => Ok(probes),
+        }
+    }
+}
+
+/// The verdicts found without a scan (`None` for the candidates that
+/// need one), and each candidate's forms and registered labels found.
+type Quick = (Vec<Option<Verdict>>, Vec<LabelForms>, Vec<Vec<Entry>>);
+
+fn without_scan(
+    index: &Index,
+    keys: &Keys<'_>,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+) -> Result<Quick, Error> {
+    let probes = probe_all(index, keys, plain, candidates)?;
+    // The keys of the candidates that are not registered labels, sorted:
+    // a key found twice is shared by two candidates.
+    let mut shared: Vec<u64> = probes
+        .iter()
+        .filter(|p| p.exact.is_none())
+        .flat_map(|p| p.keys().iter().copied())
+        .collect();
+    if shared.len() > SEQUENTIAL_MAX {
+        shared.par_sort_unstable();
+    } else {
+        shared.sort_unstable();
+    }
+    // The keys found twice or more (few), searched rather than all keys.
+    let mut twice_keys: Vec<u64> =
+        shared.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    twice_keys.dedup();
+    drop(shared);
+    let twice = |k: u64| !twice_keys.is_empty() && twice_keys.binary_search(&k).is_ok();
+    let mut verdicts: Vec<Option<Verdict>> = Vec::with_capacity(candidates.len());
+    let mut forms: Vec<LabelForms> = Vec::with_capacity(candidates.len());
+    let mut found: Vec<Vec<Entry>> = Vec::with_capacity(candidates.len());
+    // The forms of a candidate settled here move to its verdict: the scan
+    // path reads only those of the others.
+    for p in probes {
+        let alone = p.plain_valid && !p.keys().iter().any(|&k| twice(k));
+        if let Some(e) = p.exact {
+            // Another candidate sharing a key with this label finds it
+            // itself: no need to scan it for this one.
+            let mut v = Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Registered);
+            v.holder = Some(Box::new(registered_holder(index, &e)?));
+            verdicts.push(Some(v));
+            forms.push(no_forms());
+        } else if alone {
+            verdicts.push(Some(Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Available)));
+            forms.push(no_forms());
+        } else {
+            verdicts.push(None);
+            forms.push(p.forms);
+        }
+        found.push(p.hits);
+    }
+    Ok((verdicts, forms, found))
+}
+
+/// The verdicts of `candidates` when none of them needs a scan (each is
+/// a registered label, or a plain label that collides with nothing and
+/// is valid), as [`check_with`] gives them; `None` when one needs a scan.
+/// A service answers those on the spot.
+///
+/// # Errors
+/// A damaged index.
+pub fn check_without_scan(
+    index: &Index,
+    set: &LgrSet,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+) -> Result<Option<Vec<Verdict>>, Error> {
+    let (verdicts, _, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
+    Ok(verdicts.into_iter().collect())
+}
+
 /// Checks `candidates` against `index` under `set` (the set the index was
 /// built with: [`Index::spec`]). One verdict per candidate, in order.
 ///
@@ -211,40 +439,32 @@ pub fn check(
     candidates: &[Candidate],
     config: &CheckConfig,
 ) -> Result<Vec<Verdict>, Error> {
+    check_with(index, set, &PlainJudge::new(set), candidates, config)
+}
+
+/// [`check`] with a [`PlainJudge`] of `set` made beforehand.
+///
+/// Most candidates collide with nothing: no registered label shares a key
+/// with them, nor another candidate. A plain one of those that the scan's
+/// judge finds valid is `available` there and then; the others go through
+/// the scan (see the module documentation), which is the exact path.
+///
+/// # Errors
+/// As [`check`].
+pub fn check_with(
+    index: &Index,
+    set: &LgrSet,
+    plain: &PlainJudge,
+    candidates: &[Candidate],
+    config: &CheckConfig,
+) -> Result<Vec<Verdict>, Error> {
     let keys = Keys::new(set);
-    let forms: Vec<_> = candidates.par_iter().map(|c| to_labels(c.text.trim())).collect();
-    // Per candidate: the registered labels under its keys.
-    let found: Vec<Vec<Entry>> = forms
-        .par_iter()
-        .map_init(
-            || (KeyScratch::default(), Vec::new()),
-            |(sc, ks), f| {
-                keys.of(&f.ulabel, sc, ks);
-                let mut out = Vec::new();
-                for &h in ks.iter() {
-                    index.lookup(h, &mut out)?;
-                }
-                Ok(out)
-            },
-        )
-        .collect::<Result<_, Error>>()?;
-    let mut verdicts: Vec<Option<Verdict>> = vec![None; candidates.len()];
+    let (mut verdicts, forms, found) = without_scan(index, &keys, plain, candidates)?;
     let mut registered: BTreeMap<u32, Entry> = BTreeMap::new();
     let mut first_of: HashMap<&str, usize> = HashMap::new();
     let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
     for (i, (f, es)) in forms.iter().zip(&found).enumerate() {
-        let mut exact = None;
-        for e in es {
-            if index.alabel_is(e, &f.alabel)? {
-                exact = Some(*e);
-            }
-        }
-        if let Some(e) = exact {
-            // Another candidate sharing a key with this label finds it
-            // itself: no need to scan it for this one.
-            let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Registered);
-            v.holder = Some(Box::new(registered_holder(index, &e)?));
-            verdicts[i] = Some(v);
+        if verdicts[i].is_some() {
             continue;
         }
         if let Some(&j) = first_of.get(f.alabel.as_str()) {
@@ -572,18 +792,17 @@ pub fn read_candidates(name: &str, bytes: &[u8]) -> Result<Vec<Candidate>, Error
         })
     });
     let Some(delimiter) = delimiter else {
-        return Ok(text
-            .lines()
-            .enumerate()
-            .filter_map(|(n, l)| {
-                let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
-                (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
-                    text: l.to_string(),
-                    line: n as u64 + 1,
-                    ..Candidate::default()
-                })
+        // Sized once: a list of a million candidates is not moved as it grows.
+        let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+        out.extend(text.lines().enumerate().filter_map(|(n, l)| {
+            let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
+            (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
+                text: l.to_string(),
+                line: n as u64 + 1,
+                ..Candidate::default()
             })
-            .collect());
+        }));
+        return Ok(out);
     };
     let mut rdr =
         csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(text.as_bytes());

@@ -25,7 +25,7 @@ use axum::{Json, Router};
 use lgrscan::index::Index;
 use lgrscan::input::Timestamp;
 use lgrscan::scan::LgrSet;
-use lgrscan::sunrise::{self, Candidate, CheckConfig};
+use lgrscan::sunrise::{self, Candidate, CheckConfig, PlainJudge};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -43,16 +43,18 @@ pub struct Args {
     max_batch: usize,
 }
 
-/// An index and its compiled LGR set.
+/// An index, its compiled LGR set and the judge of plain labels.
 struct Loaded {
     index: Index,
     set: LgrSet,
+    plain: PlainJudge,
 }
 
 fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
     let index = Index::open(path)?;
     let set = index.spec().compile()?;
-    Ok(Loaded { index, set })
+    let plain = PlainJudge::new(&set);
+    Ok(Loaded { index, set, plain })
 }
 
 #[derive(Clone)]
@@ -142,14 +144,29 @@ async fn index_header(State(state): State<AppState>) -> Response {
     Json(Value::Object(h)).into_response()
 }
 
-/// Checks candidates on a blocking thread; the rows as JSON.
+fn rows(candidates: &[Candidate], verdicts: &[sunrise::Verdict]) -> Vec<Value> {
+    candidates.iter().zip(verdicts).map(|(c, v)| super::sunrise::row_json(c, v)).collect()
+}
+
+/// Checks candidates: on the spot when none needs a scan (most single
+/// labels: a few look-ups in the mapped index), else on a blocking thread;
+/// the rows as JSON.
 async fn run_check(state: &AppState, candidates: Vec<Candidate>) -> Result<Vec<Value>, Response> {
     let loaded = state.current();
+    let failed = |e: lgrscan::index::Error| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
+    if candidates.len() == 1 {
+        let quick =
+            sunrise::check_without_scan(&loaded.index, &loaded.set, &loaded.plain, &candidates);
+        if let Some(verdicts) = quick.map_err(failed)? {
+            return Ok(rows(&candidates, &verdicts));
+        }
+    }
     tokio::task::spawn_blocking(move || {
+        let l = &*loaded;
         let verdicts =
-            sunrise::check(&loaded.index, &loaded.set, &candidates, &CheckConfig::default())
-                .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-        Ok(candidates.iter().zip(&verdicts).map(|(c, v)| super::sunrise::row_json(c, v)).collect())
+            sunrise::check_with(&l.index, &l.set, &l.plain, &candidates, &CheckConfig::default())
+                .map_err(failed)?;
+        Ok(rows(&candidates, &verdicts))
     })
     .await
     .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?

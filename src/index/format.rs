@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"LGRSIDX\0";
 /// The layout version this reader reads and the writer writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Bytes of the fixed prefix before the header.
 const PREFIX: usize = 24;
 /// Bytes per checked block of the data region.

@@ -17,11 +17,17 @@
 //! `--lgr` and answers exactly as a scan with the build's LGRs would. Its
 //! sections:
 //!
-//! - `entries`: 24 bytes per (key, label), sorted by key hash: hash (u64),
-//!   A-label text reference (offset: 48 bits, length: 16 bits, into
-//!   `text`), input position (u32), line (u32);
+//! - `fingerprints` and `positions`: per (key, label) entry, 32 bits of
+//!   the key's hash below the directory's (u32) and the label's input
+//!   position (u32), in two arrays, by directory bucket (a counting sort:
+//!   within a bucket, in input order);
 //! - `dir`: `2^dir_bits + 1` entry numbers (u64), where the entries whose
-//!   hash starts with each `dir_bits`-bit prefix begin;
+//!   hash starts with each `dir_bits`-bit prefix begin (about 32 entries a
+//!   bucket: the directory stays in cache, a bucket's fingerprints are two
+//!   cache lines);
+//! - `labels`: 12 bytes per label, by input position: its A-label text
+//!   reference (offset: 48 bits, length: 16 bits, into `text`) and its
+//!   line (u32);
 //! - `meta`: 32 bytes per label with CSV columns, by input position:
 //!   position (u32), zero (u32), then the `registered` date (RFC 3339
 //!   text), `registrant` and `registrar` as text references (u64,
@@ -31,14 +37,16 @@
 //! - `text`: the A-labels and CSV values;
 //! - `lgr.N`: the deflated bytes of each LGR.
 
+mod build;
 pub mod format;
 
-use crate::input::{LabelSet, Timestamp};
+pub use build::{Prepared, prepare, write};
+
+use crate::input::Timestamp;
 use crate::lgr::{IndexMode, IndexScratch, Label as EvalLabel, Lgr};
 use crate::scan::{Grouping, LgrSet};
-use format::{Backing, Checked, get_u32, get_u64, put_u32, put_u64};
-use rayon::prelude::*;
-use serde_json::{Map, Value, json};
+use format::{Backing, Checked, get_u32, get_u64};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::Path;
@@ -294,26 +302,55 @@ pub struct InputInfo {
 }
 
 impl InputInfo {
-    /// Reads `path` once for its size, hash and SOA serial.
+    /// Reads `path` once for its size, hash and SOA serial: by memory
+    /// map (no copy of the file through a buffer), or in reads when it
+    /// cannot be mapped (a pipe).
     ///
     /// # Errors
     /// An unreadable file.
     pub fn of_path(path: &Path) -> std::io::Result<InputInfo> {
         let mut f = std::fs::File::open(path)?;
         let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 1 << 20];
-        let (mut size, mut head) = (0u64, Vec::new());
-        loop {
-            let n = f.read(&mut buf)?;
-            if n == 0 {
-                break;
+        let head_of = |b: &[u8]| b[..b.len().min(1 << 20)].to_vec();
+        // SAFETY: the map is read once, here; an input changed meanwhile
+        // gives a hash of neither version, as a read would.
+        let len = f.metadata()?.len();
+        let (size, head) = match unsafe { memmap2::Mmap::map(&f) } {
+            Ok(map) if f.metadata()?.is_file() && map.len() as u64 == len => {
+                // A window at a time, each let go once hashed: the pages
+                // stay in the page cache, not in this process's RSS.
+                for window in map.chunks(WINDOW) {
+                    hasher.update(window);
+                    #[cfg(unix)]
+                    // SAFETY: a shared read-only map of a file: its pages,
+                    // dropped, are read again from the file if touched.
+                    let _ = unsafe {
+                        map.unchecked_advise_range(
+                            memmap2::UncheckedAdvice::DontNeed,
+                            window.as_ptr() as usize - map.as_ptr() as usize,
+                            window.len(),
+                        )
+                    };
+                }
+                (map.len() as u64, head_of(&map))
             }
-            if head.is_empty() {
-                head = buf[..n].to_vec();
+            _ => {
+                let mut buf = vec![0u8; 1 << 20];
+                let (mut size, mut head) = (0u64, Vec::new());
+                loop {
+                    let n = f.read(&mut buf)?;
+                    if n == 0 {
+                        break;
+                    }
+                    if head.is_empty() {
+                        head = buf[..n].to_vec();
+                    }
+                    hasher.update(&buf[..n]);
+                    size += n as u64;
+                }
+                (size, head)
             }
-            hasher.update(&buf[..n]);
-            size += n as u64;
-        }
+        };
         Ok(InputInfo {
             path: path.display().to_string(),
             size,
@@ -322,6 +359,9 @@ impl InputInfo {
         })
     }
 }
+
+/// Bytes of an input hashed between two releases of its pages.
+const WINDOW: usize = 64 << 20;
 
 /// The serial of the first SOA record in `head` (RFC 1035 §3.3.13: the
 /// third field of its data), parentheses and comments skipped.
@@ -394,240 +434,21 @@ impl<'a> Keys<'a> {
     }
 }
 
-/// Bytes per entry.
-const ENTRY: usize = 24;
+/// Bytes per label record.
+const LABEL: usize = 12;
 /// Bytes per meta record.
 const META: usize = 32;
 /// A text reference for no text.
 const NO_TEXT: u64 = u64::MAX;
 
-/// Packs a text reference at `at` of `len` bytes, or [`NO_TEXT`] for text
-/// longer than 64 KiB (none: names are at most 255 octets).
-fn text_ref(at: u64, len: usize) -> u64 {
-    if len > 0xffff { NO_TEXT } else { at | (len as u64) << 48 }
-}
-
-/// Labels' keys as (hash, input position), sorted: one per label (an
-/// exactly sized collect), plus the second keys of the few labels that
-/// have two.
-fn sorted_keys(labels: &LabelSet, set: &LgrSet) -> Vec<(u64, u32)> {
-    let keys = Keys::new(set);
-    let seconds = std::sync::Mutex::new(Vec::new());
-    let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(labels.len() + labels.len() / 64);
-    pairs.par_extend((0..labels.len()).into_par_iter().with_min_len(4096).map_init(
-        || (KeyScratch::default(), Vec::new()),
-        |(sc, ks), i| {
-            let l = labels.get(i).expect("in range");
-            keys.of(l.ulabel(), sc, ks);
-            if let Some(&second) = ks.get(1) {
-                let mut s = seconds.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                s.push((second, i as u32));
-            }
-            (ks[0], i as u32)
-        },
-    ));
-    pairs.append(&mut seconds.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner));
-    pairs.par_sort_unstable();
-    pairs
-}
-
-/// The `meta` section and the CSV values' text (to follow the A-labels,
-/// whose text is `base` bytes).
-fn meta_records(labels: &LabelSet, base: u64) -> (Vec<u8>, Vec<u8>) {
-    let registrar_col =
-        labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
-    let (mut meta, mut text) = (Vec::new(), Vec::new());
-    for l in labels.iter() {
-        let Some(c) = l.csv() else { continue };
-        let registrar = registrar_col.and_then(|k| c.extra(k as u32));
-        if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() {
-            continue;
-        }
-        put_u32(&mut meta, l.index() as u32);
-        put_u32(&mut meta, 0);
-        let date = c.registered.map(|t| t.to_string());
-        for v in [date.as_deref(), c.registrant, registrar] {
-            let r = v.map_or(NO_TEXT, |v| {
-                let r = text_ref(base + text.len() as u64, v.len());
-                if r != NO_TEXT {
-                    text.extend_from_slice(v.as_bytes());
-                }
-                r
-            });
-            put_u64(&mut meta, r);
-        }
-    }
-    (meta, text)
-}
-
-/// The deflated bytes of the spec's LGRs, and their header entries (the
-/// variant LGR's last when it has its own).
-fn embedded(spec: &LgrSpec) -> Result<(Vec<Vec<u8>>, Vec<Value>), Error> {
-    let all: Vec<&LgrSource> = spec
-        .judges
-        .iter()
-        .chain(match &spec.variants {
-            VariantSource::Lgr(l) => Some(l),
-            _ => None,
-        })
-        .collect();
-    let (mut bytes, mut entries) = (Vec::new(), Vec::new());
-    for (k, l) in all.iter().enumerate() {
-        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
-        std::io::Write::write_all(&mut z, &l.bytes).map_err(|e| Error::new(e.to_string()))?;
-        bytes.push(z.finish().map_err(|e| Error::new(e.to_string()))?);
-        entries.push(json!({
-            "name": l.name, "builtin": l.builtin, "sha256": l.sha256(),
-            "bytes": l.bytes.len(), "section": format!("lgr.{k}"),
-        }));
-    }
-    Ok((bytes, entries))
-}
-
-/// Entries written to the data region at a time.
-const CHUNK: usize = 1 << 15;
-
-/// Builds an index of `labels` (read from `inputs`) for the set `spec`
-/// (compiled as `set`) and writes it to `out`, as a stream: what is held
-/// is the keys (16 bytes a label), the text offsets (8) and the CSV
-/// columns.
-///
-/// # Errors
-/// More than 2^32 - 1 labels or 256 TiB of text, or writing `out`.
-pub fn write(
-    out: &mut dyn std::io::Write,
-    labels: &LabelSet,
-    spec: &LgrSpec,
-    set: &LgrSet,
-    inputs: &[InputInfo],
-) -> Result<(), Error> {
-    if labels.len() > u32::MAX as usize - 1 {
-        return Err(Error::new("too many labels for one index (at most 2^32 - 1)"));
-    }
-    let pairs = sorted_keys(labels, set);
-    // Where each A-label's text is, in input order.
-    let mut refs: Vec<u64> = Vec::with_capacity(labels.len());
-    let mut alabel_bytes = 0u64;
-    for l in labels.iter() {
-        let len = l.alabel().len();
-        let r = text_ref(alabel_bytes, len);
-        if r != NO_TEXT {
-            alabel_bytes += len as u64;
-        }
-        refs.push(r);
-    }
-    let (meta, meta_text) = meta_records(labels, alabel_bytes);
-    let text_len = alabel_bytes + meta_text.len() as u64;
-    if text_len >= 1 << 48 {
-        return Err(Error::new("too much label text for one index (256 TiB)"));
-    }
-    let mut runs = Vec::new();
-    let mut last = None;
-    for l in labels.iter() {
-        if last != Some(l.source()) {
-            last = Some(l.source());
-            put_u32(&mut runs, l.index() as u32);
-            put_u32(&mut runs, l.source() as u32);
-        }
-    }
-    let (lgr_bytes, mut lgrs) = embedded(spec)?;
-    let n = pairs.len();
-    let bits = (usize::BITS - (n / 4).max(1).leading_zeros()).min(30);
-    // The layout: each section's offset and length, in writing order.
-    let mut sections = Map::new();
-    let mut at = 0u64;
-    let mut lay = |name: &str, len: u64| {
-        sections.insert(name.into(), json!([at, len]));
-        at += len;
-    };
-    lay("entries", (n * ENTRY) as u64);
-    lay("dir", 8 * ((1u64 << bits) + 1));
-    lay("meta", meta.len() as u64);
-    lay("sources", runs.len() as u64);
-    lay("text", text_len);
-    for (k, z) in lgr_bytes.iter().enumerate() {
-        lay(&format!("lgr.{k}"), z.len() as u64);
-    }
-    let data_len = at;
-    let variants = match &spec.variants {
-        VariantSource::Same => json!("same"),
-        VariantSource::Merged => json!("merged"),
-        VariantSource::Lgr(_) => lgrs.pop().unwrap_or(Value::Null),
-    };
-    let sources: Vec<Value> =
-        labels.sources().iter().map(|s| json!(s.path.display().to_string())).collect();
-    let inputs: Vec<Value> = inputs
-        .iter()
-        .map(|i| json!({"path": i.path, "size": i.size, "sha256": i.sha256, "soa_serial": i.soa_serial}))
-        .collect();
-    let header = json!({
-        "lgrscan_version": env!("CARGO_PKG_VERSION"),
-        "index_mode": spec.mode.as_str(),
-        "lgrs": lgrs,
-        "variants": variants,
-        "inputs": inputs,
-        "sources": sources,
-        "labels": labels.len() as u64,
-        "entries": n as u64,
-        "with_meta": (meta.len() / META) as u64,
-        "text_bytes": text_len,
-        "dir_bits": bits,
-        "data_len": data_len,
-        "sections": sections,
-    });
-    let Value::Object(header) = header else { unreachable!("a JSON object") };
-    let io = |e: std::io::Error| Error::new(format!("writing: {e}"));
-    let mut w = format::DataWriter::begin(out, header).map_err(io)?;
-    let mut buf = Vec::with_capacity(CHUNK * ENTRY);
-    for chunk in pairs.chunks(CHUNK) {
-        buf.clear();
-        for &(h, i) in chunk {
-            put_u64(&mut buf, h);
-            put_u64(&mut buf, refs[i as usize]);
-            put_u32(&mut buf, i);
-            put_u32(&mut buf, labels.get(i as usize).map_or(0, |l| l.line()));
-        }
-        w.put(&buf).map_err(io)?;
-    }
-    drop(refs);
-    buf.clear();
-    let mut e = 0usize;
-    for b in 0..(1u64 << bits) {
-        while e < n && bucket(pairs[e].0, bits) < b {
-            e += 1;
-        }
-        put_u64(&mut buf, e as u64);
-        if buf.len() >= CHUNK * ENTRY {
-            w.put(&buf).map_err(io)?;
-            buf.clear();
-        }
-    }
-    put_u64(&mut buf, n as u64);
-    w.put(&buf).map_err(io)?;
-    w.put(&meta).map_err(io)?;
-    w.put(&runs).map_err(io)?;
-    buf.clear();
-    for l in labels.iter() {
-        let a = l.alabel().as_bytes();
-        if a.len() <= 0xffff {
-            buf.extend_from_slice(a);
-        }
-        if buf.len() >= CHUNK * ENTRY {
-            w.put(&buf).map_err(io)?;
-            buf.clear();
-        }
-    }
-    w.put(&buf).map_err(io)?;
-    w.put(&meta_text).map_err(io)?;
-    for z in &lgr_bytes {
-        w.put(z).map_err(io)?;
-    }
-    w.finish().map_err(io)
-}
-
-/// The directory bucket of a hash.
+/// The directory bucket of a hash: its top `bits` bits.
 fn bucket(h: u64, bits: u32) -> u64 {
     if bits == 0 { 0 } else { h >> (64 - bits) }
+}
+
+/// What an entry keeps of its hash: the 32 bits below the bucket's.
+fn fingerprint(h: u64, bits: u32) -> u32 {
+    ((h << bits) >> 32) as u32
 }
 
 /// A registered label found in an index (its text is read with
@@ -657,9 +478,11 @@ pub struct Meta {
 #[derive(Debug)]
 pub struct Index {
     file: Checked,
-    entries: (u64, u64),
+    fingerprints: (u64, u64),
+    positions: (u64, u64),
     dir: (u64, u64),
     dir_bits: u32,
+    labels: (u64, u64),
     meta: (u64, u64),
     text: (u64, u64),
     runs: Vec<(u32, u32)>,
@@ -699,16 +522,22 @@ impl Index {
         let bad = |what: &str| Error::new(format!("damaged index: bad {what} in the header"));
         let num = |k: &str| h.get(k).and_then(Value::as_u64).ok_or_else(|| bad(k));
         let dir_bits = num("dir_bits")?;
-        if dir_bits > 30 {
+        if dir_bits > 32 {
             return Err(bad("dir_bits"));
         }
         let dir_bits = dir_bits as u32;
-        let entries = file.section_range("entries")?;
+        let fingerprints = file.section_range("fingerprints")?;
+        let positions = file.section_range("positions")?;
         let dir = file.section_range("dir")?;
+        let labels = file.section_range("labels")?;
         let meta = file.section_range("meta")?;
         let text = file.section_range("text")?;
-        if entries.1 % ENTRY as u64 != 0 || entries.1 / ENTRY as u64 != num("entries")? {
+        let entries = num("entries")?;
+        if fingerprints.1 != 4 * entries || positions.1 != 4 * entries {
             return Err(bad("entries"));
+        }
+        if labels.1 != LABEL as u64 * num("labels")? {
+            return Err(bad("labels"));
         }
         if dir.1 != 8 * ((1u64 << dir_bits) + 1) || meta.1 % META as u64 != 0 {
             return Err(bad("dir or meta"));
@@ -748,7 +577,19 @@ impl Index {
             _ => return Err(bad("variants")),
         };
         let spec = LgrSpec { judges, variants, mode };
-        Ok(Index { file, entries, dir, dir_bits, meta, text, runs, sources, spec })
+        Ok(Index {
+            file,
+            fingerprints,
+            positions,
+            dir,
+            dir_bits,
+            labels,
+            meta,
+            text,
+            runs,
+            sources,
+            spec,
+        })
     }
 
     /// The LGR set the index was built with (bytes and mode).
@@ -779,7 +620,9 @@ impl Index {
         self.file.verify_all()
     }
 
-    /// Every label stored under the key hash `hash`, appended to `out`.
+    /// Every label stored under the key hash `hash`, appended to `out`
+    /// (and, rarely, one under another key with the same bucket and
+    /// fingerprint: the caller compares what it needs to).
     ///
     /// # Errors
     /// A damaged index.
@@ -787,19 +630,30 @@ impl Index {
         let b = bucket(hash, self.dir_bits);
         let d = self.file.data(self.dir.0 + 8 * b, 16)?;
         let (start, end) = (get_u64(d, 0), get_u64(d, 8));
-        let n = self.entries.1 / ENTRY as u64;
+        let n = self.fingerprints.1 / 4;
         if start > end || end > n {
             return Err(Error::new("damaged index: bad directory entry"));
         }
-        let es =
-            self.file.data(self.entries.0 + start * ENTRY as u64, (end - start) * ENTRY as u64)?;
-        for e in es.chunks_exact(ENTRY) {
-            if get_u64(e, 0) != hash {
+        let fp = fingerprint(hash, self.dir_bits);
+        let fps = self.file.data(self.fingerprints.0 + 4 * start, 4 * (end - start))?;
+        for (k, f) in fps.chunks_exact(4).enumerate() {
+            if get_u32(f, 0) != fp {
                 continue;
             }
-            out.push(Entry { text: get_u64(e, 8), position: get_u32(e, 16), line: get_u32(e, 20) });
+            let p = self.file.data(self.positions.0 + 4 * (start + k as u64), 4)?;
+            out.push(self.entry(get_u32(p, 0))?);
         }
         Ok(())
+    }
+
+    /// The label at input position `position`.
+    fn entry(&self, position: u32) -> Result<Entry, Error> {
+        let at = LABEL as u64 * u64::from(position);
+        if at >= self.labels.1 {
+            return Err(Error::new("damaged index: label position out of range"));
+        }
+        let r = self.file.data(self.labels.0 + at, LABEL as u64)?;
+        Ok(Entry { text: get_u64(r, 0), position, line: get_u32(r, 8) })
     }
 
     fn text_bytes(&self, r: u64) -> Result<Option<&[u8]>, Error> {

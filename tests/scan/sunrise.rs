@@ -376,3 +376,38 @@ fn verdicts_equal_the_scan_on_the_root_zone() {
     let texts = sample(alabels(&labels), 1500);
     property("root zone", &texts, &default_spec(ScanMode::Verified), 11);
 }
+
+/// The verdicts given without a scan (a service's single labels) are those
+/// of the full check: a plain label that collides with nothing, a
+/// registered label in either form; a label that collides, or is not
+/// plain, is left to the scan.
+#[test]
+fn verdicts_without_a_scan_are_the_checks() {
+    let index = samples_index();
+    let set = index.spec().compile().expect("set compiles");
+    let plain = sunrise::PlainJudge::new(&set);
+    let one = |t: &str| vec![Candidate { text: t.into(), ..Candidate::default() }];
+    for t in ["freshname", "other-fresh", "a1b2"] {
+        let c = one(t);
+        let quick = sunrise::check_without_scan(&index, &set, &plain, &c).expect("index intact");
+        let full = sunrise::check_with(&index, &set, &plain, &c, &CheckConfig::default()).unwrap();
+        assert_eq!(quick.as_ref(), Some(&full), "{t}");
+        assert_eq!(full[0].status, Status::Available, "{t}");
+    }
+    for c in sample_candidates() {
+        let c = vec![c];
+        let full = check(&index, &c, &CheckConfig::default());
+        match sunrise::check_without_scan(&index, &set, &plain, &c).expect("index intact") {
+            Some(quick) => assert_eq!(quick, full, "{}", c[0].text),
+            None => assert!(
+                !matches!(full[0].status, Status::Available | Status::Registered)
+                    || !c[0].text.is_ascii(),
+                "{} needed no scan",
+                c[0].text
+            ),
+        }
+    }
+    // Two candidates with one key: the scan decides.
+    let twice = vec![one("freshname").remove(0), one("FreshName").remove(0)];
+    assert!(sunrise::check_without_scan(&index, &set, &plain, &twice).unwrap().is_none());
+}

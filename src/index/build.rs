@@ -1,0 +1,347 @@
+//! Writing an index ([`write`], [`Prepared`]): the keys of every label
+//! computed in parallel chunks with their A-label text, then placed by a
+//! counting sort on their directory bucket (one pass: no comparison sort),
+//! then written as one stream.
+
+use super::format::{self, put_u32, put_u64};
+use super::{
+    Error, InputInfo, KeyScratch, Keys, LABEL, LgrSource, LgrSpec, META, NO_TEXT, VariantSource,
+    bucket, fingerprint,
+};
+use crate::input::LabelSet;
+use crate::scan::LgrSet;
+use rayon::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// Packs a text reference at `at` of `len` bytes, or [`NO_TEXT`] for text
+/// longer than 64 KiB (none: names are at most 255 octets).
+fn text_ref(at: u64, len: usize) -> u64 {
+    if len > 0xffff { NO_TEXT } else { at | (len as u64) << 48 }
+}
+
+/// Labels per chunk of the parallel pass.
+const CHUNK: usize = 1 << 15;
+
+/// What the parallel pass finds of a chunk of labels.
+#[derive(Default)]
+struct Chunk {
+    /// The first key of each label.
+    keys: Vec<u64>,
+    /// The second keys of the few labels that have two, with the label.
+    seconds: Vec<(u64, u32)>,
+    /// The A-labels, one after the other, and each one's length.
+    text: Vec<u8>,
+    lens: Vec<u16>,
+}
+
+/// An index computed and ready to be written ([`Prepared::write`]): what
+/// is held is 8 bytes of keys a label, its A-label text and the CSV
+/// columns.
+pub struct Prepared<'a> {
+    labels: &'a LabelSet,
+    chunks: Vec<Chunk>,
+    /// Per entry, its key's fingerprint and its label's position, by
+    /// bucket (in position order within one).
+    fps: Vec<u32>,
+    positions: Vec<u32>,
+    /// Per bucket, where its entries start; then the number of entries.
+    dir: Vec<u64>,
+    dir_bits: u32,
+    text_len: u64,
+    alabel_bytes: u64,
+    meta: Vec<u8>,
+    meta_text: Vec<u8>,
+}
+
+/// Computes the index of `labels` under `set` (the keys of each label,
+/// sorted into buckets; the text; the CSV columns).
+///
+/// # Errors
+/// More than 2^32 - 2 labels or entries, or 256 TiB of text.
+pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, Error> {
+    if labels.len() > u32::MAX as usize - 1 {
+        return Err(Error::new("too many labels for one index (at most 2^32 - 2)"));
+    }
+    let keys = Keys::new(set);
+    let n = labels.len();
+    let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(
+            || (KeyScratch::default(), Vec::new()),
+            |(sc, ks), c| {
+                let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+                let mut out = Chunk {
+                    keys: Vec::with_capacity(range.len()),
+                    lens: Vec::with_capacity(range.len()),
+                    text: Vec::with_capacity(range.len() * 12),
+                    ..Chunk::default()
+                };
+                for i in range {
+                    let Some(l) = labels.get(i) else { break };
+                    keys.of(l.ulabel(), sc, ks);
+                    out.keys.push(ks[0]);
+                    if let Some(&second) = ks.get(1) {
+                        out.seconds.push((second, i as u32));
+                    }
+                    let a = l.alabel().as_bytes();
+                    if a.len() <= 0xffff {
+                        out.text.extend_from_slice(a);
+                        out.lens.push(a.len() as u16);
+                    } else {
+                        out.lens.push(0);
+                    }
+                }
+                out
+            },
+        )
+        .collect();
+    let seconds: usize = chunks.iter().map(|c| c.seconds.len()).sum();
+    let entries = n + seconds;
+    if entries > u32::MAX as usize - 1 {
+        return Err(Error::new("too many entries for one index (at most 2^32 - 2)"));
+    }
+    // About 32 entries a bucket: the directory is small enough to stay in
+    // cache, and a bucket's fingerprints are two cache lines.
+    let dir_bits = (usize::BITS - (entries / 32).max(1).leading_zeros()).min(32);
+    let every = || {
+        chunks.iter().enumerate().flat_map(|(c, ch)| {
+            ch.keys.iter().enumerate().map(move |(k, &h)| (h, (c * CHUNK + k) as u32))
+        })
+    };
+    let seconds = || chunks.iter().flat_map(|ch| ch.seconds.iter().copied());
+    let mut dir = vec![0u64; (1usize << dir_bits) + 1];
+    for (h, _) in every().chain(seconds()) {
+        dir[bucket(h, dir_bits) as usize + 1] += 1;
+    }
+    for b in 1..dir.len() {
+        dir[b] += dir[b - 1];
+    }
+    let mut next: Vec<u64> = dir.clone();
+    let (mut fps, mut positions) = (vec![0u32; entries], vec![0u32; entries]);
+    for (h, i) in every().chain(seconds()) {
+        let slot = &mut next[bucket(h, dir_bits) as usize];
+        fps[*slot as usize] = fingerprint(h, dir_bits);
+        positions[*slot as usize] = i;
+        *slot += 1;
+    }
+    let alabel_bytes: u64 = chunks.iter().map(|c| c.text.len() as u64).sum();
+    let (meta, meta_text) = meta_records(labels, alabel_bytes);
+    let text_len = alabel_bytes + meta_text.len() as u64;
+    if text_len >= 1 << 48 {
+        return Err(Error::new("too much label text for one index (256 TiB)"));
+    }
+    Ok(Prepared {
+        labels,
+        chunks,
+        fps,
+        positions,
+        dir,
+        dir_bits,
+        text_len,
+        alabel_bytes,
+        meta,
+        meta_text,
+    })
+}
+
+/// The `meta` section and the CSV values' text (to follow the A-labels,
+/// whose text is `base` bytes).
+fn meta_records(labels: &LabelSet, base: u64) -> (Vec<u8>, Vec<u8>) {
+    let (mut meta, mut text) = (Vec::new(), Vec::new());
+    let registrar_col =
+        labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
+    for l in labels.iter() {
+        let Some(c) = l.csv() else { continue };
+        let registrar = registrar_col.and_then(|k| c.extra(k as u32));
+        if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() {
+            continue;
+        }
+        put_u32(&mut meta, l.index() as u32);
+        put_u32(&mut meta, 0);
+        let date = c.registered.map(|t| t.to_string());
+        for v in [date.as_deref(), c.registrant, registrar] {
+            let r = v.map_or(NO_TEXT, |v| {
+                let r = text_ref(base + text.len() as u64, v.len());
+                if r != NO_TEXT {
+                    text.extend_from_slice(v.as_bytes());
+                }
+                r
+            });
+            put_u64(&mut meta, r);
+        }
+    }
+    (meta, text)
+}
+
+/// The deflated bytes of the spec's LGRs, and their header entries (the
+/// variant LGR's last when it has its own).
+fn embedded(spec: &LgrSpec) -> Result<(Vec<Vec<u8>>, Vec<Value>), Error> {
+    let all: Vec<&LgrSource> = spec
+        .judges
+        .iter()
+        .chain(match &spec.variants {
+            VariantSource::Lgr(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let (mut bytes, mut entries) = (Vec::new(), Vec::new());
+    for (k, l) in all.iter().enumerate() {
+        let mut z = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, &l.bytes).map_err(|e| Error::new(e.to_string()))?;
+        bytes.push(z.finish().map_err(|e| Error::new(e.to_string()))?);
+        entries.push(json!({
+            "name": l.name, "builtin": l.builtin, "sha256": l.sha256(),
+            "bytes": l.bytes.len(), "section": format!("lgr.{k}"),
+        }));
+    }
+    Ok((bytes, entries))
+}
+
+/// Bytes written to the output at a time.
+const WRITE_BYTES: usize = 1 << 20;
+
+/// `values` as little-endian bytes, through `buf`, a buffer at a time.
+fn put_all_u32(
+    w: &mut format::DataWriter<'_>,
+    buf: &mut Vec<u8>,
+    values: &[u32],
+) -> std::io::Result<()> {
+    for part in values.chunks(WRITE_BYTES / 4) {
+        buf.clear();
+        for &v in part {
+            put_u32(buf, v);
+        }
+        w.put(buf)?;
+    }
+    Ok(())
+}
+
+impl Prepared<'_> {
+    /// Writes the index for the set `spec` (the one it was prepared with)
+    /// read from `inputs` to `out`.
+    ///
+    /// # Errors
+    /// Writing `out`.
+    pub fn write(
+        &self,
+        out: &mut dyn std::io::Write,
+        spec: &LgrSpec,
+        inputs: &[InputInfo],
+    ) -> Result<(), Error> {
+        let labels = self.labels;
+        let mut runs = Vec::new();
+        let mut last = None;
+        for (i, l) in labels.iter().enumerate() {
+            if last != Some(l.source()) {
+                last = Some(l.source());
+                put_u32(&mut runs, i as u32);
+                put_u32(&mut runs, l.source() as u32);
+            }
+        }
+        let (lgr_bytes, mut lgrs) = embedded(spec)?;
+        let entries = self.fps.len() as u64;
+        // The layout: each section's offset and length, in writing order.
+        let mut sections = Map::new();
+        let mut at = 0u64;
+        let mut lay = |name: &str, len: u64| {
+            sections.insert(name.into(), json!([at, len]));
+            at += len;
+        };
+        lay("fingerprints", 4 * entries);
+        lay("positions", 4 * entries);
+        lay("dir", 8 * self.dir.len() as u64);
+        lay("labels", (LABEL * labels.len()) as u64);
+        lay("meta", self.meta.len() as u64);
+        lay("sources", runs.len() as u64);
+        lay("text", self.text_len);
+        for (k, z) in lgr_bytes.iter().enumerate() {
+            lay(&format!("lgr.{k}"), z.len() as u64);
+        }
+        let data_len = at;
+        let variants = match &spec.variants {
+            VariantSource::Same => json!("same"),
+            VariantSource::Merged => json!("merged"),
+            VariantSource::Lgr(_) => lgrs.pop().unwrap_or(Value::Null),
+        };
+        let sources: Vec<Value> =
+            labels.sources().iter().map(|s| json!(s.path.display().to_string())).collect();
+        let inputs: Vec<Value> = inputs
+            .iter()
+            .map(|i| json!({"path": i.path, "size": i.size, "sha256": i.sha256, "soa_serial": i.soa_serial}))
+            .collect();
+        let header = json!({
+            "lgrscan_version": env!("CARGO_PKG_VERSION"),
+            "index_mode": spec.mode.as_str(),
+            "lgrs": lgrs,
+            "variants": variants,
+            "inputs": inputs,
+            "sources": sources,
+            "labels": labels.len() as u64,
+            "entries": entries,
+            "with_meta": (self.meta.len() / META) as u64,
+            "text_bytes": self.text_len,
+            "dir_bits": self.dir_bits,
+            "data_len": data_len,
+            "sections": sections,
+        });
+        let Value::Object(header) = header else { unreachable!("a JSON object") };
+        let io = |e: std::io::Error| Error::new(format!("writing: {e}"));
+        let mut w = format::DataWriter::begin(out, header).map_err(io)?;
+        let mut buf = Vec::with_capacity(WRITE_BYTES + 64);
+        put_all_u32(&mut w, &mut buf, &self.fps).map_err(io)?;
+        put_all_u32(&mut w, &mut buf, &self.positions).map_err(io)?;
+        for part in self.dir.chunks(WRITE_BYTES / 8) {
+            buf.clear();
+            for &d in part {
+                put_u64(&mut buf, d);
+            }
+            w.put(&buf).map_err(io)?;
+        }
+        // Per label: its text reference and line.
+        buf.clear();
+        let records = labels.records();
+        let mut text_at = 0u64;
+        for (c, ch) in self.chunks.iter().enumerate() {
+            for (k, &len) in ch.lens.iter().enumerate() {
+                let i = c * CHUNK + k;
+                let long = len == 0 && labels.get(i).is_some_and(|l| l.alabel().len() > 0xffff);
+                let r = if long { NO_TEXT } else { text_ref(text_at, usize::from(len)) };
+                text_at += u64::from(len);
+                put_u64(&mut buf, r);
+                put_u32(&mut buf, records.get(i).map_or(0, |r| r.line()));
+                if buf.len() >= WRITE_BYTES {
+                    w.put(&buf).map_err(io)?;
+                    buf.clear();
+                }
+            }
+        }
+        w.put(&buf).map_err(io)?;
+        debug_assert_eq!(text_at, self.alabel_bytes);
+        w.put(&self.meta).map_err(io)?;
+        w.put(&runs).map_err(io)?;
+        for ch in &self.chunks {
+            w.put(&ch.text).map_err(io)?;
+        }
+        w.put(&self.meta_text).map_err(io)?;
+        for z in &lgr_bytes {
+            w.put(z).map_err(io)?;
+        }
+        w.finish().map_err(io)
+    }
+}
+
+/// Builds an index of `labels` (read from `inputs`) for the set `spec`
+/// (compiled as `set`) and writes it to `out` ([`prepare`], then
+/// [`Prepared::write`]).
+///
+/// # Errors
+/// As [`prepare`] and [`Prepared::write`].
+pub fn write(
+    out: &mut dyn std::io::Write,
+    labels: &LabelSet,
+    spec: &LgrSpec,
+    set: &LgrSet,
+    inputs: &[InputInfo],
+) -> Result<(), Error> {
+    prepare(labels, set)?.write(out, spec, inputs)
+}
