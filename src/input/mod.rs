@@ -63,6 +63,7 @@ mod labels;
 mod list;
 mod list_forms;
 mod name;
+mod ns_table;
 mod reader;
 mod settle;
 mod source;

@@ -1,18 +1,16 @@
 //! Extracting a chunk: the records of a range of lines, one line at a
 //! time ([`extract_in`]).
 
+use super::bytes::{next_newline, no_empty_label, orders_increasing_at, same_at, same_bytes};
 use super::chunk::{
     Buffers, Chunk, FastOpts, Kind, Reg, Stop, count_run, idn_forms, intern_ns, owner_hash,
     push_text, settle_label,
 };
 use super::fields::{AfterOwner, FieldsCache, check_after_owner};
 use super::quick::{Letters, OwnerRun, quick_lines};
-use super::simd::{
-    Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits, next_newline,
-    no_empty_label, orders_increasing_at, same_at, same_bytes,
-};
 use crate::input::hash::HashBuild;
 use crate::input::settle::SettleWorker;
+use crate::simd::zone::{Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits};
 use std::collections::HashMap;
 
 /// [`extract_in`] into new buffers.

@@ -3,7 +3,7 @@
 
 use super::super::tokens::is_class;
 use super::super::tokens::is_ttl;
-use super::simd::{same_at, target_fast};
+use super::bytes::{same_at, target_fast};
 use crate::input::name;
 
 /// What the general parser ([`super::super::entry`]) makes of the text after a

@@ -30,13 +30,13 @@
 //! one), and without NS targets to collect, the target of an
 //! owner's later lines is only checked to be there (tests/input.rs).
 
+mod bytes;
 mod chunk;
 mod extract;
 mod fields;
 mod merge;
 mod parallel;
 mod quick;
-mod simd;
 #[cfg(test)]
 mod tests;
 

@@ -1,17 +1,17 @@
 //! The quick loop of the extraction: runs of lines whose owner and fields
 //! fit the common shape, read with few branches.
 
+use super::bytes::{
+    next_newline, no_empty_label, orders_unless_same, same_at, same_bytes, target_fast,
+};
 use super::chunk::{
     Chunk, FastOpts, Kind, Reg, count_run, count_settled, owner_hash, push_text, settle_label,
 };
 use super::fields::{FieldsCache, after_owner_cached, other_cached, target_starts};
-use super::simd::{
-    Classes32, eq_mask32, eq_mask32_to, low_bits, next_newline, no_empty_label, orders_unless_same,
-    same_at, same_bytes, target_fast,
-};
 use crate::input::hash::hash_bytes;
 use crate::input::settle::SettleWorker;
 use crate::input::settle::Settled;
+use crate::simd::zone::{Classes32, eq_mask32, eq_mask32_to, low_bits};
 
 /// The plain labels a settler counts without being asked, as of the
 /// chunk's start: by length, under a category ([`SettleWorker::letters`]),

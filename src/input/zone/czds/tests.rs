@@ -1,15 +1,12 @@
 use super::super::state::ZoneState;
 use super::super::tokens::is_class;
 use super::super::tokens::is_ttl;
+use super::bytes::{next_newline, orders_increasing_at, orders_unless_same, same_at, same_bytes};
 use super::chunk::{Chunk, FastOpts, Stop, push_text};
 use super::extract::{extract, extract_baseline};
 use super::fields::{AfterOwner, FieldsCache, check_after_owner, resolve_target, tokenizer_byte};
 use super::parallel::{AheadBlock, Pages, idn_block, past_window, run};
 use super::quick::QUICK_REACH;
-use super::simd::{
-    Classes32, HEAD_CLASS, low_bits, next_newline, orders_increasing_at, orders_unless_same,
-    same_at, same_bytes,
-};
 use crate::input::Error;
 use crate::input::key_order::orders_increasing;
 use crate::input::reader::Reader;
@@ -17,6 +14,7 @@ use crate::input::settle::AheadLabel;
 use crate::input::settle::Settle;
 use crate::input::settle::SettleWorker;
 use crate::input::settle::Settled;
+use crate::simd::zone::{Classes32, HEAD_CLASS, low_bits};
 use memchr::memchr;
 
 /// A CZDS dump of `n` delegations under `tld.`, in order.

@@ -1,15 +1,13 @@
-//! Byte classes and comparisons of 32 or 64 bytes at a time for the fast
-//! path: SSE2 (the x86-64 baseline), AVX2 when the CPU has it, and byte
-//! loops elsewhere.
-
-use crate::input::hash::half;
-use crate::input::hash::word;
-use crate::input::key_order::orders_increasing;
-use memchr::memchr;
+//! The zone reader's byte classes and comparisons of 32 or 64 bytes at a
+//! time: SSE2 (the x86-64 baseline), AVX2 when the CPU has it. Each
+//! function is safe and returns `None` (or the byte loop's answer) where
+//! the vector form cannot be used; its scalar twin is the byte loop of
+//! the fast path (`input::zone::czds::bytes`, [`HEAD_CLASS`]), and the
+//! CZDS reader's tests check each against it.
 
 /// The AVX2 forms of the fast path's comparisons (see [`eq_mask32`]).
 #[cfg(target_arch = "x86_64")]
-pub(super) mod avx2 {
+pub(crate) mod avx2 {
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi8, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
         _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
@@ -21,7 +19,7 @@ pub(super) mod avx2 {
     /// The CPU has AVX2; 32 bytes can be read from `a` and from `b`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) unsafe fn eq_mask32(a: *const u8, b: *const u8) -> u32 {
+    pub(crate) unsafe fn eq_mask32(a: *const u8, b: *const u8) -> u32 {
         // SAFETY: per the contract.
         unsafe {
             let x = _mm256_loadu_si256(a.cast::<__m256i>());
@@ -45,7 +43,7 @@ pub(super) mod avx2 {
     /// The CPU has AVX2; 32 bytes can be read from `p`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) unsafe fn owner_masks(p: *const u8) -> [u32; 5] {
+    pub(crate) unsafe fn owner_masks(p: *const u8) -> [u32; 5] {
         // SAFETY: per the contract.
         let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
         let digit = in_range(v, b'0', 10);
@@ -63,7 +61,7 @@ pub(super) mod avx2 {
     /// The CPU has AVX2; 32 bytes can be read from `p`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) unsafe fn target_masks(p: *const u8) -> (u32, u32) {
+    pub(crate) unsafe fn target_masks(p: *const u8) -> (u32, u32) {
         // SAFETY: per the contract.
         let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
         let ok = _mm256_or_si256(
@@ -80,7 +78,7 @@ pub(super) mod avx2 {
     /// The CPU has AVX2; 64 bytes can be read from `p`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) unsafe fn newline_mask64(p: *const u8) -> u64 {
+    pub(crate) unsafe fn newline_mask64(p: *const u8) -> u64 {
         // SAFETY: per the contract.
         unsafe {
             let nl = _mm256_set1_epi8(b'\n' as i8);
@@ -97,7 +95,7 @@ pub(super) mod avx2 {
 /// starts at -128, one signed comparison.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::__m128i {
+pub(crate) fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::__m128i {
     use std::arch::x86_64::{_mm_add_epi8, _mm_cmplt_epi8, _mm_set1_epi8};
     // SAFETY: SSE2 is in the x86-64 baseline; no memory is read.
     unsafe {
@@ -110,14 +108,14 @@ pub(super) fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arc
 /// `buf.len() - 32`, a bound the compiler computes once per loop (the
 /// sum `at + 32` cannot be, and needs an overflow check).
 #[inline(always)]
-pub(super) fn fits32(buf: &[u8], at: usize) -> bool {
+pub(crate) fn fits32(buf: &[u8], at: usize) -> bool {
     buf.len().checked_sub(32).is_some_and(|last| at <= last)
 }
 
 /// [`fits32`], known without a check in the quick loop's zone (`Z`, see
 /// [`QUICK_REACH`]): its loads are within `buf` by where its lines start.
 #[inline(always)]
-pub(super) fn fits32_in<const Z: bool>(buf: &[u8], at: usize) -> bool {
+pub(crate) fn fits32_in<const Z: bool>(buf: &[u8], at: usize) -> bool {
     if Z {
         debug_assert!(fits32(buf, at), "a load past the zone: {at} of {}", buf.len());
         return true;
@@ -130,7 +128,7 @@ pub(super) fn fits32_in<const Z: bool>(buf: &[u8], at: usize) -> bool {
 /// SSE2 pass (x86-64 baseline) of the owner, class and target masks.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn sse2_masks32<const N: usize, const Z: bool>(
+pub(crate) fn sse2_masks32<const N: usize, const Z: bool>(
     buf: &[u8],
     at: usize,
     f: impl Fn(std::arch::x86_64::__m128i) -> [std::arch::x86_64::__m128i; N],
@@ -157,7 +155,7 @@ pub(super) fn sse2_masks32<const N: usize, const Z: bool>(
 /// runs on a CPU that has them ([`extract_avx2`]). `Z`: in the zone of
 /// [`QUICK_REACH`], where the bounds need no check ([`fits32_in`]).
 #[inline(always)]
-pub(super) fn eq_mask32<const W: bool, const Z: bool>(
+pub(crate) fn eq_mask32<const W: bool, const Z: bool>(
     buf: &[u8],
     a: usize,
     b: usize,
@@ -173,7 +171,7 @@ pub(super) fn eq_mask32<const W: bool, const Z: bool>(
 /// Bit i set when `buf[at + i] == pattern[i]`, for i < 32, when 32 bytes
 /// can be loaded from `at`; as [`eq_mask32`].
 #[inline(always)]
-pub(super) fn eq_mask32_to<const W: bool, const Z: bool>(
+pub(crate) fn eq_mask32_to<const W: bool, const Z: bool>(
     buf: &[u8],
     at: usize,
     pattern: &[u8; 32],
@@ -192,7 +190,7 @@ pub(super) fn eq_mask32_to<const W: bool, const Z: bool>(
 /// 32 bytes can be read from `a` and from `b`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) unsafe fn eq_mask32_at<const W: bool>(a: *const u8, b: *const u8) -> u32 {
+pub(crate) unsafe fn eq_mask32_at<const W: bool>(a: *const u8, b: *const u8) -> u32 {
     use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
     if W {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
@@ -213,80 +211,16 @@ pub(super) unsafe fn eq_mask32_at<const W: bool>(a: *const u8, b: *const u8) -> 
 
 /// The low `n` bits (n ≤ 32).
 #[inline(always)]
-pub(super) fn low_bits(n: usize) -> u32 {
+pub(crate) fn low_bits(n: usize) -> u32 {
     debug_assert!(n <= 32);
     ((1u64 << (n & 63)) - 1) as u32
-}
-
-/// Whether `buf[a..a + n]` equals `buf[b..b + n]` (false when either is
-/// past the end). Owners are short: up to 32 bytes are compared at once
-/// ([`eq_mask32`]); longer ones by [`same_bytes`].
-#[inline(always)]
-pub(super) fn same_at<const W: bool, const Z: bool>(
-    buf: &[u8],
-    a: usize,
-    b: usize,
-    n: usize,
-) -> bool {
-    if n <= 32
-        && let Some(eq) = eq_mask32::<W, Z>(buf, a, b)
-    {
-        let need = low_bits(n);
-        return eq & need == need;
-    }
-    match (buf.get(a..a.saturating_add(n)), buf.get(b..b.saturating_add(n))) {
-        (Some(x), Some(y)) => same_bytes(x, y),
-        _ => false,
-    }
-}
-
-/// [`orders_increasing`] of the labels `buf[a..a + la]` and
-/// `buf[b..b + lb]` (none for the same label twice).
-#[inline(always)]
-pub(super) fn orders_increasing_at<const W: bool>(
-    orders: u8,
-    buf: &[u8],
-    a: (usize, usize),
-    b: (usize, usize),
-) -> u8 {
-    orders_unless_same::<W, false>(orders, buf, a, b).unwrap_or(0)
-}
-
-/// [`orders_increasing`] of the labels `buf[a..a + la]` and
-/// `buf[b..b + lb]`, or `None` when they are the same: the first
-/// difference of short labels is found at once ([`eq_mask32`]), and says
-/// both (the loop of usual lines asks both of each new label and the last
-/// one).
-#[inline(always)]
-pub(super) fn orders_unless_same<const W: bool, const Z: bool>(
-    orders: u8,
-    buf: &[u8],
-    (a, la): (usize, usize),
-    (b, lb): (usize, usize),
-) -> Option<u8> {
-    let n = la.min(lb);
-    if n < 32
-        && let Some(eq) = eq_mask32::<W, Z>(buf, a, b)
-    {
-        let differ = !eq & low_bits(n);
-        if differ != 0 {
-            let d = differ.trailing_zeros() as usize;
-            return Some(if buf[a + d] < buf[b + d] { orders } else { 0 });
-        }
-        if la == lb {
-            return None;
-        }
-    } else if la == lb && same_bytes(&buf[a..a + la], &buf[b..b + lb]) {
-        return None;
-    }
-    Some(orders_increasing(orders, &buf[a..a + la], &buf[b..b + lb]))
 }
 
 /// The tab, lower-case-LDH-or-dot, dot, digit and hyphen masks of
 /// `buf[at..at + 32]` (see [`Classes32::quick`]), when 32 bytes can be
 /// loaded (x86-64 only); `W`: as in [`eq_mask32`].
 #[inline(always)]
-pub(super) fn owner_masks<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
+pub(crate) fn owner_masks<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
     #[cfg(target_arch = "x86_64")]
     if W && fits32_in::<Z>(buf, at) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
@@ -315,28 +249,20 @@ pub(super) fn owner_masks<const W: bool, const Z: bool>(buf: &[u8], at: usize) -
     }
 }
 
-/// Whether the dots `dots` of a name of `n` octets (n ≤ 32; bit i: octet
-/// i) leave no label empty: none first, no two in a row (the root, `.`
-/// alone, is a name).
-#[inline(always)]
-pub(super) fn no_empty_label(dots: u32, n: usize) -> bool {
-    n == 1 || (dots & 1 == 0 && dots & (dots >> 1) == 0)
-}
-
 /// Byte classes of up to 32 bytes of a line from one SSE2 pass (bit i:
 /// byte i): the tabs, and what [`HEAD_CLASS`] flags any prefix has.
 #[derive(Clone, Copy)]
-pub(super) struct Classes32 {
-    pub(super) tab: u32,
+pub(crate) struct Classes32 {
+    pub(crate) tab: u32,
     /// Digits and hyphens: from [`Classes32::quick`] only (zero from
     /// [`Classes32::load`]).
-    pub(super) digit: u32,
-    pub(super) hyphen: u32,
+    pub(crate) digit: u32,
+    pub(crate) hyphen: u32,
     /// Neither lower-case LDH nor an upper-case letter.
-    pub(super) not_ldh: u32,
-    pub(super) upper: u32,
-    pub(super) dot: u32,
-    pub(super) special: u32,
+    pub(crate) not_ldh: u32,
+    pub(crate) upper: u32,
+    pub(crate) dot: u32,
+    pub(crate) special: u32,
 }
 
 impl Classes32 {
@@ -347,7 +273,7 @@ impl Classes32 {
     /// the only non-LDH octets are the dots. The bits past the tab are
     /// not meaningful. `None` otherwise (or on other architectures).
     #[inline(always)]
-    pub(super) fn quick<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
+    pub(crate) fn quick<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<Classes32> {
         let [tab, ok, dot, digit, hyphen] = owner_masks::<W, Z>(buf, at)?;
         let before = low_bits(tab.trailing_zeros() as usize);
         if tab == 0 || ok & before != before {
@@ -360,7 +286,7 @@ impl Classes32 {
     /// The classes of `buf[at..at + 32]`, when 32 bytes can be loaded
     /// (x86-64 only).
     #[inline(always)]
-    pub(super) fn load(buf: &[u8], at: usize) -> Option<Classes32> {
+    pub(crate) fn load(buf: &[u8], at: usize) -> Option<Classes32> {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_or_si128, _mm_set1_epi8};
@@ -407,7 +333,7 @@ impl Classes32 {
     /// The [`HEAD_CLASS`] flags of the first `n` bytes (n < 32), without
     /// branches.
     #[inline(always)]
-    pub(super) fn flags(&self, n: usize) -> u8 {
+    pub(crate) fn flags(&self, n: usize) -> u8 {
         let m = low_bits(n);
         let any = |x: u32, flag: u8| if x & m != 0 { flag } else { 0 };
         any(self.upper, H_UPPER)
@@ -417,38 +343,10 @@ impl Classes32 {
     }
 }
 
-/// The position of the first newline of `buf[pos..end]`, if any.
-///
-/// Lines of a zone dump are short (50 bytes or so): the 64 bytes from
-/// `pos` are compared at once ([`block_mask`]), so the branch that finds
-/// the newline is taken on almost every line (a newline mask per 64-byte
-/// block, consumed line by line, left one mispredicted refill per line or
-/// two); then the next 64 (DS records are a little longer). Longer lines
-/// go on with `memchr`.
-#[inline(always)]
-pub(super) fn next_newline<const W: bool, const Z: bool>(
-    buf: &[u8],
-    pos: usize,
-    end: usize,
-) -> Option<usize> {
-    for at in [pos, pos + 64] {
-        let m = block_mask::<W, Z>(buf, at);
-        if m != 0 {
-            let k = at + m.trailing_zeros() as usize;
-            return (k < end).then_some(k);
-        }
-        if at + 64 >= end {
-            return None;
-        }
-    }
-    let from = pos + 128;
-    memchr(b'\n', &buf[from..end]).map(|k| from + k)
-}
-
 /// The newline mask of the 64 bytes of `buf` from `at` (fewer at the end);
 /// `W`: as in [`eq_mask32`].
 #[inline(always)]
-pub(super) fn block_mask<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> u64 {
+pub(crate) fn block_mask<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> u64 {
     // The block's start when its 64 bytes are within `buf` (known in the
     // quick loop's zone, see `fits32_in`).
     let block = || {
@@ -487,26 +385,11 @@ pub(super) fn block_mask<const W: bool, const Z: bool>(buf: &[u8], at: usize) ->
     mask
 }
 
-/// Whether `buf[at..end]` is, as a whole, one NS target in the form the
-/// general parser gives it ([`as_written`]), found for a target of at
-/// most 32 bytes that 32 bytes can be loaded from in one SSE2 pass: only
-/// lower-case LDH octets, dots, slashes and underscores, a final dot, no
-/// empty label. False sends the line to [`check_after_owner_fields`], which decides.
-#[inline(always)]
-pub(super) fn target_fast<const W: bool, const Z: bool>(buf: &[u8], at: usize, end: usize) -> bool {
-    if !(end > at && end - at <= 32 && buf[end - 1] == b'.') {
-        return false;
-    }
-    let Some((ok, dots)) = target_masks::<W, Z>(buf, at) else { return false };
-    let live = low_bits(end - at);
-    ok & live == live && no_empty_label(dots & live, end - at)
-}
-
 /// The masks of [`target_fast`] for `buf[at..at + 32]`, when 32 bytes can
 /// be loaded (x86-64 only): octets an NS target keeps as written (`-./`,
 /// digits, `_`, `a-z`), and dots; `W`: as in [`eq_mask32`].
 #[inline(always)]
-pub(super) fn target_masks<const W: bool, const Z: bool>(
+pub(crate) fn target_masks<const W: bool, const Z: bool>(
     buf: &[u8],
     at: usize,
 ) -> Option<(u32, u32)> {
@@ -538,12 +421,12 @@ pub(super) fn target_masks<const W: bool, const Z: bool>(
 }
 
 /// Byte classes of the part of an owner below the apex.
-pub(super) const H_DOT: u8 = 1;
-pub(super) const H_UPPER: u8 = 2;
-pub(super) const H_SPECIAL: u8 = 4;
-pub(super) const H_NON_LDH: u8 = 8;
+pub(crate) const H_DOT: u8 = 1;
+pub(crate) const H_UPPER: u8 = 2;
+pub(crate) const H_SPECIAL: u8 = 4;
+pub(crate) const H_NON_LDH: u8 = 8;
 
-pub(super) static HEAD_CLASS: [u8; 256] = {
+pub(crate) static HEAD_CLASS: [u8; 256] = {
     let mut t = [H_NON_LDH; 256];
     let mut c = 0usize;
     while c < 256 {
@@ -563,28 +446,3 @@ pub(super) static HEAD_CLASS: [u8; 256] = {
     }
     t
 };
-
-/// Equality of two short byte strings without a call to `memcmp`: words
-/// of 8 bytes, the last one overlapping the one before (4 and 1 bytes
-/// for shorter strings).
-#[inline(always)]
-pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    if n >= 8 {
-        let mut i = 0;
-        while i + 8 < n {
-            if word(a, i) != word(b, i) {
-                return false;
-            }
-            i += 8;
-        }
-        return word(a, n - 8) == word(b, n - 8);
-    }
-    if n >= 4 {
-        return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4);
-    }
-    a.iter().zip(b).all(|(x, y)| x == y)
-}

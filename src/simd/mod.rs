@@ -1,9 +1,11 @@
-//! The crate's uses of `std::arch` (outside the CZDS zone reader's own
-//! byte classes): safe functions, each with a portable scalar twin that
-//! other targets use and the tests check it against.
+//! The crate's uses of `std::arch`, all in this module: safe functions,
+//! each with a portable scalar twin that other targets use and the tests
+//! check it against. The zone reader's byte classes are in [`zone`].
 //!
 //! Hand-written because `memchr` (the kept crate for byte search) finds
 //! bytes but neither classifies them into bit masks nor hints the cache.
+
+pub(crate) mod zone;
 
 /// A cache prefetch hint for the line at `p`: only a hint, which never
 /// faults whatever the address. The scalar twin ([`prefetch_scalar`])
