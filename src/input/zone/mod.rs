@@ -18,7 +18,7 @@
 //! one-line records ([`ZoneState::detect_fast`]); a dump in the CZDS
 //! profile (ICANN Registry Agreement, Specification 4 §2.1: one record per
 //! line, absolute names, tab-separated fields, no directives) is read with
-//! two allowances (see `czds`).
+//! one allowance (see `czds`).
 //!
 //! Recovery: an entry in parentheses may span at most
 //! [`MAX_PAREN_LINES`] lines and [`MAX_PAREN_BYTES`] bytes, and a line

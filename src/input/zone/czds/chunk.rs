@@ -22,11 +22,11 @@ pub(crate) struct FastOpts<'a> {
     /// text has escapes (relative owners then go to the careful parser).
     pub(crate) origin_text: Option<&'a [u8]>,
     /// Whether the source is in the CZDS profile, whose lines are read
-    /// with its two allowances (see the module doc of `czds`): the RDATA
-    /// is not looked at, and the NS target of an owner's later line is
-    /// only checked to be there. Otherwise (a master file) a line with a
-    /// parenthesis or a quote goes to the careful parser and every NS
-    /// target is resolved, as the careful parser does.
+    /// with its one allowance (see the module doc of `czds`): when NS
+    /// targets are not collected, the target of an owner's later line is
+    /// only checked to be there. Otherwise (a master file) every NS target
+    /// is resolved, as the careful parser does, and a blank owner
+    /// continues the previous one.
     pub(crate) czds: bool,
     /// Whether NS targets are collected.
     pub(crate) ns: bool,

@@ -98,9 +98,12 @@ pub(super) fn extract_impl<const W: bool>(
     o: &FastOpts<'_>,
     b: Buffers,
 ) -> Chunk {
-    // A master file's lines from the first with a parenthesis or a quote
-    // on are the careful parser's: the chunk stops there.
-    let (end, careful) = if o.czds { (end, false) } else { careful_from(buf, start, end) };
+    // The lines from the first with a parenthesis or a quote on are the
+    // careful parser's: the chunk stops there. A CZDS dump too: its
+    // profile has one record per line, but the same bytes must give the
+    // same records, malformed lines and exit status whichever path reads
+    // them (a quote left open in a DS record is malformed either way).
+    let (end, careful) = careful_from(buf, start, end);
     let eof = eof && !careful;
     let apex = o.apex;
     let mut c = Chunk::start(start, o.copy, b);
@@ -177,8 +180,7 @@ pub(super) fn extract_impl<const W: bool>(
     c
 }
 
-/// Where the lines of `buf[start..end]` stop being a master file's fast
-/// path's: the start of the first line with a parenthesis or a quote (an
+/// Where the lines of `buf[start..end]` stop being the fast path's: the start of the first line with a parenthesis or a quote (an
 /// entry over several lines, or a string the tokenizer reads), and
 /// whether there is one. A pre-pass by `memchr3`, at memory speed.
 fn careful_from(buf: &[u8], start: usize, end: usize) -> (usize, bool) {

@@ -10,9 +10,10 @@ use crate::input::name;
 /// line's owner.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum AfterOwner {
-    /// A record that is not NS (its RDATA is not read: a `(` or a quote
-    /// there is data, the profile having one record per line), or an NS
-    /// record whose target resolves, when targets are not wanted.
+    /// A record that is not NS (its RDATA is not read: a line with a
+    /// parenthesis or a quote never comes here, the chunk's pre-pass
+    /// leaves it to the careful parser), or an NS record whose target
+    /// resolves, when targets are not wanted.
     Record,
     /// An NS record whose target, `buf[range]`, is already in the form the
     /// general parser gives it (lower case, absolute, nothing to escape).

@@ -14,21 +14,20 @@
 //! A line the fast path does not read stops the chunk; the careful parser
 //! reads it, in the merging thread, and the rest of the chunk is extracted
 //! again there, so the other chunks go on (a directive ends the run: it may
-//! change the origin). That is: in a master file, each line with a
-//! parenthesis or a quote (a `memchr` pre-pass finds the first of a
-//! chunk) and a blank owner first in its chunk; in any file, a directive,
-//! a comment, an empty line; an owner with an escape, `;`, `(`, `)`, `"`,
-//! `@` alone or an empty label; or fields after the owner that the
-//! careful parser reports malformed or reads apart ([`check_after_owner`]:
-//! no record type; `;`, `(`, `)`, `"` or `\` before the type; an NS record
-//! without a target, or with one that does not resolve). So a file gives
-//! the same labels, counts, malformed lines and NS targets whichever path
-//! reads a line, with two exceptions in a dump in the CZDS profile
-//! (absolute owners, tabs: `looks_czds`), which has no pre-pass: the RDATA
-//! is not read (the profile has one record per line: a `(` or a quote
-//! there is data, where the careful parser would look for the closing
-//! one), and without NS targets to collect, the target of an
-//! owner's later lines is only checked to be there (tests/input.rs).
+//! change the origin). That is: each line with a parenthesis or a quote (a
+//! `memchr` pre-pass finds the first of a chunk), in a CZDS dump as in any
+//! master file; in a master file, a blank owner first in its chunk; in any
+//! file, a directive, a comment, an empty line; an owner with an escape,
+//! `;`, `(`, `)`, `"`, `@` alone or an empty label; or fields after the
+//! owner that the careful parser reports malformed or reads apart
+//! ([`check_after_owner`]: no record type; `;`, `(`, `)`, `"` or `\` before
+//! the type; an NS record without a target, or with one that does not
+//! resolve). So a file gives the same labels, counts, malformed lines and
+//! NS targets whichever path reads a line, with one exception in a dump in
+//! the CZDS profile (absolute owners, tabs: `looks_czds`): without NS
+//! targets to collect, the target of an owner's later lines is only checked
+//! to be there, so one that is not a name counts as a record, not as a
+//! malformed line (tests/input/reader.rs).
 
 mod bytes;
 mod chunk;
