@@ -17,8 +17,8 @@
 //! the result is the same. It reads the sources whose head shows mostly
 //! one-line records ([`ZoneState::detect_fast`]); a dump in the CZDS
 //! profile (ICANN Registry Agreement, Specification 4 §2.1: one record per
-//! line, absolute names, tab-separated fields, no directives) is read with
-//! one allowance (see `czds`).
+//! line, absolute names, tab-separated fields, no directives) is read the
+//! same way, without the blank-owner case (see `czds`).
 //!
 //! Recovery: an entry in parentheses may span at most
 //! [`MAX_PAREN_LINES`] lines and [`MAX_PAREN_BYTES`] bytes, and a line

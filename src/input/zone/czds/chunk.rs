@@ -21,12 +21,10 @@ pub(crate) struct FastOpts<'a> {
     /// final dot, for relative owners; `None` when there is none or its
     /// text has escapes (relative owners then go to the careful parser).
     pub(crate) origin_text: Option<&'a [u8]>,
-    /// Whether the source is in the CZDS profile, whose lines are read
-    /// with its one allowance (see the module doc of `czds`): when NS
-    /// targets are not collected, the target of an owner's later line is
-    /// only checked to be there. Otherwise (a master file) every NS target
-    /// is resolved, as the careful parser does, and a blank owner
-    /// continues the previous one.
+    /// Whether the source is in the CZDS profile (see the module doc of
+    /// `czds`): no line starts with a blank owner. Otherwise (a master
+    /// file) a blank owner continues the previous one. Every NS target is
+    /// resolved, as the careful parser does, in both.
     pub(crate) czds: bool,
     /// Whether NS targets are collected.
     pub(crate) ns: bool,

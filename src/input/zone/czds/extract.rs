@@ -216,14 +216,13 @@ fn read_line<const W: bool>(
     };
     let p = k.prev_len;
     // The text after the owner (from `at`), as the careful parser reads
-    // it, with the NS target; fully checked on an owner's first line and
-    // on every line of a master file.
-    let mut rest_from = |at: usize, validate: bool| {
+    // it, with the NS target, fully checked on every line.
+    let mut rest_from = |at: usize| {
         check_after_owner::<W>(
             &mut s.cache,
             buf,
             (at, line_end),
-            (o.ns, validate),
+            o.ns,
             o.origin,
             &mut s.owned_target,
         )
@@ -237,7 +236,7 @@ fn read_line<const W: bool>(
     // checks this line's tab too (and that the line is long enough: an
     // owner has no newline).
     let rest = if p > 0 && (blank || same_at::<W, false>(buf, pos, k.prev_at, p + 1)) {
-        let rest = rest_from(if blank { pos } else { pos + p }, !o.czds);
+        let rest = rest_from(if blank { pos } else { pos + p });
         if rest == AfterOwner::Slow {
             c.stop = Stop::Slow;
             return None;
@@ -252,7 +251,7 @@ fn read_line<const W: bool>(
             c.stop = Stop::Slow;
             return None;
         };
-        let rest = rest_from(pos + owner.len(), true);
+        let rest = rest_from(pos + owner.len());
         if rest == AfterOwner::Slow
             || !new_owner::<W>(c, settle, s, k, buf, (pos, owner, classes), o)
         {

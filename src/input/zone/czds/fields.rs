@@ -43,59 +43,44 @@ pub(super) struct FieldsCache {
 }
 
 /// [`AfterOwner`] of `buf[at..end]`, the text of a line after its owner. The NS
-/// target is read when `want`; else checked to resolve when `validate`;
-/// else only to be there. (The fast path validates the targets of an
-/// owner's first line, which decides whether the owner is registered, and
-/// of every line when targets are collected; a later line of an owner
-/// whose NS target is not a name is a record to it and a malformed line
-/// to the general parser.)
+/// target is read when `want`, and checked to resolve in any case, as the
+/// general parser does (on every line of a master file or a CZDS dump:
+/// a target that is not a name makes the line malformed, whichever path
+/// reads it).
 #[inline(always)]
 pub(super) fn check_after_owner<const W: bool>(
     cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
-    (want, validate): (bool, bool),
+    want: bool,
     origin: Option<&[Vec<u8>]>,
     owned: &mut Vec<u8>,
 ) -> AfterOwner {
-    let validate = validate || want;
-    if !validate {
-        if after_owner_cached::<W, false>(cache, buf, (at, end), false) {
-            return AfterOwner::Record;
+    let (c, k) = cache.ns;
+    if k > 0 && at + k <= end && same_at::<W, false>(buf, at, c, k) {
+        if target_fast::<W, false>(buf, at + k, end) {
+            return if want { AfterOwner::Ns(at + k..end) } else { AfterOwner::Record };
         }
-    } else {
-        let (c, k) = cache.ns;
-        if k > 0 && at + k <= end && same_at::<W, false>(buf, at, c, k) {
-            if target_fast::<W, false>(buf, at + k, end) {
-                return if want { AfterOwner::Ns(at + k..end) } else { AfterOwner::Record };
-            }
-        } else if other_cached::<W, false>(cache, buf, (at, end)) {
-            return AfterOwner::Record;
-        }
+    } else if other_cached::<W, false>(cache, buf, (at, end)) {
+        return AfterOwner::Record;
     }
-    check_after_owner_fields(cache, buf, (at, end), (want, validate), origin, owned)
+    check_after_owner_fields(cache, buf, (at, end), want, origin, owned)
 }
 
 /// Whether `buf[at..end]`, the text of a line after its owner, is a
 /// record by [`FieldsCache`] alone, when its NS target is not read:
-/// [`check_after_owner`] returns [`AfterOwner::Record`] for it. The
-/// target is checked to be there, or with `validate` to be one that
-/// [`target_fast`] shows to resolve (false sends the line to
-/// [`check_after_owner`], which decides).
+/// [`check_after_owner`] returns [`AfterOwner::Record`] for it. An NS
+/// target must be one that [`target_fast`] shows to resolve (false sends
+/// the line to [`check_after_owner`], which decides).
 #[inline(always)]
 pub(super) fn after_owner_cached<const W: bool, const Z: bool>(
     cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
-    validate: bool,
 ) -> bool {
     let (c, k) = cache.ns;
     if k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k) {
-        return if validate {
-            target_fast::<W, Z>(buf, at + k, end)
-        } else {
-            target_starts(buf, at + k, end)
-        };
+        return target_fast::<W, Z>(buf, at + k, end);
     }
     other_cached::<W, Z>(cache, buf, (at, end))
 }
@@ -120,27 +105,6 @@ pub(super) fn other_cached<const W: bool, const Z: bool>(
     false
 }
 
-/// Whether an NS target starts at `at`, right after the fields of a line
-/// that ends at `end`: before the end, and not a comment, a parenthesis,
-/// a quote or an escape ([`TARGET_START`]).
-#[inline(always)]
-pub(super) fn target_starts(buf: &[u8], at: usize, end: usize) -> bool {
-    at < end && TARGET_START[usize::from(buf[at])]
-}
-
-/// Octets that start an NS target where the general parser reads one:
-/// not a separator (tab, space, CR) nor a byte of [`tokenizer_byte`].
-pub(super) static TARGET_START: [bool; 256] = {
-    let mut t = [true; 256];
-    let mut b = 0usize;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = !matches!(c, b'\t' | b' ' | b'\r') && !tokenizer_byte(c);
-        b += 1;
-    }
-    t
-};
-
 /// Bytes the tokenizer of the general parser reads apart: a comment, a
 /// parenthesis, a quote, an escape.
 #[inline]
@@ -156,7 +120,7 @@ pub(super) fn check_after_owner_fields(
     cache: &mut FieldsCache,
     buf: &[u8],
     (at, end): (usize, usize),
-    (want, validate): (bool, bool),
+    want: bool,
     origin: Option<&[Vec<u8>]>,
     owned: &mut Vec<u8>,
 ) -> AfterOwner {
@@ -186,9 +150,6 @@ pub(super) fn check_after_owner_fields(
     let target = text(t);
     if target.iter().any(|&b| tokenizer_byte(b)) {
         return AfterOwner::Slow;
-    }
-    if !validate {
-        return AfterOwner::Record;
     }
     if as_written(target) {
         return if want { AfterOwner::Ns(at + t.0..at + t.1) } else { AfterOwner::Record };

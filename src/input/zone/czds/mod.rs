@@ -23,11 +23,10 @@
 //! ([`check_after_owner`]: no record type; `;`, `(`, `)`, `"` or `\` before
 //! the type; an NS record without a target, or with one that does not
 //! resolve). So a file gives the same labels, counts, malformed lines and
-//! NS targets whichever path reads a line, with one exception in a dump in
-//! the CZDS profile (absolute owners, tabs: `looks_czds`): without NS
-//! targets to collect, the target of an owner's later lines is only checked
-//! to be there, so one that is not a name counts as a record, not as a
-//! malformed line (tests/input/reader.rs).
+//! NS targets whichever path reads a line, a dump in the CZDS profile
+//! (absolute owners, tabs: `looks_czds`) as a master file
+//! (tests/input/reader.rs, fuzz target `zone_paths`); the profile only
+//! means that no owner is blank or relative.
 
 mod bytes;
 mod chunk;

@@ -7,7 +7,7 @@ use super::bytes::{
 use super::chunk::{
     Chunk, FastOpts, Kind, Reg, count_run, count_settled, owner_hash, push_text, settle_label,
 };
-use super::fields::{FieldsCache, after_owner_cached, other_cached, target_starts};
+use super::fields::{FieldsCache, after_owner_cached, other_cached};
 use crate::input::hash::hash_bytes;
 use crate::input::settle::SettleWorker;
 use crate::input::settle::Settled;
@@ -139,7 +139,7 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
         let kt = cache.ns.1;
         // A master file's line with a blank owner: the last owner's.
         if blank_owners && matches!(buf[pos], b' ' | b'\t') {
-            if p == 0 || !after_owner_cached::<W, Z>(cache, buf, (pos, line_end), true) {
+            if p == 0 || !after_owner_cached::<W, Z>(cache, buf, (pos, line_end)) {
                 break;
             }
             k.run += 1;
@@ -165,17 +165,13 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
         };
         if let Some(whole) = again {
             // The rest is a record ([`after_owner_cached`]): with the NS fields
-            // (which hold no newline), when a target starts after them.
+            // (which hold no newline), when a target that resolves follows.
             let record = if whole {
                 let at = pos + p + kt;
                 debug_assert!(same_at::<W, false>(buf, pos + p, cache.ns.0, kt));
-                if o.czds {
-                    target_starts(buf, at, line_end)
-                } else {
-                    target_fast::<W, Z>(buf, at, line_end)
-                }
+                target_fast::<W, Z>(buf, at, line_end)
             } else {
-                after_owner_cached::<W, Z>(cache, buf, (pos + p, line_end), !o.czds)
+                after_owner_cached::<W, Z>(cache, buf, (pos + p, line_end))
             };
             if !record {
                 break;

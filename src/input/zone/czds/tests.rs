@@ -502,7 +502,7 @@ fn after_owner_as_the_general_parser_reads_it() {
             cache,
             buf,
             (at, end),
-            (true, true),
+            true,
             Some(&origin),
             &mut owned,
         ) {
