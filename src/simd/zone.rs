@@ -7,7 +7,7 @@
 
 /// The AVX2 forms of the fast path's comparisons (see [`eq_mask32`]).
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod avx2 {
+mod avx2 {
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi8, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
         _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
@@ -19,7 +19,7 @@ pub(crate) mod avx2 {
     /// The CPU has AVX2; 32 bytes can be read from `a` and from `b`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) unsafe fn eq_mask32(a: *const u8, b: *const u8) -> u32 {
+    pub(super) unsafe fn eq_mask32(a: *const u8, b: *const u8) -> u32 {
         // SAFETY: per the contract.
         unsafe {
             let x = _mm256_loadu_si256(a.cast::<__m256i>());
@@ -43,7 +43,7 @@ pub(crate) mod avx2 {
     /// The CPU has AVX2; 32 bytes can be read from `p`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) unsafe fn owner_masks(p: *const u8) -> [u32; 5] {
+    pub(super) unsafe fn owner_masks(p: *const u8) -> [u32; 5] {
         // SAFETY: per the contract.
         let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
         let digit = in_range(v, b'0', 10);
@@ -61,7 +61,7 @@ pub(crate) mod avx2 {
     /// The CPU has AVX2; 32 bytes can be read from `p`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) unsafe fn target_masks(p: *const u8) -> (u32, u32) {
+    pub(super) unsafe fn target_masks(p: *const u8) -> (u32, u32) {
         // SAFETY: per the contract.
         let v = unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) };
         let ok = _mm256_or_si256(
@@ -78,7 +78,7 @@ pub(crate) mod avx2 {
     /// The CPU has AVX2; 64 bytes can be read from `p`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) unsafe fn newline_mask64(p: *const u8) -> u64 {
+    pub(super) unsafe fn newline_mask64(p: *const u8) -> u64 {
         // SAFETY: per the contract.
         unsafe {
             let nl = _mm256_set1_epi8(b'\n' as i8);
@@ -95,7 +95,7 @@ pub(crate) mod avx2 {
 /// starts at -128, one signed comparison.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::__m128i {
+fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arch::x86_64::__m128i {
     use std::arch::x86_64::{_mm_add_epi8, _mm_cmplt_epi8, _mm_set1_epi8};
     // SAFETY: SSE2 is in the x86-64 baseline; no memory is read.
     unsafe {
@@ -108,12 +108,12 @@ pub(crate) fn in_range(v: std::arch::x86_64::__m128i, lo: u8, n: u8) -> std::arc
 /// `buf.len() - 32`, a bound the compiler computes once per loop (the
 /// sum `at + 32` cannot be, and needs an overflow check).
 #[inline(always)]
-pub(crate) fn fits32(buf: &[u8], at: usize) -> bool {
+fn fits32(buf: &[u8], at: usize) -> bool {
     buf.len().checked_sub(32).is_some_and(|last| at <= last)
 }
 
 /// [`fits32`], known without a check in the quick loop's zone (`Z`, see
-/// [`QUICK_REACH`]): its loads are within `buf` by where its lines start.
+/// `input::zone::czds::quick::QUICK_REACH`): its loads are within `buf` by where its lines start.
 #[inline(always)]
 pub(crate) fn fits32_in<const Z: bool>(buf: &[u8], at: usize) -> bool {
     if Z {
@@ -128,7 +128,7 @@ pub(crate) fn fits32_in<const Z: bool>(buf: &[u8], at: usize) -> bool {
 /// SSE2 pass (x86-64 baseline) of the owner, class and target masks.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn sse2_masks32<const N: usize, const Z: bool>(
+fn sse2_masks32<const N: usize, const Z: bool>(
     buf: &[u8],
     at: usize,
     f: impl Fn(std::arch::x86_64::__m128i) -> [std::arch::x86_64::__m128i; N],
@@ -152,8 +152,8 @@ pub(crate) fn sse2_masks32<const N: usize, const Z: bool>(
 /// of every x86-64 CPU). `None` otherwise, and on other architectures.
 ///
 /// `W` ("wide"): with AVX2 instructions, one comparison; only in code that
-/// runs on a CPU that has them ([`extract_avx2`]). `Z`: in the zone of
-/// [`QUICK_REACH`], where the bounds need no check ([`fits32_in`]).
+/// runs on a CPU that has them (the CZDS reader's `extract_avx2`). `Z`: in
+/// the zone of the quick loop (`QUICK_REACH`), where the bounds need no check ([`fits32_in`]).
 #[inline(always)]
 pub(crate) fn eq_mask32<const W: bool, const Z: bool>(
     buf: &[u8],
@@ -190,7 +190,7 @@ pub(crate) fn eq_mask32_to<const W: bool, const Z: bool>(
 /// 32 bytes can be read from `a` and from `b`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) unsafe fn eq_mask32_at<const W: bool>(a: *const u8, b: *const u8) -> u32 {
+unsafe fn eq_mask32_at<const W: bool>(a: *const u8, b: *const u8) -> u32 {
     use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
     if W {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
@@ -220,7 +220,7 @@ pub(crate) fn low_bits(n: usize) -> u32 {
 /// `buf[at..at + 32]` (see [`Classes32::quick`]), when 32 bytes can be
 /// loaded (x86-64 only); `W`: as in [`eq_mask32`].
 #[inline(always)]
-pub(crate) fn owner_masks<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
+fn owner_masks<const W: bool, const Z: bool>(buf: &[u8], at: usize) -> Option<[u32; 5]> {
     #[cfg(target_arch = "x86_64")]
     if W && fits32_in::<Z>(buf, at) {
         // SAFETY: `W` is set only on a CPU with AVX2 (see `extract_in`), and
@@ -385,7 +385,7 @@ pub(crate) fn block_mask<const W: bool, const Z: bool>(buf: &[u8], at: usize) ->
     mask
 }
 
-/// The masks of [`target_fast`] for `buf[at..at + 32]`, when 32 bytes can
+/// The masks of the CZDS reader's `target_fast` for `buf[at..at + 32]`, when 32 bytes can
 /// be loaded (x86-64 only): octets an NS target keeps as written (`-./`,
 /// digits, `_`, `a-z`), and dots; `W`: as in [`eq_mask32`].
 #[inline(always)]

@@ -109,10 +109,12 @@ pub(super) fn next_newline<const W: bool, const Z: bool>(
 }
 
 /// Whether `buf[at..end]` is, as a whole, one NS target in the form the
-/// general parser gives it ([`as_written`]), found for a target of at
+/// general parser gives it ([`as_written`](super::fields::as_written)), found for a target of at
 /// most 32 bytes that 32 bytes can be loaded from in one SSE2 pass: only
 /// lower-case LDH octets, dots, slashes and underscores, a final dot, no
-/// empty label. False sends the line to [`check_after_owner_fields`], which decides.
+/// empty label. False sends the line to
+/// [`check_after_owner_fields`](super::fields::check_after_owner_fields),
+/// which decides.
 #[inline(always)]
 pub(super) fn target_fast<const W: bool, const Z: bool>(buf: &[u8], at: usize, end: usize) -> bool {
     if !(end > at && end - at <= 32 && buf[end - 1] == b'.') {

@@ -180,9 +180,10 @@ pub(super) fn extract_impl<const W: bool>(
     c
 }
 
-/// Where the lines of `buf[start..end]` stop being the fast path's: the start of the first line with a parenthesis or a quote (an
-/// entry over several lines, or a string the tokenizer reads), and
-/// whether there is one. A pre-pass by `memchr3`, at memory speed.
+/// Where the lines of `buf[start..end]` stop being the fast path's: the
+/// start of the first line with a parenthesis or a quote (an entry over
+/// several lines, or a string the tokenizer reads), and whether there is
+/// one. A pre-pass by `memchr3`, at memory speed.
 fn careful_from(buf: &[u8], start: usize, end: usize) -> (usize, bool) {
     match memchr::memchr3(b'(', b')', b'"', &buf[start..end]) {
         Some(q) => {

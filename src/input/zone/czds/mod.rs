@@ -20,7 +20,7 @@
 //! file, a directive, a comment, an empty line; an owner with an escape,
 //! `;`, `(`, `)`, `"`, `@` alone or an empty label; or fields after the
 //! owner that the careful parser reports malformed or reads apart
-//! ([`check_after_owner`]: no record type; `;`, `(`, `)`, `"` or `\` before
+//! ([`fields::check_after_owner`]: no record type; `;`, `(`, `)`, `"` or `\` before
 //! the type; an NS record without a target, or with one that does not
 //! resolve). So a file gives the same labels, counts, malformed lines and
 //! NS targets whichever path reads a line, a dump in the CZDS profile

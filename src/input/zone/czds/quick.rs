@@ -105,7 +105,7 @@ pub(super) fn quick_lines<const W: bool>(
 /// the general parser) and 32 bytes after it, or 128 bytes for the
 /// newline, a cached field and a target. Lines that start at least this
 /// far from the end of the buffer are in its zone, where the loads need
-/// no bounds check (`Z`, [`fits32_in`]).
+/// no bounds check (`Z`, [`fits32_in`](crate::simd::zone::fits32_in)).
 pub(super) const QUICK_REACH: usize = 320;
 
 /// [`quick_lines`] for the lines of `buf[pos..end]` that start before
