@@ -195,6 +195,13 @@ impl Collector {
         }
     }
 
+    /// Counts `n` records of one line each.
+    pub(crate) fn count_records(&mut self, n: u64) {
+        let acc = &mut self.set.accounting;
+        acc.record_lines += n;
+        acc.records += n;
+    }
+
     /// The data of a source held whole (mapped or read), if it is.
     pub(crate) fn source_data(&self, source: u32) -> Option<&std::sync::Arc<super::source::Data>> {
         self.set.sources.get(source as usize).and_then(|s| s.data.as_ref())
@@ -286,7 +293,7 @@ impl Collector {
         } else {
             lower.clone()
         };
-        if !self.dedup.hashed() {
+        if self.dedup.would_switch(&key) {
             self.expect_labels_after(loc);
         }
         let set = &self.set;
@@ -624,10 +631,14 @@ impl Collector {
         self.set.text.reserve(text);
     }
 
-    /// Expects about `n` more labels (a list's lines): the deduplicator
-    /// sizes its table once.
+    /// Expects about `n` more labels (a list's lines, a CSV file's): the
+    /// deduplicator sizes its table once, and the label store grows once.
     pub(crate) fn expect_labels(&mut self, n: usize) {
         self.dedup.reserve(n);
+        let records = &mut self.set.records;
+        if records.capacity() - records.len() < n {
+            records.reserve(n);
+        }
     }
 
     /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels

@@ -21,7 +21,10 @@ use memchr::{memchr, memchr2};
 
 use super::collect::{Collector, KeyMode, LineKind, Loc};
 use super::csv_fields::CsvRowWriter;
-use super::list::{name_label, split_lines};
+use super::key_order::{ORDERS_ALL, orders_increasing};
+use super::list::{
+    PLAIN, expected_lines, name_label, plain_key, push_sorted_run, sorted_prefix, split_lines,
+};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::{Error, ErrorKind, Timestamp};
 
@@ -80,14 +83,21 @@ struct Fields {
 }
 
 impl Fields {
-    /// The fields of `record`.
-    fn split(&mut self, delimiter: u8, record: &[u8]) -> Vec<&[u8]> {
+    /// The fields of `record`, as ranges of [`Fields::out`] (one
+    /// `Vec` kept from record to record).
+    fn split<'f>(&'f mut self, delimiter: u8, record: &[u8]) -> FieldIter<'f> {
         let rdr = self
             .reader
             .get_or_insert_with(|| csv_core::ReaderBuilder::new().delimiter(delimiter).build());
         rdr.reset();
-        self.out.resize(record.len() + 1, 0);
-        self.ends.resize(record.iter().filter(|&&b| b == delimiter).count() + 2, 0);
+        // A record of n bytes has at most n + 1 fields (sized once for the
+        // longest record, without counting delimiters).
+        if self.out.len() < record.len() + 1 {
+            self.out.resize(record.len() + 1, 0);
+        }
+        if self.ends.len() < record.len() + 2 {
+            self.ends.resize(record.len() + 2, 0);
+        }
         let (mut input, mut nout, mut nend) = (record, 0, 0);
         loop {
             let (res, nin, o, e) =
@@ -101,13 +111,46 @@ impl Fields {
                 break;
             }
         }
-        let mut fields = Vec::with_capacity(nend);
-        let mut start = 0;
-        for &end in &self.ends[..nend] {
-            fields.push(&self.out[start..end]);
-            start = end;
-        }
-        fields
+        FieldIter { out: &self.out, ends: self.ends[..nend].iter(), start: 0 }
+    }
+}
+
+/// The fields of a record ([`Fields::split`]): each ends at the next of
+/// `ends` in `out`.
+struct FieldIter<'f> {
+    out: &'f [u8],
+    ends: std::slice::Iter<'f, usize>,
+    start: usize,
+}
+
+impl<'f> Iterator for FieldIter<'f> {
+    type Item = &'f [u8];
+
+    fn next(&mut self) -> Option<&'f [u8]> {
+        let end = *self.ends.next()?;
+        let f = &self.out[self.start..end];
+        self.start = end;
+        Some(f)
+    }
+}
+
+/// A field as text: borrowed when it is UTF-8 (else with U+FFFD for each
+/// bad sequence), trimmed of white space as [`str::trim`] does.
+fn field_text(f: &[u8]) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let text = match std::str::from_utf8(f) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(f),
+    };
+    // Most fields start and end with a visible ASCII character: nothing to
+    // trim, and no need for the Unicode white space test.
+    let bare = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii() && b > b' ');
+    if bare(f.first()) && bare(f.last()) {
+        return text;
+    }
+    match text {
+        Cow::Borrowed(t) => Cow::Borrowed(t.trim()),
+        Cow::Owned(t) => Cow::Owned(t.trim().to_string()),
     }
 }
 
@@ -236,12 +279,13 @@ fn one_record(
     let delimiter = *st.delimiter.get_or_insert_with(|| detect_delimiter(record));
     let fields = st.fields.split(delimiter, record);
     let Some(cols) = &st.cols else {
+        let fields: Vec<&[u8]> = fields.collect();
         let cols = header(col, &fields, loc)?;
         col.count(LineKind::Directive, 1);
         st.cols = Some(cols);
         return Ok(Some(len));
     };
-    match read_row(cols, &fields, &mut st.row) {
+    match read_row(cols, fields, &mut st.row) {
         Err(reason) => col.malformed(loc, reason)?,
         Ok(label) => {
             if let Some(i) = name_label(col, loc, label, false, KeyMode::ALabel)? {
@@ -283,26 +327,32 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
 /// `row`; or why the row is malformed.
 fn read_row<'f>(
     cols: &[Col],
-    record: &[&'f [u8]],
+    record: impl Iterator<Item = &'f [u8]>,
     row: &mut CsvRowWriter,
 ) -> Result<&'f [u8], String> {
     row.clear();
     let mut label: &[u8] = b"";
     let mut bad = None;
-    for (i, f) in record.iter().enumerate() {
-        let text = String::from_utf8_lossy(f);
-        let t = text.trim();
+    for (i, f) in record.enumerate() {
         match cols.get(i) {
             Some(Col::Label) => label = f,
-            Some(Col::Registered) if !t.is_empty() => match Timestamp::parse_rfc3339(t) {
-                Ok(ts) => row.registered(ts),
-                Err(e) => bad = Some(format!("registered: {e}")),
-            },
-            Some(Col::Registered) => {}
-            Some(Col::Registrant) => row.registrant(t),
-            Some(Col::Lgr) => row.lgr(t),
-            Some(Col::Extra(c)) if !t.is_empty() => row.extra(*c, t),
-            Some(Col::Extra(_)) => {}
+            Some(Col::Registered) => {
+                let t = field_text(f);
+                if !t.is_empty() {
+                    match Timestamp::parse_rfc3339(&t) {
+                        Ok(ts) => row.registered(ts),
+                        Err(e) => bad = Some(format!("registered: {e}")),
+                    }
+                }
+            }
+            Some(Col::Registrant) => row.registrant(&field_text(f)),
+            Some(Col::Lgr) => row.lgr(&field_text(f)),
+            Some(Col::Extra(c)) => {
+                let t = field_text(f);
+                if !t.is_empty() {
+                    row.extra(*c, &t);
+                }
+            }
             None => bad = Some(format!("more fields than the header ({})", cols.len())),
         }
     }
@@ -322,6 +372,9 @@ struct Item {
     at: u64,
     line: u64,
     what: What,
+    /// As [`super::list`]'s: [`PLAIN`] for a row whose label is its own
+    /// key, with the orders under which it follows the row before it.
+    plain: u8,
 }
 
 enum What {
@@ -361,6 +414,7 @@ fn parse_parallel(
     let (Some(delimiter), Some(cols)) = (st.delimiter, st.cols.take()) else {
         return Ok(pos);
     };
+    col.expect_labels(expected_lines(col, st.source, &buf[pos..], base + pos as u64));
     let tasks: Vec<Range<usize>> =
         split_lines(&buf[pos..], size).into_iter().map(|r| r.start + pos..r.end + pos).collect();
     let batches: Vec<&[Range<usize>]> = tasks.chunks(BATCH_TASKS).collect();
@@ -419,6 +473,8 @@ fn scan_chunk(
     };
     let (mut fields, mut row) = (Fields::default(), CsvRowWriter::default());
     let mut idn: Vec<(u64, Range<usize>)> = Vec::new();
+    // The label of the row before, when it is its own key.
+    let mut prev_plain: Option<Range<usize>> = None;
     let mut pos = range.start;
     while pos < range.end {
         let Some((len, lines, error)) = record_end(&buf[pos..range.end], eof, Some(delimiter))
@@ -431,7 +487,8 @@ fn scan_chunk(
         pos += len;
         c.lines += lines;
         if let Some(e) = error {
-            c.items.push(Item { at, line, what: What::Malformed(e) });
+            c.items.push(Item { at, line, what: What::Malformed(e), plain: 0 });
+            prev_plain = None;
             continue;
         }
         if record.iter().all(u8::is_ascii_whitespace) {
@@ -440,9 +497,16 @@ fn scan_chunk(
         }
         c.continuation += lines - 1;
         let f = fields.split(delimiter, record);
-        let what = match read_row(cols, &f, &mut row) {
+        let mut plain = 0;
+        let what = match read_row(cols, f, &mut row) {
             Err(reason) => What::Malformed(reason),
             Ok(label) => {
+                if plain_key(label) {
+                    let orders = prev_plain
+                        .as_ref()
+                        .map_or(0, |p| orders_increasing(ORDERS_ALL, &c.labels[p.clone()], label));
+                    plain = PLAIN | orders;
+                }
                 let l = c.labels.len()..c.labels.len() + label.len();
                 c.labels.extend_from_slice(label);
                 let r = c.rows.len();
@@ -453,10 +517,14 @@ fn scan_chunk(
                 if is_idn && memchr(b'.', body).is_none() {
                     idn.push((at, l.start..l.start + body.len()));
                 }
+                prev_plain = (plain != 0).then(|| l.clone());
                 What::Row { label: l, row: r..c.rows.len() }
             }
         };
-        c.items.push(Item { at, line, what });
+        if plain == 0 {
+            prev_plain = None;
+        }
+        c.items.push(Item { at, line, what, plain });
     }
     let idn: Vec<(u64, &[u8])> = idn.into_iter().map(|(at, r)| (at, &c.labels[r])).collect();
     let forms = compute_forms(&idn);
@@ -478,14 +546,24 @@ fn merge(
         col.lines_read(c.lines);
         col.count(LineKind::Blank, c.blank);
         col.continuation_lines(c.continuation);
-        for it in c.items {
+        let mut k = 0;
+        while k < c.items.len() {
+            if c.items[k].plain != 0 {
+                let (n, orders) = sorted_prefix(c.items[k..].iter().map(|it| it.plain));
+                if push_sorted_rows(col, st, &c, &c.items[k..k + n], orders)? {
+                    k += n;
+                    continue;
+                }
+            }
+            let it = &c.items[k];
+            k += 1;
             let loc = Loc { source: st.source, line: st.line + it.line, offset: it.at };
-            match it.what {
-                What::Malformed(reason) => col.malformed(loc, reason)?,
+            match &it.what {
+                What::Malformed(reason) => col.malformed(loc, reason.clone())?,
                 What::Row { label, row } => {
-                    let label = &c.labels[label];
+                    let label = &c.labels[label.clone()];
                     if let Some(i) = name_label(col, loc, label, false, KeyMode::ALabel)? {
-                        col.set_csv(i, &c.rows[row]);
+                        col.set_csv(i, &c.rows[row.clone()]);
                     }
                 }
             }
@@ -496,4 +574,34 @@ fn merge(
         }
     }
     Ok(None)
+}
+
+/// Registers a run of rows whose labels are their own keys, in increasing
+/// order under `orders`, at once (see [`push_sorted_run`]), with their
+/// other columns. Returns false, having changed nothing, when they must be
+/// registered one by one.
+fn push_sorted_rows(
+    col: &mut Collector,
+    st: &CsvState,
+    c: &CsvChunk,
+    run: &[Item],
+    orders: u8,
+) -> Result<bool, Error> {
+    let label = |it: &Item| {
+        let loc = Loc { source: st.source, line: st.line + it.line, offset: it.at };
+        match &it.what {
+            What::Row { label, .. } => (loc, &c.labels[label.clone()]),
+            What::Malformed(_) => (loc, &[][..]),
+        }
+    };
+    let ends = (label(&run[0]).1, label(&run[run.len() - 1]).1);
+    let Some(last) = push_sorted_run(col, ends, orders, run.iter().map(label), true)? else {
+        return Ok(false);
+    };
+    for (i, it) in (last + 1 - run.len() as u32..).zip(run) {
+        if let What::Row { row, .. } = &it.what {
+            col.set_csv(i, &c.rows[row.clone()]);
+        }
+    }
+    Ok(true)
 }

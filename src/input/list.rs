@@ -17,9 +17,11 @@
 use memchr::memchr;
 
 use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
+use super::key_order::{ORDERS_ALL, orders_increasing};
+use super::labels::{LabelRecord, NONE};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::{Error, MAX_LINE_BYTES, name};
-use crate::idna2008::MAX_NAME_OCTETS;
+use crate::idna2008::{self, MAX_NAME_OCTETS};
 
 pub(crate) struct ListState {
     pub(crate) source: u32,
@@ -64,6 +66,21 @@ struct Item {
     line: u64,
     len: u32,
     what: What,
+    /// For a label that is its own key (lower-case LDH, no dot: see
+    /// [`plain_key`]): [`PLAIN`], with the orders (bits 0–1, see
+    /// [`orders_increasing`]) under which it follows the item before it
+    /// when that one is such a label too. 0 for any other item.
+    plain: u8,
+}
+
+/// The bit of [`Item::plain`] set for a label that is its own key.
+pub(crate) const PLAIN: u8 = 0b100;
+
+/// Whether a token is a label that is its own deduplication key and
+/// needs no forms: lower-case LDH (RFC 5891 §4.2.3.1), so its A-label is
+/// its text, with no dot or suffix to strip.
+pub(crate) fn plain_key(token: &[u8]) -> bool {
+    idna2008::is_plain_ldh(token)
 }
 
 /// What [`scan_chunk`] found in a chunk of lines.
@@ -111,7 +128,7 @@ pub(crate) fn parse(
 /// How many more lines to expect: those of `lines` (at `base`), and for a
 /// mapped source fed in windows, as many again in the rest of it (at most
 /// 8 windows' worth), so that the deduplicator is sized once.
-fn expected_lines(col: &Collector, source: u32, lines: &[u8], base: u64) -> usize {
+pub(crate) fn expected_lines(col: &Collector, source: u32, lines: &[u8], base: u64) -> usize {
     let here = memchr::memchr_iter(b'\n', lines).count();
     let size = col.source_data(source).map(|d| &**d);
     let rest = size.map_or(0, |d| d.bytes().len() as u64).saturating_sub(base);
@@ -150,6 +167,8 @@ fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
         forms: ListFormsChunk { text: String::new(), entries: Vec::new() },
     };
     let mut idn: Vec<(u64, &[u8])> = Vec::new();
+    // The token of the item before, when it is a label that is its own key.
+    let mut prev_plain: Option<&[u8]> = None;
     let mut pos = 0;
     while pos < lines.len() {
         let (end, next) = match memchr(b'\n', &lines[pos..]) {
@@ -160,9 +179,10 @@ fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
         let (at, line_no) = (base + pos as u64, c.lines);
         c.lines += 1;
         pos = next;
-        let item = |what, at, len| Item { at, line: line_no, len, what };
+        let item = |what, at, len| Item { at, line: line_no, len, what, plain: 0 };
         if line.len() > MAX_LINE_BYTES {
             c.items.push(item(What::TooLong, at, 0));
+            prev_plain = None;
             continue;
         }
         // Trim white space (and a CR) around the label.
@@ -185,12 +205,21 @@ fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
             }
             if line[s..e].iter().any(is_ws) {
                 c.items.push(item(What::TwoFields, at, 0));
+                prev_plain = None;
                 continue;
             }
         }
         let token = &line[s..e];
         // A line is at most `MAX_LINE_BYTES` long.
-        c.items.push(item(What::Label, at + s as u64, token.len() as u32));
+        let mut label = item(What::Label, at + s as u64, token.len() as u32);
+        if plain_key(token) {
+            let orders = prev_plain.map_or(0, |p| orders_increasing(ORDERS_ALL, p, token));
+            label.plain = PLAIN | orders;
+            prev_plain = Some(token);
+        } else {
+            prev_plain = None;
+        }
+        c.items.push(label);
         let t = token.strip_suffix(b".").unwrap_or(token);
         let is_idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));
         if is_idn && memchr(b'.', t).is_none() {
@@ -224,7 +253,25 @@ fn merge(
         for _ in 0..comment {
             col.count(LineKind::Comment, 1);
         }
-        for it in items {
+        let mut k = 0;
+        while k < items.len() {
+            if st.mapped && items[k].plain != 0 {
+                let run = sorted_run(&items[k..]);
+                if push_sorted_items(
+                    col,
+                    st.line,
+                    source,
+                    lines,
+                    base,
+                    &items[k..k + run.0],
+                    run.1,
+                )? {
+                    k += run.0;
+                    continue;
+                }
+            }
+            let it = items[k];
+            k += 1;
             let loc = Loc { source, line: st.line + it.line, offset: it.at };
             match it.what {
                 What::TooLong => {
@@ -242,6 +289,109 @@ fn merge(
     }
     Ok(())
 }
+
+/// The length of the run of labels that are their own keys at the start
+/// of `items` (whose first is one) and increase under some key order, and
+/// those orders.
+fn sorted_run(items: &[Item]) -> (usize, u8) {
+    sorted_prefix(items.iter().map(|it| it.plain))
+}
+
+/// The length of the run of labels that are their own keys at the start
+/// of a sequence of [`Item::plain`] values (whose first has [`PLAIN`]) and
+/// increase under some key order, and those orders.
+pub(crate) fn sorted_prefix(mut plain: impl Iterator<Item = u8>) -> (usize, u8) {
+    let mut orders = ORDERS_ALL;
+    let mut n = usize::from(plain.next().is_some());
+    for p in plain {
+        let o = orders & p;
+        if p & PLAIN == 0 || o == 0 {
+            break;
+        }
+        orders = o;
+        n += 1;
+    }
+    (n, orders)
+}
+
+/// Registers a run of labels of a mapped list that are their own keys, in
+/// increasing order under `orders` (see [`push_sorted_run`]).
+fn push_sorted_items(
+    col: &mut Collector,
+    line0: u64,
+    source: u32,
+    lines: &[u8],
+    base: u64,
+    run: &[Item],
+    orders: u8,
+) -> Result<bool, Error> {
+    let label = |it: &Item| {
+        let at = (it.at - base) as usize;
+        let loc = Loc { source, line: line0 + it.line, offset: it.at };
+        (loc, &lines[at..at + it.len as usize])
+    };
+    let ends = (label(&run[0]).1, label(&run[run.len() - 1]).1);
+    Ok(push_sorted_run(col, ends, orders, run.iter().map(label), false)?.is_some())
+}
+
+/// Registers a run of labels that are their own keys ([`plain_key`]), in
+/// increasing order under `orders` (`ends`: the first and the last), at
+/// once, when they keep the keys so far sorted and are all new: what
+/// [`name_label`] does for each, without looking them up one by one (a
+/// sorted list is mostly such runs). `copy`: their text is copied into the
+/// set's arena (else it is in a mapped source at each label's offset).
+/// Returns the index of the last label, or `None`, having changed nothing,
+/// when the run must be registered label by label.
+pub(crate) fn push_sorted_run<'t, I>(
+    col: &mut Collector,
+    (first, last): (&[u8], &[u8]),
+    orders: u8,
+    labels: I,
+    copy: bool,
+) -> Result<Option<u32>, Error>
+where
+    I: ExactSizeIterator<Item = (Loc, &'t [u8])> + Clone,
+{
+    let n = labels.len();
+    let Some((loc0, _)) = labels.clone().next() else { return Ok(None) };
+    let arena_at = col.set.arena.len() as u64;
+    // Records hold arena positions up to `record_text_max`: past it,
+    // labels go one by one (and get forms entries).
+    if copy {
+        let bytes: u64 = labels.clone().map(|(_, t)| t.len() as u64).sum();
+        if arena_at + bytes > col.record_text_max {
+            return Ok(None);
+        }
+    }
+    let dedup = col.dedup_mut();
+    // A first label that repeats the last key is a duplicate: one by one.
+    let Ok(n32) = u32::try_from(n) else { return Ok(None) };
+    if dedup.is_last(first).is_some()
+        || !dedup.append_sorted((first, last), n32, orders, (false, false))
+    {
+        return Ok(None);
+    }
+    col.count_records(n as u64);
+    if copy {
+        let arena = &mut col.set.arena;
+        arena.reserve(labels.clone().map(|(_, t)| t.len()).sum());
+        for (_, t) in labels.clone() {
+            arena.extend_from_slice(t);
+        }
+    }
+    let mut text_at = arena_at;
+    let recs = labels.map(|(loc, t)| {
+        let mut rec = LabelRecord::at(loc, t.len() as u16, NONE);
+        if copy {
+            let fits = rec.set_text(text_at);
+            debug_assert!(fits, "checked against `record_text_max`");
+            text_at += t.len() as u64;
+        }
+        rec
+    });
+    col.push_plain_run(loc0, recs).map(Some)
+}
+
 /// Handles one name given in a list or CSV row: counts the record and
 /// registers the label. Returns the label index when it is a registered
 /// label. `mapped`: the token is in a mapped source at `loc.offset`.

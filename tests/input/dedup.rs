@@ -120,3 +120,62 @@ fn unsorted_input_dedups_as_sorted_input() {
         }
     }
 }
+
+/// Lists and CSV files: sorted runs of plain labels are registered at once
+/// (`push_sorted_run`), the rest one by one; whatever the order, the
+/// chunk size and whether the file is mapped, each distinct A-label is
+/// held by its first line (with that row's CSV fields), and the others are
+/// counted as duplicates.
+#[test]
+fn lists_and_csv_dedup_in_any_order() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let dir = TempDir::new();
+    let mut rng = fastrand::Rng::with_seed(29);
+    for order in 0..4u8 {
+        let mut names = owners(order.min(2), &mut rng);
+        if order == 3 {
+            // Sorted, but for one label out of order near the end.
+            let late = names.remove(100);
+            names.insert(names.len() - 50, late);
+        }
+        let (mut list, mut csv) = (String::new(), String::from("label,registrant\n"));
+        let mut seen = std::collections::HashSet::new();
+        let mut want = Vec::new();
+        for (i, n) in names.iter().enumerate() {
+            list += &format!("{n}\n");
+            csv += &format!("{n},r{i}\n");
+            if seen.insert(n.to_lowercase()) {
+                want.push((n.to_lowercase(), i as u32 + 1));
+            }
+        }
+        let files = [("l.txt", list, 0), ("l.csv", csv, 1)];
+        for (name, text, header) in files {
+            let path = dir.write(&format!("{order}{name}"), text.as_bytes());
+            for chunk in [None, Some(4096), Some(777)] {
+                // SAFETY: the test's files are not modified while mapped.
+                for mmap in [unsafe { MmapChoice::auto() }, MmapChoice::never()] {
+                    let config = Config::new().mmap(mmap).chunk_bytes(chunk);
+                    let set = pool.install(|| read([Input::Path(path.clone())], &config)).unwrap();
+                    let case = format!("{name}, order {order}, chunk {chunk:?}, {mmap:?}");
+                    set.accounting().check().unwrap();
+                    let got: Vec<(String, u32)> =
+                        set.iter().map(|l| (l.alabel().to_string(), l.line() - header)).collect();
+                    if let Some(i) =
+                        (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i))
+                    {
+                        panic!("{case}: label {i}: {:?}, not {:?}", got.get(i), want.get(i));
+                    }
+                    let a = set.accounting();
+                    assert_eq!(a.records, names.len() as u64, "{case}");
+                    assert_eq!(a.duplicate_records, (names.len() - want.len()) as u64, "{case}");
+                    if header == 1 {
+                        for l in set.iter() {
+                            let r = l.csv().and_then(|c| c.registrant).unwrap_or_default();
+                            assert_eq!(r, format!("r{}", l.line() - 2), "{case}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
