@@ -22,10 +22,9 @@ use memchr::{memchr, memchr2};
 use super::collect::{Collector, KeyMode, LineKind, Loc};
 use super::csv_fields::CsvRowWriter;
 use super::key_order::{ORDERS_ALL, orders_increasing};
-use super::list::{
-    PLAIN, expected_lines, name_label, plain_key, push_sorted_run, sorted_prefix, split_lines,
-};
+use super::list::{expected_lines, name_label, split_lines};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
+use super::sorted_run::{PLAIN, plain_key, sorted_prefix};
 use super::{Error, ErrorKind, Timestamp};
 
 /// The most lines a quoted field may span.
@@ -577,7 +576,7 @@ fn merge(
 }
 
 /// Registers a run of rows whose labels are their own keys, in increasing
-/// order under `orders`, at once (see [`push_sorted_run`]), with their
+/// order under `orders`, at once (see [`Collector::register_sorted_run`]), with their
 /// other columns. Returns false, having changed nothing, when they must be
 /// registered one by one.
 fn push_sorted_rows(
@@ -595,7 +594,7 @@ fn push_sorted_rows(
         }
     };
     let ends = (label(&run[0]).1, label(&run[run.len() - 1]).1);
-    let Some(last) = push_sorted_run(col, ends, orders, run.iter().map(label), true)? else {
+    let Some(last) = col.register_sorted_run(ends, orders, run.iter().map(label), true)? else {
         return Ok(false);
     };
     for (i, it) in (last + 1 - run.len() as u32..).zip(run) {

@@ -18,10 +18,10 @@ use memchr::memchr;
 
 use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use super::key_order::{ORDERS_ALL, orders_increasing};
-use super::labels::{LabelRecord, NONE};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
+use super::sorted_run::{PLAIN, plain_key, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
-use crate::idna2008::{self, MAX_NAME_OCTETS};
+use crate::idna2008::MAX_NAME_OCTETS;
 
 pub(crate) struct ListState {
     pub(crate) source: u32,
@@ -71,16 +71,6 @@ struct Item {
     /// [`orders_increasing`]) under which it follows the item before it
     /// when that one is such a label too. 0 for any other item.
     plain: u8,
-}
-
-/// The bit of [`Item::plain`] set for a label that is its own key.
-pub(crate) const PLAIN: u8 = 0b100;
-
-/// Whether a token is a label that is its own deduplication key and
-/// needs no forms: lower-case LDH (RFC 5891 §4.2.3.1), so its A-label is
-/// its text, with no dot or suffix to strip.
-pub(crate) fn plain_key(token: &[u8]) -> bool {
-    idna2008::is_plain_ldh(token)
 }
 
 /// What [`scan_chunk`] found in a chunk of lines.
@@ -297,25 +287,8 @@ fn sorted_run(items: &[Item]) -> (usize, u8) {
     sorted_prefix(items.iter().map(|it| it.plain))
 }
 
-/// The length of the run of labels that are their own keys at the start
-/// of a sequence of [`Item::plain`] values (whose first has [`PLAIN`]) and
-/// increase under some key order, and those orders.
-pub(crate) fn sorted_prefix(mut plain: impl Iterator<Item = u8>) -> (usize, u8) {
-    let mut orders = ORDERS_ALL;
-    let mut n = usize::from(plain.next().is_some());
-    for p in plain {
-        let o = orders & p;
-        if p & PLAIN == 0 || o == 0 {
-            break;
-        }
-        orders = o;
-        n += 1;
-    }
-    (n, orders)
-}
-
 /// Registers a run of labels of a mapped list that are their own keys, in
-/// increasing order under `orders` (see [`push_sorted_run`]).
+/// increasing order under `orders` (see [`Collector::register_sorted_run`]).
 fn push_sorted_items(
     col: &mut Collector,
     line0: u64,
@@ -331,65 +304,7 @@ fn push_sorted_items(
         (loc, &lines[at..at + it.len as usize])
     };
     let ends = (label(&run[0]).1, label(&run[run.len() - 1]).1);
-    Ok(push_sorted_run(col, ends, orders, run.iter().map(label), false)?.is_some())
-}
-
-/// Registers a run of labels that are their own keys ([`plain_key`]), in
-/// increasing order under `orders` (`ends`: the first and the last), at
-/// once, when they keep the keys so far sorted and are all new: what
-/// [`name_label`] does for each, without looking them up one by one (a
-/// sorted list is mostly such runs). `copy`: their text is copied into the
-/// set's arena (else it is in a mapped source at each label's offset).
-/// Returns the index of the last label, or `None`, having changed nothing,
-/// when the run must be registered label by label.
-pub(crate) fn push_sorted_run<'t, I>(
-    col: &mut Collector,
-    (first, last): (&[u8], &[u8]),
-    orders: u8,
-    labels: I,
-    copy: bool,
-) -> Result<Option<u32>, Error>
-where
-    I: ExactSizeIterator<Item = (Loc, &'t [u8])> + Clone,
-{
-    let n = labels.len();
-    let Some((loc0, _)) = labels.clone().next() else { return Ok(None) };
-    let arena_at = col.set.arena.len() as u64;
-    // Records hold arena positions up to `record_text_max`: past it,
-    // labels go one by one (and get forms entries).
-    if copy {
-        let bytes: u64 = labels.clone().map(|(_, t)| t.len() as u64).sum();
-        if arena_at + bytes > col.record_text_max {
-            return Ok(None);
-        }
-    }
-    let dedup = col.dedup_mut();
-    // A first label that repeats the last key is a duplicate: one by one.
-    let Ok(n32) = u32::try_from(n) else { return Ok(None) };
-    if dedup.is_last(first).is_some()
-        || !dedup.append_sorted((first, last), n32, orders, (false, false))
-    {
-        return Ok(None);
-    }
-    col.count_records(n as u64);
-    if copy {
-        let arena = &mut col.set.arena;
-        arena.reserve(labels.clone().map(|(_, t)| t.len()).sum());
-        for (_, t) in labels.clone() {
-            arena.extend_from_slice(t);
-        }
-    }
-    let mut text_at = arena_at;
-    let recs = labels.map(|(loc, t)| {
-        let mut rec = LabelRecord::at(loc, t.len() as u16, NONE);
-        if copy {
-            let fits = rec.set_text(text_at);
-            debug_assert!(fits, "checked against `record_text_max`");
-            text_at += t.len() as u64;
-        }
-        rec
-    });
-    col.push_plain_run(loc0, recs).map(Some)
+    Ok(col.register_sorted_run(ends, orders, run.iter().map(label), false)?.is_some())
 }
 
 /// Handles one name given in a list or CSV row: counts the record and

@@ -66,6 +66,7 @@ mod name;
 mod ns_table;
 mod reader;
 mod settle;
+mod sorted_run;
 mod source;
 mod time;
 mod zone;
