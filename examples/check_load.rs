@@ -47,12 +47,18 @@ fn main() {
                 let mut lat = Vec::new();
                 let mut i = t;
                 let mut line = String::new();
+                let mut request = Vec::new();
                 while Instant::now() < end {
                     let label = &labels[i % labels.len()];
                     i += clients;
+                    // One write a request, as an HTTP client sends it (a
+                    // `write!` to the socket is a system call, and with
+                    // TCP_NODELAY a segment, per piece of the format).
+                    request.clear();
+                    write!(request, "GET /v1/check?label={label} HTTP/1.1\r\nHost: x\r\n\r\n")
+                        .expect("format");
                     let t0 = Instant::now();
-                    write!(w, "GET /v1/check?label={label} HTTP/1.1\r\nHost: x\r\n\r\n")
-                        .expect("write");
+                    w.write_all(&request).expect("write");
                     let mut len = 0usize;
                     let mut status = String::new();
                     loop {
