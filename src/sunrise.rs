@@ -395,16 +395,8 @@ fn without_scan(
         if let Some(e) = p.exact {
             // Another candidate sharing a key with this label finds it
             // itself: no need to scan it for this one.
-            // The holder is this label: a plain LDH label is its own
-            // A-label and U-label, with no conversion to make.
-            let holder = if is_plain_ldh(p.forms.alabel.as_bytes()) {
-                let alabel = p.forms.alabel.clone();
-                Holder { ulabel: alabel.clone(), alabel, ..registered_holder_at(index, &e)? }
-            } else {
-                registered_holder(index, &e)?
-            };
             let mut v = Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Registered);
-            v.holder = Some(Box::new(holder));
+            v.holder = Some(Box::new(registered_holder(index, &e)?));
             verdicts.push(Some(v));
             forms.push(no_forms());
         } else if alone {
@@ -578,16 +570,11 @@ fn close_over_keys(
 }
 
 fn registered_holder(index: &Index, e: &Entry) -> Result<Holder, Error> {
-    let alabel = index.alabel(e)?;
-    Ok(Holder { ulabel: to_labels(&alabel).ulabel, alabel, ..registered_holder_at(index, e)? })
-}
-
-/// A registered holder's source, line and registrant, without its forms.
-fn registered_holder_at(index: &Index, e: &Entry) -> Result<Holder, Error> {
     let meta = index.meta(e.position)?;
+    let alabel = index.alabel(e)?;
     Ok(Holder {
-        alabel: String::new(),
-        ulabel: String::new(),
+        ulabel: to_labels(&alabel).ulabel,
+        alabel,
         candidate: None,
         source: index.source(e.position).to_string(),
         line: u64::from(e.line),
