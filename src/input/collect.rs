@@ -293,7 +293,7 @@ impl Collector {
         } else {
             lower.clone()
         };
-        if self.dedup.would_switch(&key) {
+        if !self.dedup.hashed() {
             self.expect_labels_after(loc);
         }
         let set = &self.set;

@@ -204,15 +204,6 @@ impl Dedup {
         }
     }
 
-    /// Whether inserting `key` would switch to the table: the keys so far
-    /// are sorted, and `key` neither repeats the last one nor follows it.
-    pub(crate) fn would_switch(&self, key: &[u8]) -> bool {
-        !self.hashed
-            && self.has_keys()
-            && key != self.last.as_slice()
-            && orders_increasing(self.orders, &self.last, key) == 0
-    }
-
     /// Whether the keys stopped increasing after some were settled: the
     /// table lacks those keys (settled keys come in sorted runs only), and
     /// the read must be done again without settling.
