@@ -308,7 +308,8 @@ impl Collector {
 
     /// Deduplicates the keys (lower-case octets) of a run of zone labels
     /// before they are registered, loading table slots ahead (see
-    /// [`Dedup::insert_run`]): for each, the index of the label it repeats
+    /// [`Dedup::insert_run`]; `hashes`: the keys' [`hash_bytes`], when
+    /// computed ahead): for each, the index of the label it repeats
     /// (its record counted as a duplicate), or `None` when it is new; the
     /// new ones must then be registered in order, as known new
     /// ([`Collector::register_new`], [`Collector::register_idn`]).
@@ -317,12 +318,13 @@ impl Collector {
         &mut self,
         loc: Loc,
         keys: &[&[u8]],
+        hashes: Option<&[u64]>,
     ) -> Result<Vec<Option<u32>>, Error> {
         if !self.dedup.hashed() {
             self.expect_labels_after(loc);
         }
         let set = &self.set;
-        let seen = self.dedup.insert_run(keys, |i| set.key_of(i));
+        let seen = self.dedup.insert_run(keys, hashes, |i| set.key_of(i));
         self.still_settled()?;
         let found: Vec<Option<u32>> = seen
             .into_iter()

@@ -249,13 +249,22 @@ impl Dedup {
     /// changes nothing): for each, [`Seen`] as [`Dedup::insert`] gives it,
     /// new keys numbered in order from the labels so far. A key new in the
     /// run has no label yet: it is read from `keys` when a later one of
-    /// the run is compared with it.
+    /// the run is compared with it. `hashes`: the keys' [`hash_bytes`],
+    /// when the caller computed them (else they are computed here).
     pub(crate) fn insert_run<'k>(
         &mut self,
         keys: &[&'k [u8]],
+        hashes: Option<&[u64]>,
         key_of: impl Fn(u32) -> &'k [u8],
     ) -> Vec<Seen> {
-        let hashes: Vec<u64> = keys.iter().map(|k| hash_bytes(k)).collect();
+        let computed: Vec<u64>;
+        let hashes = match hashes {
+            Some(h) => h,
+            None => {
+                computed = keys.iter().map(|k| hash_bytes(k)).collect();
+                &computed
+            }
+        };
         let base = self.len;
         // Where in `keys` each label new in the run is.
         let mut fresh: Vec<u32> = Vec::new();
@@ -432,7 +441,7 @@ mod tests {
         for part in keys.chunks(777) {
             let part: Vec<&[u8]> = part.iter().map(Vec::as_slice).collect();
             let s = store.clone();
-            for (k, seen) in part.iter().zip(run.insert_run(&part, |i| s[i as usize])) {
+            for (k, seen) in part.iter().zip(run.insert_run(&part, None, |i| s[i as usize])) {
                 match seen {
                     Seen::New => {
                         got.push(None);

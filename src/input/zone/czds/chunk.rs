@@ -82,6 +82,11 @@ pub(crate) struct Chunk {
     /// Orders under which the keys of `regs` strictly increase (none when
     /// a label has upper-case letters: its key is not its octets).
     pub(crate) orders: u8,
+    /// When the keys of `regs` do not increase (`orders` 0): each one's
+    /// [`hash_bytes`] (of its lower-case octets), computed by the worker
+    /// that extracted the chunk, for the deduplicator's table
+    /// ([`Chunk::hash_keys`]); else empty.
+    pub(crate) hashes: Vec<u64>,
     /// NS targets: distinct target names of the chunk, and (index into
     /// `regs`, index into `ns_names`) pairs.
     pub(crate) ns_names: Vec<Box<[u8]>>,
@@ -134,6 +139,7 @@ pub(crate) struct Buffers {
     pub(super) deeper: Vec<u64>,
     pub(super) outside: Vec<u64>,
     pub(super) regs: Vec<Reg>,
+    pub(super) hashes: Vec<u64>,
     pub(super) ns_pairs: Vec<(u32, u32)>,
     pub(super) text: Vec<u8>,
     pub(super) idns: Vec<ChunkIdn>,
@@ -159,6 +165,7 @@ impl Chunk {
             outside: b.outside,
             regs: b.regs,
             orders: ORDERS_ALL,
+            hashes: b.hashes,
             ns_names: Vec::new(),
             ns_pairs: b.ns_pairs,
             text: b.text,
@@ -179,12 +186,33 @@ impl Chunk {
         }
     }
 
+    /// Hashes the keys of `regs` (in `buf`) when they do not increase: the
+    /// merge then looks them up in the deduplicator's table, and hashing
+    /// them here, on the worker's thread, takes that work off the merge.
+    pub(crate) fn hash_keys(&mut self, buf: &[u8]) {
+        if self.orders != 0 {
+            return;
+        }
+        let mut lower = Vec::new();
+        self.hashes.extend(self.regs.iter().map(|g| {
+            let label = &buf[g.at..g.at + usize::from(g.len)];
+            if label.iter().any(u8::is_ascii_uppercase) {
+                lower.clear();
+                lower.extend(label.iter().map(u8::to_ascii_lowercase));
+                hash_bytes(&lower)
+            } else {
+                hash_bytes(label)
+            }
+        }));
+    }
+
     /// The chunk's buffers, emptied, for another chunk.
     pub(crate) fn into_buffers(self) -> Buffers {
         let mut b = Buffers {
             deeper: self.deeper,
             outside: self.outside,
             regs: self.regs,
+            hashes: self.hashes,
             ns_pairs: self.ns_pairs,
             text: self.text,
             idns: self.idns,
@@ -198,6 +226,7 @@ impl Chunk {
         b.deeper.clear();
         b.outside.clear();
         b.regs.clear();
+        b.hashes.clear();
         b.ns_pairs.clear();
         b.text.clear();
         b.idns.clear();

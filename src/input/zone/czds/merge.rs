@@ -253,7 +253,8 @@ fn register_labels(
     } else {
         let lower: Vec<Cow<'_, [u8]>> = regs.iter().map(|g| lower_case(label(g))).collect();
         let keys: Vec<&[u8]> = lower.iter().map(|k| &**k).collect();
-        Some(col.dedup_run(loc(&regs[0]), &keys)?)
+        let hashes = (c.hashes.len() == c.regs.len()).then(|| &c.hashes[todo.skip as usize..]);
+        Some(col.dedup_run(loc(&regs[0]), &keys, hashes)?)
     };
     // The next IDN with its forms computed (by its index into `c.regs`).
     let mut idns = c.idns.iter().skip_while(|d| d.reg < todo.skip).peekable();

@@ -442,7 +442,9 @@ impl<'a> Claims<'a> {
                 buffers.settle = opts.settle.map(Settle::worker);
             }
             self.pages.populate(a, b);
-            extract_in(self.buf, (a, b), self.eof && b == len, opts, buffers)
+            let mut chunk = extract_in(self.buf, (a, b), self.eof && b == len, opts, buffers);
+            chunk.hash_keys(self.buf);
+            chunk
         }));
         // A chunk that stopped for the careful parser does not end the
         // run (see `read_careful`), unless at a directive: the chunks after
