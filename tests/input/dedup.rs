@@ -4,7 +4,7 @@
 //! the sorted one, each label held by its first record in input order.
 
 use crate::util::*;
-use lgrscan::input::{Accounting, Config, Input, LabelSet, MmapChoice, read};
+use lgrscan::input::{Accounting, Config, Input, LabelSet, LabelText, MmapChoice, read};
 
 /// The counts a read gives, whatever the order of its records.
 fn counts(a: &Accounting) -> [u64; 8] {
@@ -95,12 +95,19 @@ fn unsorted_input_dedups_as_sorted_input() {
     for order in 0..4u8 {
         let (text, want) = zone_of(&owners(order, &mut rng));
         let path = dir.write(&format!("z{order}.zone"), text.as_bytes());
-        // Small chunks: duplicates fall in other chunks than their first.
-        for chunk in [None, Some(4096), Some(777)] {
+        // Small chunks: duplicates fall in other chunks than their first;
+        // label text borrowed from the map, or copied as the CLI does.
+        let texts = [LabelText::Borrow, LabelText::Copy];
+        for (chunk, text) in
+            [None, Some(4096), Some(777)].into_iter().flat_map(|c| texts.map(|t| (c, t)))
+        {
             // SAFETY: the test's files are not modified while mapped.
-            let config = Config::new().mmap(unsafe { MmapChoice::auto() }).chunk_bytes(chunk);
+            let config = Config::new()
+                .mmap(unsafe { MmapChoice::auto() })
+                .chunk_bytes(chunk)
+                .label_text(text);
             let set = pool.install(|| read([Input::Path(path.clone())], &config)).unwrap();
-            let case = format!("order {order}, chunk {chunk:?}");
+            let case = format!("order {order}, chunk {chunk:?}, {text:?}");
             set.accounting().check().unwrap();
             let got = held(&set);
             if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i)) {

@@ -259,15 +259,45 @@ fn register_labels(
     // The next IDN with its forms computed (by its index into `c.regs`).
     let mut idns = c.idns.iter().skip_while(|d| d.reg < todo.skip).peekable();
     let mut text_pos = how.arena_base;
+    // Where the next plain label's text is in the chunk's copy of it.
+    let mut chunk_text = todo.text_at;
+    // New plain labels of an unsorted chunk go in runs when their text is
+    // in a source held whole (as `register_new` borrows it) or in the
+    // chunk's copy.
+    let runs_borrow = how.borrow && col.source_data(how.source).is_some();
+    let runs_copy = !how.borrow && c.copied;
     let mut last_id = None;
     let mut k = 0;
     while k < regs.len() {
-        // The common case: sorted, and plain labels' text borrowed from the
-        // map or copied by the chunk (not touched again here): runs of
-        // them, up to the next other label (IDNs are not plain), pushed at
-        // once.
-        let run = if how.fast { regs[k..].iter().take_while(|g| g.plain).count() } else { 0 };
+        // The common case: plain labels whose text is borrowed from the
+        // map or copied by the chunk, in runs up to the next other label
+        // (IDNs are not plain), pushed at once: all of them when the keys
+        // go on sorted (their text is in the arena already), else those
+        // the deduplicator found new (their text copied now, a run at a
+        // time).
+        let mut run = if how.fast {
+            regs[k..].iter().take_while(|g| g.plain).count()
+        } else if let Some(known) = &known
+            && (runs_borrow || runs_copy)
+        {
+            regs[k..].iter().zip(&known[k..]).take_while(|(g, r)| g.plain && r.is_none()).count()
+        } else {
+            0
+        };
+        if run > 0 && !how.fast && runs_copy {
+            let bytes: usize = regs[k..k + run].iter().map(|g| usize::from(g.len)).sum();
+            let at = col.set.arena.len() as u64;
+            // Records hold arena positions up to `record_text_max`: past
+            // it, the labels go one by one (and get forms entries).
+            if at + bytes as u64 <= col.record_text_max {
+                col.set.arena.extend_from_slice(&c.text[chunk_text..chunk_text + bytes]);
+                text_pos = at;
+            } else {
+                run = 0;
+            }
+        }
         if run > 0 {
+            chunk_text += regs[k..k + run].iter().map(|g| usize::from(g.len)).sum::<usize>();
             let recs = regs[k..k + run].iter().map(|g| {
                 let mut rec = LabelRecord::at(loc(g), g.len, NONE);
                 if !how.borrow {
@@ -289,6 +319,9 @@ fn register_labels(
         let reg_index = todo.skip + k as u32;
         let repeats = known.as_ref().and_then(|f| f[k]);
         k += 1;
+        if g.plain {
+            chunk_text += usize::from(g.len);
+        }
         let idn = match idns.peek() {
             Some(d) if d.reg == reg_index => idns.next(),
             _ => None,
