@@ -245,18 +245,10 @@ fn merge(
         }
         let mut k = 0;
         while k < items.len() {
-            if st.mapped && items[k].plain != 0 {
-                let run = sorted_run(&items[k..]);
-                if push_sorted_items(
-                    col,
-                    st.line,
-                    source,
-                    lines,
-                    base,
-                    &items[k..k + run.0],
-                    run.1,
-                )? {
-                    k += run.0;
+            if items[k].plain != 0 {
+                let (n, orders) = sorted_prefix(items[k..].iter().map(|it| it.plain));
+                if push_sorted_items(col, st, lines, base, &items[k..k + n], orders)? {
+                    k += n;
                     continue;
                 }
             }
@@ -280,19 +272,12 @@ fn merge(
     Ok(())
 }
 
-/// The length of the run of labels that are their own keys at the start
-/// of `items` (whose first is one) and increase under some key order, and
-/// those orders.
-fn sorted_run(items: &[Item]) -> (usize, u8) {
-    sorted_prefix(items.iter().map(|it| it.plain))
-}
-
-/// Registers a run of labels of a mapped list that are their own keys, in
-/// increasing order under `orders` (see [`Collector::register_sorted_run`]).
+/// Registers a run of labels that are their own keys, in increasing order
+/// under `orders` (see [`Collector::register_sorted_run`]): their text is
+/// borrowed from a mapped source, copied from a stream's buffer.
 fn push_sorted_items(
     col: &mut Collector,
-    line0: u64,
-    source: u32,
+    st: &ListState,
     lines: &[u8],
     base: u64,
     run: &[Item],
@@ -300,11 +285,12 @@ fn push_sorted_items(
 ) -> Result<bool, Error> {
     let label = |it: &Item| {
         let at = (it.at - base) as usize;
-        let loc = Loc { source, line: line0 + it.line, offset: it.at };
+        let loc = Loc { source: st.source, line: st.line + it.line, offset: it.at };
         (loc, &lines[at..at + it.len as usize])
     };
     let ends = (label(&run[0]).1, label(&run[run.len() - 1]).1);
-    Ok(col.register_sorted_run(ends, orders, run.iter().map(label), false)?.is_some())
+    let copy = !st.mapped;
+    Ok(col.register_sorted_run(ends, orders, run.iter().map(label), copy)?.is_some())
 }
 
 /// Handles one name given in a list or CSV row: counts the record and
