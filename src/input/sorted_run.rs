@@ -44,14 +44,15 @@ pub(crate) fn sorted_prefix(mut plain: impl Iterator<Item = u8>) -> (usize, u8) 
 }
 
 impl Collector {
-    /// Registers a run of labels that are their own keys ([`plain_key`]), in
-    /// increasing order under `orders` (`ends`: the first and the last), at
-    /// once, when they keep the keys so far sorted and are all new: what
-    /// [`name_label`](super::list::name_label) does for each, without looking them up one by one (a
-    /// sorted list is mostly such runs). `copy`: their text is copied into the
-    /// set's arena (else it is in a mapped source at each label's offset).
-    /// Returns the index of the last label, or `None`, having changed nothing,
-    /// when the run must be registered label by label.
+    /// Registers a run of labels that are their own keys ([`plain_key`]),
+    /// in increasing order under `orders` (`ends`: the first and the
+    /// last), at once, when they keep the keys so far sorted and are all
+    /// new: what [`name_label`](super::list::name_label) does for each,
+    /// without looking them up one by one (a sorted list is mostly such
+    /// runs). `copy`: their text is copied into the set's arena (else it is
+    /// in a mapped source at each label's offset). Returns the index of the
+    /// last label, or `None`, having changed nothing, when the run must be
+    /// registered label by label.
     pub(crate) fn register_sorted_run<'t, I>(
         &mut self,
         (first, last): (&[u8], &[u8]),
@@ -65,13 +66,11 @@ impl Collector {
         let n = labels.len();
         let Some((loc0, _)) = labels.clone().next() else { return Ok(None) };
         let arena_at = self.set.arena.len() as u64;
+        let bytes: usize = if copy { labels.clone().map(|(_, t)| t.len()).sum() } else { 0 };
         // Records hold arena positions up to `record_text_max`: past it,
         // labels go one by one (and get forms entries).
-        if copy {
-            let bytes: u64 = labels.clone().map(|(_, t)| t.len() as u64).sum();
-            if arena_at + bytes > self.record_text_max {
-                return Ok(None);
-            }
+        if copy && arena_at + bytes as u64 > self.record_text_max {
+            return Ok(None);
         }
         let dedup = self.dedup_mut();
         // A first label that repeats the last key is a duplicate: one by one.
@@ -84,7 +83,7 @@ impl Collector {
         self.count_records(n as u64);
         if copy {
             let arena = &mut self.set.arena;
-            arena.reserve(labels.clone().map(|(_, t)| t.len()).sum());
+            arena.reserve(bytes);
             for (_, t) in labels.clone() {
                 arena.extend_from_slice(t);
             }
