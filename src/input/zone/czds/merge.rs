@@ -289,11 +289,12 @@ fn register_labels(
             let at = col.set.arena.len() as u64;
             // Records hold arena positions up to `record_text_max`: past
             // it, the labels go one by one (and get forms entries).
-            if at + bytes as u64 <= col.record_text_max {
-                col.set.arena.extend_from_slice(&c.text[chunk_text..chunk_text + bytes]);
-                text_pos = at;
-            } else {
-                run = 0;
+            match c.text.get(chunk_text..chunk_text + bytes) {
+                Some(text) if at + bytes as u64 <= col.record_text_max => {
+                    col.set.arena.extend_from_slice(text);
+                    text_pos = at;
+                }
+                _ => run = 0,
             }
         }
         if run > 0 {
