@@ -87,6 +87,9 @@ pub(crate) struct Chunk {
     /// that extracted the chunk, for the deduplicator's table
     /// ([`Chunk::hash_keys`]); else empty.
     pub(crate) hashes: Vec<u64>,
+    /// Whether [`Chunk::hash_keys`] found every key of `regs` in lower
+    /// case (its octets are its key).
+    pub(crate) keys_lower: bool,
     /// NS targets: distinct target names of the chunk, and (index into
     /// `regs`, index into `ns_names`) pairs.
     pub(crate) ns_names: Vec<Box<[u8]>>,
@@ -166,6 +169,7 @@ impl Chunk {
             regs: b.regs,
             orders: ORDERS_ALL,
             hashes: b.hashes,
+            keys_lower: false,
             ns_names: Vec::new(),
             ns_pairs: b.ns_pairs,
             text: b.text,
@@ -194,9 +198,11 @@ impl Chunk {
             return;
         }
         let mut lower = Vec::new();
+        let mut keys_lower = true;
         self.hashes.extend(self.regs.iter().map(|g| {
             let label = &buf[g.at..g.at + usize::from(g.len)];
             if label.iter().any(u8::is_ascii_uppercase) {
+                keys_lower = false;
                 lower.clear();
                 lower.extend(label.iter().map(u8::to_ascii_lowercase));
                 hash_bytes(&lower)
@@ -204,6 +210,7 @@ impl Chunk {
                 hash_bytes(label)
             }
         }));
+        self.keys_lower = keys_lower;
     }
 
     /// The chunk's buffers, emptied, for another chunk.

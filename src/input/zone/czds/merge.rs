@@ -251,7 +251,11 @@ fn register_labels(
     let known = if how.bulk || regs.is_empty() {
         None
     } else {
-        let lower: Vec<Cow<'_, [u8]>> = regs.iter().map(|g| lower_case(label(g))).collect();
+        let lower: Vec<Cow<'_, [u8]>> = if c.keys_lower {
+            regs.iter().map(|g| Cow::Borrowed(label(g))).collect()
+        } else {
+            regs.iter().map(|g| lower_case(label(g))).collect()
+        };
         let keys: Vec<&[u8]> = lower.iter().map(|k| &**k).collect();
         let hashes = (c.hashes.len() == c.regs.len()).then(|| &c.hashes[todo.skip as usize..]);
         Some(col.dedup_run(loc(&regs[0]), &keys, hashes)?)
