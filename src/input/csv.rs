@@ -21,10 +21,9 @@ use memchr::{memchr, memchr2};
 
 use super::collect::{Collector, KeyMode, LineKind, Loc};
 use super::csv_fields::CsvRowWriter;
-use super::key_order::{ORDERS_ALL, orders_increasing};
 use super::list::{expected_lines, name_label, split_lines};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
-use super::sorted_run::{PLAIN, plain_key, sorted_prefix};
+use super::sorted_run::{plain_mark, sorted_prefix};
 use super::{Error, ErrorKind, Timestamp};
 
 /// The most lines a quoted field may span.
@@ -371,8 +370,8 @@ struct Item {
     at: u64,
     line: u64,
     what: What,
-    /// As [`super::list`]'s: [`PLAIN`] for a row whose label is its own
-    /// key, with the orders under which it follows the row before it.
+    /// As [`super::list`]'s: the [`plain_mark`] of the row's label, after
+    /// the row before it.
     plain: u8,
 }
 
@@ -500,12 +499,7 @@ fn scan_chunk(
         let what = match read_row(cols, f, &mut row) {
             Err(reason) => What::Malformed(reason),
             Ok(label) => {
-                if plain_key(label) {
-                    let orders = prev_plain
-                        .as_ref()
-                        .map_or(0, |p| orders_increasing(ORDERS_ALL, &c.labels[p.clone()], label));
-                    plain = PLAIN | orders;
-                }
+                plain = plain_mark(prev_plain.map(|p| &c.labels[p]), label);
                 let l = c.labels.len()..c.labels.len() + label.len();
                 c.labels.extend_from_slice(label);
                 let r = c.rows.len();

@@ -17,9 +17,8 @@
 use memchr::memchr;
 
 use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
-use super::key_order::{ORDERS_ALL, orders_increasing};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
-use super::sorted_run::{PLAIN, plain_key, sorted_prefix};
+use super::sorted_run::{plain_mark, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
 use crate::idna2008::MAX_NAME_OCTETS;
 
@@ -66,10 +65,9 @@ struct Item {
     line: u64,
     len: u32,
     what: What,
-    /// For a label that is its own key (lower-case LDH, no dot: see
-    /// [`plain_key`]): [`PLAIN`], with the orders (bits 0–1, see
-    /// [`orders_increasing`]) under which it follows the item before it
-    /// when that one is such a label too. 0 for any other item.
+    /// Its [`plain_mark`]: for a label that is its own key, `PLAIN` with
+    /// the key orders under which it follows the item before it when that
+    /// one is such a label too; 0 for any other item.
     plain: u8,
 }
 
@@ -202,13 +200,8 @@ fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
         let token = &line[s..e];
         // A line is at most `MAX_LINE_BYTES` long.
         let mut label = item(What::Label, at + s as u64, token.len() as u32);
-        if plain_key(token) {
-            let orders = prev_plain.map_or(0, |p| orders_increasing(ORDERS_ALL, p, token));
-            label.plain = PLAIN | orders;
-            prev_plain = Some(token);
-        } else {
-            prev_plain = None;
-        }
+        label.plain = plain_mark(prev_plain, token);
+        prev_plain = (label.plain != 0).then_some(token);
         c.items.push(label);
         let t = token.strip_suffix(b".").unwrap_or(token);
         let is_idn = !t.is_ascii() || (t.len() > 4 && t[..4].eq_ignore_ascii_case(b"xn--"));

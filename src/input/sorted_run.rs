@@ -2,7 +2,7 @@
 //! once.
 //!
 //! A chunk scanner marks each label that is its own deduplication key
-//! ([`plain_key`]) with [`PLAIN`] and the key orders under which it follows
+//! ([`plain_mark`]) with [`PLAIN`] and the key orders under which it follows
 //! the label before it (see [`super::key_order`]); the merge then hands the
 //! collector whole runs of such labels ([`sorted_prefix`]), which it counts
 //! and stores without looking each up, as long as they keep the keys so
@@ -12,18 +12,23 @@
 
 use super::Error;
 use super::collect::{Collector, Loc};
-use super::key_order::ORDERS_ALL;
+use super::key_order::{ORDERS_ALL, orders_increasing};
 use super::labels::{LabelRecord, NONE};
 use crate::idna2008;
 
 /// The bit set, beside the orders, for a label that is its own key.
 pub(crate) const PLAIN: u8 = 0b100;
 
-/// Whether a token is a label that is its own deduplication key and
-/// needs no forms: lower-case LDH (RFC 5891 §4.2.3.1), so its A-label is
-/// its text, with no dot or suffix to strip.
-pub(crate) fn plain_key(token: &[u8]) -> bool {
-    idna2008::is_plain_ldh(token)
+/// The mark of a label: [`PLAIN`] with the key orders under which it
+/// follows `prev` (the label before it, when that one was marked) when it
+/// is its own deduplication key and needs no forms (lower-case LDH, RFC
+/// 5891 §4.2.3.1: its A-label is its text, with no dot or suffix to
+/// strip); 0 otherwise.
+pub(crate) fn plain_mark(prev: Option<&[u8]>, token: &[u8]) -> u8 {
+    if !idna2008::is_plain_ldh(token) {
+        return 0;
+    }
+    PLAIN | prev.map_or(0, |p| orders_increasing(ORDERS_ALL, p, token))
 }
 
 /// The length of the run of labels that are their own keys at the start
@@ -44,7 +49,7 @@ pub(crate) fn sorted_prefix(mut plain: impl Iterator<Item = u8>) -> (usize, u8) 
 }
 
 impl Collector {
-    /// Registers a run of labels that are their own keys ([`plain_key`]),
+    /// Registers a run of labels that are their own keys ([`plain_mark`]),
     /// in increasing order under `orders` (`ends`: the first and the
     /// last), at once, when they keep the keys so far sorted and are all
     /// new: what [`name_label`](super::list::name_label) does for each,

@@ -251,11 +251,11 @@ fn register_labels(
     let known = if how.bulk || regs.is_empty() {
         None
     } else {
-        let lower: Vec<Cow<'_, [u8]>> = if c.keys_lower {
-            regs.iter().map(|g| Cow::Borrowed(label(g))).collect()
-        } else {
-            regs.iter().map(|g| lower_case(label(g))).collect()
-        };
+        // Keys the worker found in lower case need no second look.
+        let lower: Vec<Cow<'_, [u8]>> = regs
+            .iter()
+            .map(|g| if c.keys_lower { Cow::Borrowed(label(g)) } else { lower_case(label(g)) })
+            .collect();
         let keys: Vec<&[u8]> = lower.iter().map(|k| &**k).collect();
         let hashes = (c.hashes.len() == c.regs.len()).then(|| &c.hashes[todo.skip as usize..]);
         Some(col.dedup_run(loc(&regs[0]), &keys, hashes)?)
@@ -288,8 +288,8 @@ fn register_labels(
         } else {
             0
         };
+        let bytes: usize = regs[k..k + run].iter().map(|g| usize::from(g.len)).sum();
         if run > 0 && !how.fast && runs_copy {
-            let bytes: usize = regs[k..k + run].iter().map(|g| usize::from(g.len)).sum();
             let at = col.set.arena.len() as u64;
             // Records hold arena positions up to `record_text_max`: past
             // it, the labels go one by one (and get forms entries).
@@ -302,7 +302,7 @@ fn register_labels(
             }
         }
         if run > 0 {
-            chunk_text += regs[k..k + run].iter().map(|g| usize::from(g.len)).sum::<usize>();
+            chunk_text += bytes;
             let recs = regs[k..k + run].iter().map(|g| {
                 let mut rec = LabelRecord::at(loc(g), g.len, NONE);
                 if !how.borrow {
