@@ -260,119 +260,136 @@ impl Drop for Lent<'_> {
     }
 }
 
-/// What is known of a candidate before any scan.
+/// What is known of a candidate before any scan, beside its verdict
+/// when that needs no scan (see [`probe_one`]).
 struct Probe {
-    forms: LabelForms,
     /// Its keys in the index ([`Keys::of`]): one or two.
     keys: [u64; 2],
     two_keys: bool,
-    /// The registered labels under its keys.
+    /// What the scan needs of a candidate it judges (boxed: most
+    /// candidates need no scan, and a million probes stay small).
+    pending: Option<Box<Pending>>,
+}
+
+/// A candidate the scan judges: its forms and the registered labels under
+/// its keys.
+struct Pending {
+    forms: LabelForms,
     hits: Vec<Entry>,
-    /// The registered label that is this label.
-    exact: Option<Entry>,
-    /// A plain LDH label (RFC 5891 §4.2.3.1) that the scan finds valid.
-    plain_valid: bool,
 }
 
 impl Probe {
     fn keys(&self) -> &[u64] {
         &self.keys[..1 + usize::from(self.two_keys)]
     }
+
+    /// The candidate's forms, when the scan judges it.
+    fn forms(&self) -> &LabelForms {
+        self.pending.as_ref().map_or(&NO_FORMS, |p| &p.forms)
+    }
 }
 
-/// Empty forms (no allocation).
-fn no_forms() -> LabelForms {
-    LabelForms { alabel: String::new(), ulabel: String::new(), finding: None }
-}
+/// Empty forms.
+static NO_FORMS: LabelForms =
+    LabelForms { alabel: String::new(), ulabel: String::new(), finding: None };
 
 /// Candidates up to which a check runs on the caller's thread (a service's
 /// single label: no hand-over to the thread pool).
 const SEQUENTIAL_MAX: usize = 256;
 
-/// Finds each candidate's forms, keys and registered labels.
+/// A worker's scratch space for [`probe_one`].
+type ProbeScratch<'a> = (KeyScratch, Vec<u64>, Vec<Entry>, Lent<'a>);
+
+/// Finds a candidate's keys and registered labels, and its verdict when
+/// that needs no scan: it is a registered label, or a plain LDH label
+/// (RFC 5891 §4.2.3.1) that the scan finds valid and that shares a key
+/// with no registered label (available, unless another candidate shares a
+/// key with it: see [`without_scan`]).
+fn probe_one(
+    index: &Index,
+    keys: &Keys<'_>,
+    (sc, ks, hits, w): &mut ProbeScratch<'_>,
+    c: &Candidate,
+) -> Result<(Option<Verdict>, Probe), Error> {
+    let text = c.text.trim();
+    let forms = to_labels(text);
+    keys.of(&forms.ulabel, sc, ks);
+    hits.clear();
+    for &h in ks.iter() {
+        index.lookup(h, hits)?;
+    }
+    let mut exact = None;
+    for e in hits.iter() {
+        if index.alabel_is(e, &forms.alabel)? {
+            exact = Some(*e);
+        }
+    }
+    let keys = [ks[0], ks.get(1).copied().unwrap_or(0)];
+    let mut probe = Probe { keys, two_keys: ks.len() > 1, pending: None };
+    let verdict = if let Some(e) = exact {
+        // Another candidate sharing a key with this label finds it
+        // itself: no need to scan it for this one.
+        let mut v = Verdict::new(forms.alabel, forms.ulabel, Status::Registered);
+        v.holder = Some(Box::new(registered_holder(index, &e)?));
+        Some(v)
+    } else if hits.is_empty() && is_plain_ldh(text.as_bytes()) && w.valid(text.as_bytes()) {
+        Some(Verdict::new(forms.alabel, forms.ulabel, Status::Available))
+    } else {
+        probe.pending = Some(Box::new(Pending { forms, hits: hits.clone() }));
+        None
+    };
+    Ok((verdict, probe))
+}
+
+/// [`probe_one`] of every candidate, in parallel when they are many.
 fn probe_all(
     index: &Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
     candidates: &[Candidate],
-) -> Result<Vec<Probe>, Error> {
-    let init = || (KeyScratch::default(), Vec::new(), plain.lend());
-    let probe = |(sc, ks, w): &mut (KeyScratch, Vec<u64>, Lent<'_>),
-                 c: &Candidate|
-     -> Result<Probe, Error> {
-        let text = c.text.trim();
-        let forms = to_labels(text);
-        keys.of(&forms.ulabel, sc, ks);
-        let mut hits = Vec::new();
-        for &h in ks.iter() {
-            index.lookup(h, &mut hits)?;
-        }
-        let mut exact = None;
-        for e in &hits {
-            if index.alabel_is(e, &forms.alabel)? {
-                exact = Some(*e);
-            }
-        }
-        let plain_valid =
-            hits.is_empty() && is_plain_ldh(text.as_bytes()) && w.valid(text.as_bytes());
-        Ok(Probe {
-            forms,
-            keys: [ks[0], ks.get(1).copied().unwrap_or(0)],
-            two_keys: ks.len() > 1,
-            hits,
-            exact,
-            plain_valid,
-        })
-    };
+) -> Result<(Vec<Option<Verdict>>, Vec<Probe>), Error> {
+    let init = || (KeyScratch::default(), Vec::new(), Vec::new(), plain.lend());
     if candidates.len() <= SEQUENTIAL_MAX {
-        let mut state = init();
-        candidates.iter().map(|c| probe(&mut state, c)).collect()
+        let mut scratch = init();
+        candidates.iter().map(|c| probe_one(index, keys, &mut scratch, c)).collect()
     } else {
         // Collected as probes, the first error kept aside: a parallel
         // collect into a `Result` is not indexed, and would gather the
         // probes in pieces and move them all once more.
         let failed = Mutex::new(None);
-        let probes: Vec<Probe> = candidates
+        let probed = candidates
             .par_iter()
             .with_min_len(1024)
-            .map_init(init, |state, c| {
-                probe(state, c).unwrap_or_else(|e| {
+            .map_init(init, |scratch, c| {
+                probe_one(index, keys, scratch, c).unwrap_or_else(|e| {
                     failed.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
-                    Probe {
-                        forms: no_forms(),
-                        keys: [0; 2],
-                        two_keys: false,
-                        hits: Vec::new(),
-                        exact: None,
-                        plain_valid: false,
-                    }
+                    (None, Probe { keys: [0; 2], two_keys: false, pending: None })
                 })
             })
-            .collect();
+            .unzip();
         match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
             Some(e) => Err(e),
-            None => Ok(probes),
+            None => Ok(probed),
         }
     }
 }
 
 /// The verdicts found without a scan (`None` for the candidates that
-/// need one), and each candidate's forms and registered labels found.
-type Quick = (Vec<Option<Verdict>>, Vec<LabelForms>, Vec<Vec<Entry>>);
-
+/// need one), and each candidate's probe.
 fn without_scan(
     index: &Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
     candidates: &[Candidate],
-) -> Result<Quick, Error> {
-    let probes = probe_all(index, keys, plain, candidates)?;
+) -> Result<(Vec<Option<Verdict>>, Vec<Probe>), Error> {
+    let (mut verdicts, mut probes) = probe_all(index, keys, plain, candidates)?;
     // The keys of the candidates that are not registered labels, sorted:
     // a key found twice is shared by two candidates.
-    let mut shared: Vec<u64> = probes
+    let mut shared: Vec<u64> = verdicts
         .iter()
-        .filter(|p| p.exact.is_none())
-        .flat_map(|p| p.keys().iter().copied())
+        .zip(&probes)
+        .filter(|(v, _)| v.as_ref().is_none_or(|v| v.status != Status::Registered))
+        .flat_map(|(_, p)| p.keys().iter().copied())
         .collect();
     if shared.len() > SEQUENTIAL_MAX {
         shared.par_sort_unstable();
@@ -384,31 +401,21 @@ fn without_scan(
         shared.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
     twice_keys.dedup();
     drop(shared);
-    let twice = |k: u64| !twice_keys.is_empty() && twice_keys.binary_search(&k).is_ok();
-    let mut verdicts: Vec<Option<Verdict>> = Vec::with_capacity(candidates.len());
-    let mut forms: Vec<LabelForms> = Vec::with_capacity(candidates.len());
-    let mut found: Vec<Vec<Entry>> = Vec::with_capacity(candidates.len());
-    // The forms of a candidate settled here move to its verdict: the scan
-    // path reads only those of the others.
-    for p in probes {
-        let alone = p.plain_valid && !p.keys().iter().any(|&k| twice(k));
-        if let Some(e) = p.exact {
-            // Another candidate sharing a key with this label finds it
-            // itself: no need to scan it for this one.
-            let mut v = Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Registered);
-            v.holder = Some(Box::new(registered_holder(index, &e)?));
-            verdicts.push(Some(v));
-            forms.push(no_forms());
-        } else if alone {
-            verdicts.push(Some(Verdict::new(p.forms.alabel, p.forms.ulabel, Status::Available)));
-            forms.push(no_forms());
-        } else {
-            verdicts.push(None);
-            forms.push(p.forms);
+    if !twice_keys.is_empty() {
+        let twice = |k: &u64| twice_keys.binary_search(k).is_ok();
+        for (slot, p) in verdicts.iter_mut().zip(probes.iter_mut()) {
+            // An available label that shares a key with another candidate
+            // goes through the scan after all.
+            if slot.as_ref().is_some_and(|v| v.status == Status::Available)
+                && p.keys().iter().any(twice)
+                && let Some(v) = slot.take()
+            {
+                let forms = LabelForms { alabel: v.alabel, ulabel: v.ulabel, finding: None };
+                p.pending = Some(Box::new(Pending { forms, hits: Vec::new() }));
+            }
         }
-        found.push(p.hits);
     }
-    Ok((verdicts, forms, found))
+    Ok((verdicts, probes))
 }
 
 /// The verdicts of `candidates` when none of them needs a scan (each is
@@ -424,7 +431,7 @@ pub fn check_without_scan(
     plain: &PlainJudge,
     candidates: &[Candidate],
 ) -> Result<Option<Vec<Verdict>>, Error> {
-    let (verdicts, _, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
+    let (verdicts, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
     Ok(verdicts.into_iter().collect())
 }
 
@@ -459,14 +466,12 @@ pub fn check_with(
     config: &CheckConfig,
 ) -> Result<Vec<Verdict>, Error> {
     let keys = Keys::new(set);
-    let (mut verdicts, forms, found) = without_scan(index, &keys, plain, candidates)?;
+    let (mut verdicts, probes) = without_scan(index, &keys, plain, candidates)?;
     let mut registered: BTreeMap<u32, Entry> = BTreeMap::new();
     let mut first_of: HashMap<&str, usize> = HashMap::new();
     let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
-    for (i, (f, es)) in forms.iter().zip(&found).enumerate() {
-        if verdicts[i].is_some() {
-            continue;
-        }
+    for (i, p) in probes.iter().enumerate() {
+        let Some(Pending { forms: f, hits: es }) = p.pending.as_deref() else { continue };
         if let Some(&j) = first_of.get(f.alabel.as_str()) {
             duplicate_of[i] = Some(j);
         } else {
@@ -509,14 +514,14 @@ pub fn check_with(
         let text = candidates[i].text.trim();
         let line = if list_safe(text) {
             text
-        } else if forms[i].finding.is_none() {
-            &forms[i].alabel
+        } else if probes[i].forms().finding.is_none() {
+            &probes[i].forms().alabel
         } else {
-            let mut v =
-                Verdict::new(forms[i].alabel.clone(), forms[i].ulabel.clone(), Status::Invalid);
+            let f = probes[i].forms();
+            let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Invalid);
             v.lgr = "IDNA2008".into();
             v.disposition = "invalid".into();
-            v.reason = forms[i].finding.as_ref().map(|f| f.to_string()).unwrap_or_default();
+            v.reason = f.finding.as_ref().map(|f| f.to_string()).unwrap_or_default();
             verdicts[i] = Some(v);
             continue;
         };
@@ -524,7 +529,7 @@ pub fn check_with(
         list.push('\n');
         rows.push(Row::Candidate(i));
     }
-    let ctx = Context { index, candidates, forms: &forms, reg: &reg, rows: &rows };
+    let ctx = Context { index, candidates, probes: &probes, reg: &reg, rows: &rows };
     ctx.scan_and_judge(set, list, &mut verdicts)?;
     for i in 0..candidates.len() {
         if let Some(j) = duplicate_of[i] {
@@ -586,7 +591,7 @@ fn registered_holder(index: &Index, e: &Entry) -> Result<Holder, Error> {
 struct Context<'a> {
     index: &'a Index,
     candidates: &'a [Candidate],
-    forms: &'a [crate::idna2008::LabelForms],
+    probes: &'a [Probe],
     reg: &'a [(Entry, String, Option<Timestamp>)],
     rows: &'a [Row],
 }
@@ -596,8 +601,8 @@ impl Context<'_> {
         match row {
             Row::Registered(r) => registered_holder(self.index, &self.reg[r].0),
             Row::Candidate(c) => Ok(Holder {
-                alabel: self.forms[c].alabel.clone(),
-                ulabel: self.forms[c].ulabel.clone(),
+                alabel: self.probes[c].forms().alabel.clone(),
+                ulabel: self.probes[c].forms().ulabel.clone(),
                 candidate: Some(c),
                 source: String::new(),
                 line: self.candidates[c].line,
@@ -647,8 +652,8 @@ impl Context<'_> {
             let invalid_already = existing.as_ref().is_some_and(|v| v.status == Status::Invalid);
             let mut v = existing.unwrap_or_else(|| {
                 Verdict::new(
-                    self.forms[c].alabel.clone(),
-                    self.forms[c].ulabel.clone(),
+                    self.probes[c].forms().alabel.clone(),
+                    self.probes[c].forms().ulabel.clone(),
                     Status::Available,
                 )
             });
@@ -708,8 +713,8 @@ impl Context<'_> {
                 && verdicts[c].is_none()
             {
                 verdicts[c] = Some(Verdict::new(
-                    self.forms[c].alabel.clone(),
-                    self.forms[c].ulabel.clone(),
+                    self.probes[c].forms().alabel.clone(),
+                    self.probes[c].forms().ulabel.clone(),
                     Status::Available,
                 ));
             }
@@ -723,7 +728,8 @@ impl Context<'_> {
 /// wins, and becomes a contention set of its own).
 fn duplicate_verdict(ctx: &Context<'_>, verdicts: &mut [Option<Verdict>], j: usize) -> Verdict {
     let first = verdicts[j].clone().unwrap_or_else(|| {
-        Verdict::new(ctx.forms[j].alabel.clone(), ctx.forms[j].ulabel.clone(), Status::Available)
+        let f = ctx.probes[j].forms();
+        Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Available)
     });
     match first.status {
         Status::Available | Status::Contention => {
