@@ -297,25 +297,41 @@ static NO_FORMS: LabelForms =
 /// single label: no hand-over to the thread pool).
 const SEQUENTIAL_MAX: usize = 256;
 
-/// A worker's scratch space for [`probe_one`].
-type ProbeScratch<'a> = (KeyScratch, Vec<u64>, Vec<Entry>, Lent<'a>);
+/// A candidate's forms, and its probe with its keys ([`Keys::of`]).
+fn keyed(
+    keys: &Keys<'_>,
+    (sc, ks): &mut (KeyScratch, Vec<u64>),
+    c: &Candidate,
+) -> (LabelForms, Probe) {
+    let forms = to_labels(c.text.trim());
+    keys.of(&forms.ulabel, sc, ks);
+    let probe = Probe {
+        keys: [ks.first().copied().unwrap_or(0), ks.get(1).copied().unwrap_or(0)],
+        two_keys: ks.len() > 1,
+        pending: None,
+    };
+    (forms, probe)
+}
 
-/// Finds a candidate's keys and registered labels, and its verdict when
-/// that needs no scan: it is a registered label, or a plain LDH label
-/// (RFC 5891 §4.2.3.1) that the scan finds valid and that shares a key
-/// with no registered label (available, unless another candidate shares a
-/// key with it: see [`without_scan`]).
+/// Look-ups ahead of the current one whose directory entry
+/// [`probe_all`] starts loading ([`Index::prefetch_bucket`]); their
+/// fingerprints are started half as far ahead.
+const PREFETCH_AHEAD: usize = 8;
+
+/// A candidate's verdict when that needs no scan: it is a registered
+/// label, or a plain LDH label (RFC 5891 §4.2.3.1) that the scan finds
+/// valid and that shares a key with no registered label (available,
+/// unless another candidate shares a key with it: see [`without_scan`]).
+/// Otherwise, what the scan needs of it.
 fn probe_one(
     index: &Index,
-    keys: &Keys<'_>,
-    (sc, ks, hits, w): &mut ProbeScratch<'_>,
+    (hits, w): &mut (Vec<Entry>, Lent<'_>),
     c: &Candidate,
-) -> Result<(Option<Verdict>, Probe), Error> {
-    let text = c.text.trim();
-    let forms = to_labels(text);
-    keys.of(&forms.ulabel, sc, ks);
+    forms: LabelForms,
+    probe: &Probe,
+) -> Result<(Option<Verdict>, Option<Box<Pending>>), Error> {
     hits.clear();
-    for &h in ks.iter() {
+    for &h in probe.keys() {
         index.lookup(h, hits)?;
     }
     let mut exact = None;
@@ -324,54 +340,73 @@ fn probe_one(
             exact = Some(*e);
         }
     }
-    let keys = [ks[0], ks.get(1).copied().unwrap_or(0)];
-    let mut probe = Probe { keys, two_keys: ks.len() > 1, pending: None };
-    let verdict = if let Some(e) = exact {
+    let text = c.text.trim().as_bytes();
+    Ok(if let Some(e) = exact {
         // Another candidate sharing a key with this label finds it
         // itself: no need to scan it for this one.
         let mut v = Verdict::new(forms.alabel, forms.ulabel, Status::Registered);
         v.holder = Some(Box::new(registered_holder(index, &e)?));
-        Some(v)
-    } else if hits.is_empty() && is_plain_ldh(text.as_bytes()) && w.valid(text.as_bytes()) {
-        Some(Verdict::new(forms.alabel, forms.ulabel, Status::Available))
+        (Some(v), None)
+    } else if hits.is_empty() && is_plain_ldh(text) && w.valid(text) {
+        (Some(Verdict::new(forms.alabel, forms.ulabel, Status::Available)), None)
     } else {
-        probe.pending = Some(Box::new(Pending { forms, hits: hits.clone() }));
-        None
-    };
-    Ok((verdict, probe))
+        (None, Some(Box::new(Pending { forms, hits: hits.clone() })))
+    })
 }
 
-/// [`probe_one`] of every candidate, in parallel when they are many.
+/// Every candidate's keys ([`keyed`]), then its registered labels and
+/// verdict ([`probe_one`]), in parallel when they are many. The look-ups
+/// go in candidate order, each starting to load what a later one reads.
 fn probe_all(
     index: &Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
     candidates: &[Candidate],
 ) -> Result<(Vec<Option<Verdict>>, Vec<Probe>), Error> {
-    let init = || (KeyScratch::default(), Vec::new(), Vec::new(), plain.lend());
+    let key_init = || (KeyScratch::default(), Vec::new());
+    let init = || (Vec::new(), plain.lend());
     if candidates.len() <= SEQUENTIAL_MAX {
-        let mut scratch = init();
-        candidates.iter().map(|c| probe_one(index, keys, &mut scratch, c)).collect()
-    } else {
-        // Collected as probes, the first error kept aside: a parallel
-        // collect into a `Result` is not indexed, and would gather the
-        // probes in pieces and move them all once more.
-        let failed = Mutex::new(None);
-        let probed = candidates
-            .par_iter()
-            .with_min_len(1024)
-            .map_init(init, |scratch, c| {
-                probe_one(index, keys, scratch, c).unwrap_or_else(|e| {
-                    failed.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
-                    (None, Probe { keys: [0; 2], two_keys: false, pending: None })
-                })
-            })
-            .unzip();
-        match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
-            Some(e) => Err(e),
-            None => Ok(probed),
+        let (mut key_scratch, mut scratch) = (key_init(), init());
+        let mut verdicts = Vec::with_capacity(candidates.len());
+        let mut probes = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            let (forms, mut probe) = keyed(keys, &mut key_scratch, c);
+            let (v, pending) = probe_one(index, &mut scratch, c, forms, &probe)?;
+            probe.pending = pending;
+            verdicts.push(v);
+            probes.push(probe);
         }
+        return Ok((verdicts, probes));
     }
+    let (forms, mut probes): (Vec<LabelForms>, Vec<Probe>) = candidates
+        .par_iter()
+        .with_min_len(1024)
+        .map_init(key_init, |scratch, c| keyed(keys, scratch, c))
+        .unzip();
+    let ahead = |i: usize, dist: usize| probes.get(i + dist).map_or(&[][..], Probe::keys);
+    // Collected as verdicts, the first error kept aside: a parallel
+    // collect into a `Result` is not indexed, and would gather them in
+    // pieces and move them all once more.
+    let failed = Mutex::new(None);
+    let (verdicts, pending): (Vec<Option<Verdict>>, Vec<Option<Box<Pending>>>) = forms
+        .into_par_iter()
+        .zip(candidates)
+        .enumerate()
+        .with_min_len(1024)
+        .map_init(init, |scratch, (i, (forms, c))| {
+            ahead(i, PREFETCH_AHEAD).iter().for_each(|&h| index.prefetch_bucket(h));
+            ahead(i, PREFETCH_AHEAD / 2).iter().for_each(|&h| index.prefetch_fingerprints(h));
+            probe_one(index, scratch, c, forms, &probes[i]).unwrap_or_else(|e| {
+                failed.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
+                (None, None)
+            })
+        })
+        .unzip();
+    if let Some(e) = failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        return Err(e);
+    }
+    probes.par_iter_mut().zip(pending).for_each(|(p, pending)| p.pending = pending);
+    Ok((verdicts, probes))
 }
 
 /// The verdicts found without a scan (`None` for the candidates that

@@ -256,6 +256,15 @@ impl Checked {
         Ok(&self.bytes[self.data_start + off..self.data_start + end])
     }
 
+    /// Starts loading the data byte at `off` into the cache: a hint, not a
+    /// read (its block's checksum is checked when [`Self::data`] reads it);
+    /// nothing when `off` is outside the data region.
+    pub fn prefetch(&self, off: u64) {
+        if off < self.data_len as u64 {
+            crate::simd::prefetch(self.bytes[self.data_start + off as usize..].as_ptr());
+        }
+    }
+
     fn check_block(&self, block: usize) -> Result<(), Error> {
         let (word, bit) = (&self.verified[block / 64], 1u64 << (block % 64));
         if word.load(Ordering::Relaxed) & bit != 0 {

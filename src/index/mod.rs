@@ -620,6 +620,24 @@ impl Index {
         self.file.verify_all()
     }
 
+    /// Starts loading the directory entry that [`Self::lookup`] of `hash`
+    /// reads first into the cache. A batch of look-ups calls this, then
+    /// [`Self::prefetch_fingerprints`], some look-ups ahead, so that their
+    /// cache misses overlap instead of following one another.
+    pub fn prefetch_bucket(&self, hash: u64) {
+        self.file.prefetch(self.dir.0 + 8 * bucket(hash, self.dir_bits));
+    }
+
+    /// Starts loading the fingerprints that [`Self::lookup`] of `hash`
+    /// compares (reading its directory entry: see
+    /// [`Self::prefetch_bucket`]).
+    pub fn prefetch_fingerprints(&self, hash: u64) {
+        let b = bucket(hash, self.dir_bits);
+        if let Ok(d) = self.file.data(self.dir.0 + 8 * b, 8) {
+            self.file.prefetch(self.fingerprints.0.saturating_add(get_u64(d, 0).saturating_mul(4)));
+        }
+    }
+
     /// Every label stored under the key hash `hash`, appended to `out`
     /// (and, rarely, one under another key with the same bucket and
     /// fingerprint: the caller compares what it needs to).
