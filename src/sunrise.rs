@@ -14,11 +14,12 @@
 //! holds a set it is valid in; candidates follow in `--priority` order, so
 //! the winner of a contention set is its holder.
 
-use crate::idna2008::{LabelForms, is_plain_ldh, to_labels};
+use crate::idna2008::{Finding, is_plain_ldh, to_labels};
 use crate::index::{Entry, Error, Index, KeyScratch, Keys};
 use crate::input::{self, Input, InputFormat, SettleWorker, Settled, Timestamp};
 use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig, ScanSettler};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -123,36 +124,38 @@ impl SameRegistrant {
 }
 
 /// The label a candidate collides with: a registered label or an earlier
-/// (winning) candidate.
+/// (winning) candidate. Its text is borrowed from the candidates or the
+/// index where it can be (a million verdicts are made in a check).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Holder {
+pub struct Holder<'a> {
     /// Its A-label.
-    pub alabel: String,
+    pub alabel: Cow<'a, str>,
     /// Its U-label.
-    pub ulabel: String,
+    pub ulabel: Cow<'a, str>,
     /// For a candidate, its position among the candidates.
     pub candidate: Option<usize>,
-    /// Its source file (registered) and line.
-    pub source: String,
+    /// Its source file (registered; empty for a candidate).
+    pub source: Cow<'a, str>,
     /// Its line.
     pub line: u64,
     /// Its registrant, if known.
     pub registrant: Option<String>,
 }
 
-/// The answer for one candidate.
+/// The answer for one candidate, borrowing its text from the candidate
+/// (a plain LDH label is its own A-label and U-label) and the index.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Verdict<'a> {
     /// The candidate's A-label.
-    pub alabel: String,
+    pub alabel: Cow<'a, str>,
     /// Its U-label.
-    pub ulabel: String,
+    pub ulabel: Cow<'a, str>,
     /// Its status.
     pub status: Status,
     /// Its contention set (1-based, in order of the sets' first candidate).
     pub set: Option<u32>,
     /// Who holds its variant set (none when it is available or holds it).
-    pub holder: Option<Box<Holder>>,
+    pub holder: Option<Box<Holder<'a>>>,
     /// The scan's role for it in the set.
     pub role: Option<Role>,
     /// The LGR that gave the disposition.
@@ -169,8 +172,32 @@ pub struct Verdict {
     pub same_registrant: Option<SameRegistrant>,
 }
 
-impl Verdict {
-    fn new(alabel: String, ulabel: String, status: Status) -> Verdict {
+impl Holder<'_> {
+    /// This holder with its text owned, to outlive the index and the
+    /// candidates.
+    pub fn into_owned(self) -> Holder<'static> {
+        Holder {
+            alabel: Cow::Owned(self.alabel.into_owned()),
+            ulabel: Cow::Owned(self.ulabel.into_owned()),
+            source: Cow::Owned(self.source.into_owned()),
+            ..self
+        }
+    }
+}
+
+impl<'a> Verdict<'a> {
+    /// This verdict with its text owned, to outlive the index and the
+    /// candidates.
+    pub fn into_owned(self) -> Verdict<'static> {
+        Verdict {
+            alabel: Cow::Owned(self.alabel.into_owned()),
+            ulabel: Cow::Owned(self.ulabel.into_owned()),
+            holder: self.holder.map(|h| Box::new(h.into_owned())),
+            ..self
+        }
+    }
+
+    fn new(alabel: Cow<'a, str>, ulabel: Cow<'a, str>, status: Status) -> Verdict<'a> {
         Verdict {
             alabel,
             ulabel,
@@ -262,48 +289,73 @@ impl Drop for Lent<'_> {
 
 /// What is known of a candidate before any scan, beside its verdict
 /// when that needs no scan (see [`probe_one`]).
-struct Probe {
+struct Probe<'a> {
     /// Its keys in the index ([`Keys::of`]): one or two.
     keys: [u64; 2],
     two_keys: bool,
     /// What the scan needs of a candidate it judges (boxed: most
     /// candidates need no scan, and a million probes stay small).
-    pending: Option<Box<Pending>>,
+    pending: Option<Box<Pending<'a>>>,
 }
 
 /// A candidate the scan judges: its forms and the registered labels under
 /// its keys.
-struct Pending {
-    forms: LabelForms,
+struct Pending<'a> {
+    forms: Forms<'a>,
     hits: Vec<Entry>,
 }
 
-impl Probe {
+/// A candidate's A-label and U-label, and why it is not valid under
+/// IDNA2008 if it is not (as [`to_labels`] gives them), borrowed from its
+/// text when that is a plain LDH label (RFC 5891 §4.2.3.1): both forms are
+/// the text then.
+#[derive(Clone, Debug)]
+struct Forms<'a> {
+    alabel: Cow<'a, str>,
+    ulabel: Cow<'a, str>,
+    finding: Option<Finding>,
+}
+
+impl<'a> Forms<'a> {
+    fn of(text: &'a str) -> Forms<'a> {
+        if is_plain_ldh(text.as_bytes()) {
+            return Forms {
+                alabel: Cow::Borrowed(text),
+                ulabel: Cow::Borrowed(text),
+                finding: None,
+            };
+        }
+        let f = to_labels(text);
+        Forms { alabel: f.alabel.into(), ulabel: f.ulabel.into(), finding: f.finding }
+    }
+}
+
+impl<'a> Probe<'a> {
     fn keys(&self) -> &[u64] {
         &self.keys[..1 + usize::from(self.two_keys)]
     }
 
     /// The candidate's forms, when the scan judges it.
-    fn forms(&self) -> &LabelForms {
+    fn forms(&self) -> &Forms<'a> {
         self.pending.as_ref().map_or(&NO_FORMS, |p| &p.forms)
     }
 }
 
 /// Empty forms.
-static NO_FORMS: LabelForms =
-    LabelForms { alabel: String::new(), ulabel: String::new(), finding: None };
+static NO_FORMS: Forms<'static> =
+    Forms { alabel: Cow::Borrowed(""), ulabel: Cow::Borrowed(""), finding: None };
 
 /// Candidates up to which a check runs on the caller's thread (a service's
 /// single label: no hand-over to the thread pool).
 const SEQUENTIAL_MAX: usize = 256;
 
 /// A candidate's forms, and its probe with its keys ([`Keys::of`]).
-fn keyed(
+fn keyed<'a>(
     keys: &Keys<'_>,
     (sc, ks): &mut (KeyScratch, Vec<u64>),
-    c: &Candidate,
-) -> (LabelForms, Probe) {
-    let forms = to_labels(c.text.trim());
+    c: &'a Candidate,
+) -> (Forms<'a>, Probe<'a>) {
+    let forms = Forms::of(c.text.trim());
     keys.of(&forms.ulabel, sc, ks);
     let probe = Probe {
         keys: [ks.first().copied().unwrap_or(0), ks.get(1).copied().unwrap_or(0)],
@@ -323,13 +375,13 @@ const PREFETCH_AHEAD: usize = 8;
 /// valid and that shares a key with no registered label (available,
 /// unless another candidate shares a key with it: see [`without_scan`]).
 /// Otherwise, what the scan needs of it.
-fn probe_one(
-    index: &Index,
+fn probe_one<'a>(
+    index: &'a Index,
     (hits, w): &mut (Vec<Entry>, Lent<'_>),
-    c: &Candidate,
-    forms: LabelForms,
-    probe: &Probe,
-) -> Result<(Option<Verdict>, Option<Box<Pending>>), Error> {
+    c: &'a Candidate,
+    forms: Forms<'a>,
+    probe: &Probe<'a>,
+) -> Result<(Option<Verdict<'a>>, Option<Box<Pending<'a>>>), Error> {
     hits.clear();
     for &h in probe.keys() {
         index.lookup(h, hits)?;
@@ -344,8 +396,14 @@ fn probe_one(
     Ok(if let Some(e) = exact {
         // Another candidate sharing a key with this label finds it
         // itself: no need to scan it for this one.
+        let holder = if forms.finding.is_none() && is_plain_ldh(forms.alabel.as_bytes()) {
+            // The holder's text is the candidate's: its own forms.
+            registered_holder_as(index, &e, forms.alabel.clone(), forms.ulabel.clone())?
+        } else {
+            registered_holder(index, &e)?
+        };
         let mut v = Verdict::new(forms.alabel, forms.ulabel, Status::Registered);
-        v.holder = Some(Box::new(registered_holder(index, &e)?));
+        v.holder = Some(Box::new(holder));
         (Some(v), None)
     } else if hits.is_empty() && is_plain_ldh(text) && w.valid(text) {
         (Some(Verdict::new(forms.alabel, forms.ulabel, Status::Available)), None)
@@ -357,12 +415,12 @@ fn probe_one(
 /// Every candidate's keys ([`keyed`]), then its registered labels and
 /// verdict ([`probe_one`]), in parallel when they are many. The look-ups
 /// go in candidate order, each starting to load what a later one reads.
-fn probe_all(
-    index: &Index,
+fn probe_all<'a>(
+    index: &'a Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
-    candidates: &[Candidate],
-) -> Result<(Vec<Option<Verdict>>, Vec<Probe>), Error> {
+    candidates: &'a [Candidate],
+) -> Result<(Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>), Error> {
     let key_init = || (KeyScratch::default(), Vec::new());
     let init = || (Vec::new(), plain.lend());
     if candidates.len() <= SEQUENTIAL_MAX {
@@ -378,7 +436,7 @@ fn probe_all(
         }
         return Ok((verdicts, probes));
     }
-    let (forms, mut probes): (Vec<LabelForms>, Vec<Probe>) = candidates
+    let (forms, mut probes): (Vec<Forms<'a>>, Vec<Probe<'a>>) = candidates
         .par_iter()
         .with_min_len(1024)
         .map_init(key_init, |scratch, c| keyed(keys, scratch, c))
@@ -388,7 +446,7 @@ fn probe_all(
     // collect into a `Result` is not indexed, and would gather them in
     // pieces and move them all once more.
     let failed = Mutex::new(None);
-    let (verdicts, pending): (Vec<Option<Verdict>>, Vec<Option<Box<Pending>>>) = forms
+    let (verdicts, pending): (Vec<Option<Verdict<'a>>>, Vec<Option<Box<Pending<'a>>>>) = forms
         .into_par_iter()
         .zip(candidates)
         .enumerate()
@@ -411,12 +469,12 @@ fn probe_all(
 
 /// The verdicts found without a scan (`None` for the candidates that
 /// need one), and each candidate's probe.
-fn without_scan(
-    index: &Index,
+fn without_scan<'a>(
+    index: &'a Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
-    candidates: &[Candidate],
-) -> Result<(Vec<Option<Verdict>>, Vec<Probe>), Error> {
+    candidates: &'a [Candidate],
+) -> Result<(Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>), Error> {
     let (mut verdicts, mut probes) = probe_all(index, keys, plain, candidates)?;
     // The keys of the candidates that are not registered labels, sorted:
     // a key found twice is shared by two candidates.
@@ -445,7 +503,7 @@ fn without_scan(
                 && p.keys().iter().any(twice)
                 && let Some(v) = slot.take()
             {
-                let forms = LabelForms { alabel: v.alabel, ulabel: v.ulabel, finding: None };
+                let forms = Forms { alabel: v.alabel, ulabel: v.ulabel, finding: None };
                 p.pending = Some(Box::new(Pending { forms, hits: Vec::new() }));
             }
         }
@@ -460,12 +518,12 @@ fn without_scan(
 ///
 /// # Errors
 /// A damaged index.
-pub fn check_without_scan(
-    index: &Index,
+pub fn check_without_scan<'a>(
+    index: &'a Index,
     set: &LgrSet,
     plain: &PlainJudge,
-    candidates: &[Candidate],
-) -> Result<Option<Vec<Verdict>>, Error> {
+    candidates: &'a [Candidate],
+) -> Result<Option<Vec<Verdict<'a>>>, Error> {
     let (verdicts, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
     Ok(verdicts.into_iter().collect())
 }
@@ -475,12 +533,12 @@ pub fn check_without_scan(
 ///
 /// # Errors
 /// A damaged index, or a scan input that cannot be read.
-pub fn check(
-    index: &Index,
+pub fn check<'a>(
+    index: &'a Index,
     set: &LgrSet,
-    candidates: &[Candidate],
+    candidates: &'a [Candidate],
     config: &CheckConfig,
-) -> Result<Vec<Verdict>, Error> {
+) -> Result<Vec<Verdict<'a>>, Error> {
     check_with(index, set, &PlainJudge::new(set), candidates, config)
 }
 
@@ -493,13 +551,13 @@ pub fn check(
 ///
 /// # Errors
 /// As [`check`].
-pub fn check_with(
-    index: &Index,
+pub fn check_with<'a>(
+    index: &'a Index,
     set: &LgrSet,
     plain: &PlainJudge,
-    candidates: &[Candidate],
+    candidates: &'a [Candidate],
     config: &CheckConfig,
-) -> Result<Vec<Verdict>, Error> {
+) -> Result<Vec<Verdict<'a>>, Error> {
     let keys = Keys::new(set);
     let (mut verdicts, probes) = without_scan(index, &keys, plain, candidates)?;
     let mut registered: BTreeMap<u32, Entry> = BTreeMap::new();
@@ -507,7 +565,7 @@ pub fn check_with(
     let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
     for (i, p) in probes.iter().enumerate() {
         let Some(Pending { forms: f, hits: es }) = p.pending.as_deref() else { continue };
-        if let Some(&j) = first_of.get(f.alabel.as_str()) {
+        if let Some(&j) = first_of.get(&*f.alabel) {
             duplicate_of[i] = Some(j);
         } else {
             first_of.insert(&f.alabel, i);
@@ -609,37 +667,49 @@ fn close_over_keys(
     Ok(())
 }
 
-fn registered_holder(index: &Index, e: &Entry) -> Result<Holder, Error> {
-    let meta = index.meta(e.position)?;
+/// The registered label `e` as a holder, its text read from the index.
+fn registered_holder<'a>(index: &'a Index, e: &Entry) -> Result<Holder<'a>, Error> {
     let alabel = index.alabel(e)?;
+    let ulabel = to_labels(&alabel).ulabel;
+    registered_holder_as(index, e, alabel.into(), ulabel.into())
+}
+
+/// The registered label `e` as a holder whose text is known.
+fn registered_holder_as<'a>(
+    index: &'a Index,
+    e: &Entry,
+    alabel: Cow<'a, str>,
+    ulabel: Cow<'a, str>,
+) -> Result<Holder<'a>, Error> {
     Ok(Holder {
-        ulabel: to_labels(&alabel).ulabel,
         alabel,
+        ulabel,
         candidate: None,
-        source: index.source(e.position).to_string(),
+        source: Cow::Borrowed(index.source(e.position)),
         line: u64::from(e.line),
-        registrant: meta.registrant,
+        registrant: index.meta(e.position)?.registrant,
     })
 }
 
-/// What the verdicts are made from.
-struct Context<'a> {
+/// What the verdicts are made from: the check's own tables (`'c`), and
+/// the index and candidates the verdicts borrow from (`'a`).
+struct Context<'c, 'a> {
     index: &'a Index,
     candidates: &'a [Candidate],
-    probes: &'a [Probe],
-    reg: &'a [(Entry, String, Option<Timestamp>)],
-    rows: &'a [Row],
+    probes: &'c [Probe<'a>],
+    reg: &'c [(Entry, String, Option<Timestamp>)],
+    rows: &'c [Row],
 }
 
-impl Context<'_> {
-    fn holder_of(&self, row: Row) -> Result<Holder, Error> {
+impl<'a> Context<'_, 'a> {
+    fn holder_of(&self, row: Row) -> Result<Holder<'a>, Error> {
         match row {
             Row::Registered(r) => registered_holder(self.index, &self.reg[r].0),
             Row::Candidate(c) => Ok(Holder {
                 alabel: self.probes[c].forms().alabel.clone(),
                 ulabel: self.probes[c].forms().ulabel.clone(),
                 candidate: Some(c),
-                source: String::new(),
+                source: Cow::Borrowed(""),
                 line: self.candidates[c].line,
                 registrant: self.candidates[c].registrant.clone(),
             }),
@@ -652,7 +722,7 @@ impl Context<'_> {
         &self,
         set: &LgrSet,
         list: String,
-        verdicts: &mut [Option<Verdict>],
+        verdicts: &mut [Option<Verdict<'a>>],
     ) -> Result<(), Error> {
         if self.rows.is_empty() {
             return Ok(());
@@ -761,7 +831,11 @@ impl Context<'_> {
 /// The verdict of a candidate that is the same label as the earlier candidate
 /// `j`: what `j` is, except that an available `j` and `i` contend (`j`
 /// wins, and becomes a contention set of its own).
-fn duplicate_verdict(ctx: &Context<'_>, verdicts: &mut [Option<Verdict>], j: usize) -> Verdict {
+fn duplicate_verdict<'a>(
+    ctx: &Context<'_, 'a>,
+    verdicts: &mut [Option<Verdict<'a>>],
+    j: usize,
+) -> Verdict<'a> {
     let first = verdicts[j].clone().unwrap_or_else(|| {
         let f = ctx.probes[j].forms();
         Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Available)

@@ -351,7 +351,7 @@ fn mapping_text(v: &Verdict) -> String {
 
 /// A row's values, borrowed where they can be (a million rows are
 /// written in a fraction of a second).
-fn fields<'a>(c: &'a Candidate, v: &'a Verdict) -> [Cow<'a, str>; 15] {
+fn fields<'a>(c: &'a Candidate, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
     let h = v.holder.as_deref();
     let text = |s: Option<&'a str>| Cow::Borrowed(s.unwrap_or(""));
     let number = |n: Option<u64>| n.map_or(Cow::Borrowed(""), |n| Cow::Owned(n.to_string()));
@@ -362,8 +362,8 @@ fn fields<'a>(c: &'a Candidate, v: &'a Verdict) -> [Cow<'a, str>; 15] {
         Cow::Borrowed(&v.ulabel),
         Cow::Borrowed(v.status.as_str()),
         number(v.set.map(u64::from)),
-        text(h.map(|h| h.ulabel.as_str())),
-        text(h.map(|h| if h.candidate.is_some() { "candidate" } else { h.source.as_str() })),
+        text(h.map(|h| &*h.ulabel)),
+        text(h.map(|h| if h.candidate.is_some() { "candidate" } else { &*h.source })),
         number(h.map(|h| h.line)),
         text(h.and_then(|h| h.registrant.as_deref())),
         text(v.same_registrant.map(|s| s.as_str())),

@@ -36,7 +36,11 @@ fn default_spec(mode: ScanMode) -> LgrSpec {
     LgrSpec::from_flags(&[], None, mode).expect("built-in set")
 }
 
-fn check(index: &Index, candidates: &[Candidate], config: &CheckConfig) -> Vec<Verdict> {
+fn check<'a>(
+    index: &'a Index,
+    candidates: &'a [Candidate],
+    config: &CheckConfig,
+) -> Vec<Verdict<'a>> {
     let set = index.spec().compile().expect("set compiles");
     sunrise::check(index, &set, candidates, config).expect("check runs")
 }
@@ -54,7 +58,8 @@ fn sample_candidates() -> Vec<Candidate> {
 #[test]
 fn samples_plant_every_status() {
     let index = samples_index();
-    let got = check(&index, &sample_candidates(), &CheckConfig::default());
+    let candidates = sample_candidates();
+    let got = check(&index, &candidates, &CheckConfig::default());
     let statuses: Vec<&str> = got.iter().map(|v| v.status.as_str()).collect();
     assert_eq!(
         statuses,
@@ -70,10 +75,10 @@ fn samples_plant_every_status() {
         ]
     );
     // The A-label form of a registered U-label is that label.
-    assert_eq!(got[2].holder.as_ref().map(|h| h.ulabel.as_str()), Some("آئینہ"));
+    assert_eq!(got[2].holder.as_ref().map(|h| &*h.ulabel), Some("آئینہ"));
     let blocked = &got[3];
     let holder = blocked.holder.as_ref().expect("a holder");
-    assert_eq!((holder.ulabel.as_str(), holder.line), ("آئینہ", 4));
+    assert_eq!((&*holder.ulabel, holder.line), ("آئینہ", 4));
     assert_eq!(holder.registrant.as_deref(), Some("reg-2001"));
     assert_eq!(blocked.disposition, "blocked");
     assert!(blocked.mapping.is_some());
@@ -121,7 +126,7 @@ fn registrants_are_matched() {
             registrant: registrant.map(str::to_string),
             ..Candidate::default()
         };
-        check(&index, &[c], &CheckConfig::default()).remove(0)
+        check(&index, &[c], &CheckConfig::default()).remove(0).into_owned()
     };
     for (r, want) in [
         (Some("reg-9253"), SameRegistrant::Yes),
@@ -303,7 +308,7 @@ fn property(name: &str, labels: &[String], spec: &LgrSpec, seed: u64) {
     let mut counts: HashMap<Status, usize> = HashMap::new();
     for ((c, g), w) in candidates.iter().zip(&got).zip(&want) {
         *counts.entry(g.status).or_default() += 1;
-        let holder = g.holder.as_ref().map(|h| h.alabel.clone());
+        let holder = g.holder.as_ref().map(|h| h.alabel.to_string());
         let disposition =
             if g.status == Status::Available { String::new() } else { g.disposition.clone() };
         assert_eq!((g.status, holder, disposition), w.clone(), "{name}: candidate {c}");
