@@ -293,6 +293,8 @@ struct Probe<'a> {
     /// Its keys in the index ([`Keys::of`]): one or two.
     keys: [u64; 2],
     two_keys: bool,
+    /// Why it is not valid under IDNA2008, if it is not (boxed: rare).
+    finding: Option<Box<Finding>>,
     /// What the scan needs of a candidate it judges (boxed: most
     /// candidates need no scan, and a million probes stay small).
     pending: Option<Box<Pending<'a>>>,
@@ -349,20 +351,22 @@ static NO_FORMS: Forms<'static> =
 /// single label: no hand-over to the thread pool).
 const SEQUENTIAL_MAX: usize = 256;
 
-/// A candidate's forms, and its probe with its keys ([`Keys::of`]).
+/// A candidate's verdict as if it were available (its forms), and its
+/// probe with its keys ([`Keys::of`]).
 fn keyed<'a>(
     keys: &Keys<'_>,
     (sc, ks): &mut (KeyScratch, Vec<u64>),
     c: &'a Candidate,
-) -> (Forms<'a>, Probe<'a>) {
+) -> (Option<Verdict<'a>>, Probe<'a>) {
     let forms = Forms::of(c.text.trim());
     keys.of(&forms.ulabel, sc, ks);
     let probe = Probe {
         keys: [ks.first().copied().unwrap_or(0), ks.get(1).copied().unwrap_or(0)],
         two_keys: ks.len() > 1,
+        finding: forms.finding.map(Box::new),
         pending: None,
     };
-    (forms, probe)
+    (Some(Verdict::new(forms.alabel, forms.ulabel, Status::Available)), probe)
 }
 
 /// Look-ups ahead of the current one whose directory entry
@@ -370,46 +374,51 @@ fn keyed<'a>(
 /// fingerprints are started half as far ahead.
 const PREFETCH_AHEAD: usize = 8;
 
-/// A candidate's verdict when that needs no scan: it is a registered
-/// label, or a plain LDH label (RFC 5891 §4.2.3.1) that the scan finds
-/// valid and that shares a key with no registered label (available,
-/// unless another candidate shares a key with it: see [`without_scan`]).
-/// Otherwise, what the scan needs of it.
+/// Settles a candidate's verdict (`slot`, made by [`keyed`]) when that
+/// needs no scan: it is a registered label, or a plain LDH label (RFC 5891
+/// §4.2.3.1) that the scan finds valid and that shares a key with no
+/// registered label (available, unless another candidate shares a key
+/// with it: see [`without_scan`]). Otherwise takes it, and gives what the
+/// scan needs of the candidate.
 fn probe_one<'a>(
     index: &'a Index,
     (hits, w): &mut (Vec<Entry>, Lent<'_>),
     c: &'a Candidate,
-    forms: Forms<'a>,
+    slot: &mut Option<Verdict<'a>>,
     probe: &Probe<'a>,
-) -> Result<(Option<Verdict<'a>>, Option<Box<Pending<'a>>>), Error> {
+) -> Result<Option<Box<Pending<'a>>>, Error> {
+    let Some(v) = slot.as_mut() else { return Ok(None) };
     hits.clear();
     for &h in probe.keys() {
         index.lookup(h, hits)?;
     }
     let mut exact = None;
     for e in hits.iter() {
-        if index.alabel_is(e, &forms.alabel)? {
+        if index.alabel_is(e, &v.alabel)? {
             exact = Some(*e);
         }
     }
     let text = c.text.trim().as_bytes();
-    Ok(if let Some(e) = exact {
+    if let Some(e) = exact {
         // Another candidate sharing a key with this label finds it
         // itself: no need to scan it for this one.
-        let holder = if forms.finding.is_none() && is_plain_ldh(forms.alabel.as_bytes()) {
+        let holder = if probe.finding.is_none() && is_plain_ldh(v.alabel.as_bytes()) {
             // The holder's text is the candidate's: its own forms.
-            registered_holder_as(index, &e, forms.alabel.clone(), forms.ulabel.clone())?
+            registered_holder_as(index, &e, v.alabel.clone(), v.ulabel.clone())?
         } else {
             registered_holder(index, &e)?
         };
-        let mut v = Verdict::new(forms.alabel, forms.ulabel, Status::Registered);
+        v.status = Status::Registered;
         v.holder = Some(Box::new(holder));
-        (Some(v), None)
+        Ok(None)
     } else if hits.is_empty() && is_plain_ldh(text) && w.valid(text) {
-        (Some(Verdict::new(forms.alabel, forms.ulabel, Status::Available)), None)
+        Ok(None)
     } else {
-        (None, Some(Box::new(Pending { forms, hits: hits.clone() })))
-    })
+        let Some(v) = slot.take() else { return Ok(None) };
+        let finding = probe.finding.as_deref().cloned();
+        let forms = Forms { alabel: v.alabel, ulabel: v.ulabel, finding };
+        Ok(Some(Box::new(Pending { forms, hits: hits.clone() })))
+    }
 }
 
 /// Every candidate's keys ([`keyed`]), then its registered labels and
@@ -428,38 +437,37 @@ fn probe_all<'a>(
         let mut verdicts = Vec::with_capacity(candidates.len());
         let mut probes = Vec::with_capacity(candidates.len());
         for c in candidates {
-            let (forms, mut probe) = keyed(keys, &mut key_scratch, c);
-            let (v, pending) = probe_one(index, &mut scratch, c, forms, &probe)?;
-            probe.pending = pending;
+            let (mut v, mut probe) = keyed(keys, &mut key_scratch, c);
+            probe.pending = probe_one(index, &mut scratch, c, &mut v, &probe)?;
             verdicts.push(v);
             probes.push(probe);
         }
         return Ok((verdicts, probes));
     }
-    let (forms, mut probes): (Vec<Forms<'a>>, Vec<Probe<'a>>) = candidates
+    let (mut verdicts, mut probes): (Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>) = candidates
         .par_iter()
         .with_min_len(1024)
         .map_init(key_init, |scratch, c| keyed(keys, scratch, c))
         .unzip();
     let ahead = |i: usize, dist: usize| probes.get(i + dist).map_or(&[][..], Probe::keys);
-    // Collected as verdicts, the first error kept aside: a parallel
+    // Collected as pending, the first error kept aside: a parallel
     // collect into a `Result` is not indexed, and would gather them in
     // pieces and move them all once more.
     let failed = Mutex::new(None);
-    let (verdicts, pending): (Vec<Option<Verdict<'a>>>, Vec<Option<Box<Pending<'a>>>>) = forms
-        .into_par_iter()
+    let pending: Vec<Option<Box<Pending<'a>>>> = verdicts
+        .par_iter_mut()
         .zip(candidates)
         .enumerate()
         .with_min_len(1024)
-        .map_init(init, |scratch, (i, (forms, c))| {
+        .map_init(init, |scratch, (i, (slot, c))| {
             ahead(i, PREFETCH_AHEAD).iter().for_each(|&h| index.prefetch_bucket(h));
             ahead(i, PREFETCH_AHEAD / 2).iter().for_each(|&h| index.prefetch_fingerprints(h));
-            probe_one(index, scratch, c, forms, &probes[i]).unwrap_or_else(|e| {
+            probe_one(index, scratch, c, slot, &probes[i]).unwrap_or_else(|e| {
                 failed.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
-                (None, None)
+                None
             })
         })
-        .unzip();
+        .collect();
     if let Some(e) = failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
         return Err(e);
     }
