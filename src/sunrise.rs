@@ -23,11 +23,12 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// One candidate label.
+/// One candidate label, its text borrowed from the list it was read from
+/// where it can be (a million candidates are read in a check).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Candidate {
+pub struct Candidate<'a> {
     /// The label as given (U-label or A-label).
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// Where it was given (its line, 0 for a command-line label).
     pub line: u64,
     /// The applicant's registrant id, if known.
@@ -36,6 +37,14 @@ pub struct Candidate {
     pub registrar: Option<String>,
     /// The priority date (`--priority date`).
     pub priority: Option<Timestamp>,
+}
+
+impl Candidate<'_> {
+    /// This candidate with its text owned, to outlive the list it was
+    /// read from.
+    pub fn into_owned(self) -> Candidate<'static> {
+        Candidate { text: Cow::Owned(self.text.into_owned()), ..self }
+    }
 }
 
 /// Which candidate wins a contention set.
@@ -356,7 +365,7 @@ const SEQUENTIAL_MAX: usize = 256;
 fn keyed<'a>(
     keys: &Keys<'_>,
     (sc, ks): &mut (KeyScratch, Vec<u64>),
-    c: &'a Candidate,
+    c: &'a Candidate<'_>,
 ) -> (Option<Verdict<'a>>, Probe<'a>) {
     let forms = Forms::of(c.text.trim());
     keys.of(&forms.ulabel, sc, ks);
@@ -383,7 +392,7 @@ const PREFETCH_AHEAD: usize = 8;
 fn probe_one<'a>(
     index: &'a Index,
     (hits, w): &mut (Vec<Entry>, Lent<'_>),
-    c: &'a Candidate,
+    c: &'a Candidate<'_>,
     slot: &mut Option<Verdict<'a>>,
     probe: &Probe<'a>,
 ) -> Result<Option<Box<Pending<'a>>>, Error> {
@@ -428,7 +437,7 @@ fn probe_all<'a>(
     index: &'a Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
-    candidates: &'a [Candidate],
+    candidates: &'a [Candidate<'_>],
 ) -> Result<(Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>), Error> {
     let key_init = || (KeyScratch::default(), Vec::new());
     let init = || (Vec::new(), plain.lend());
@@ -481,7 +490,7 @@ fn without_scan<'a>(
     index: &'a Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
-    candidates: &'a [Candidate],
+    candidates: &'a [Candidate<'_>],
 ) -> Result<(Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>), Error> {
     let (mut verdicts, mut probes) = probe_all(index, keys, plain, candidates)?;
     // The keys of the candidates that are not registered labels, sorted:
@@ -530,7 +539,7 @@ pub fn check_without_scan<'a>(
     index: &'a Index,
     set: &LgrSet,
     plain: &PlainJudge,
-    candidates: &'a [Candidate],
+    candidates: &'a [Candidate<'_>],
 ) -> Result<Option<Vec<Verdict<'a>>>, Error> {
     let (verdicts, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
     Ok(verdicts.into_iter().collect())
@@ -544,7 +553,7 @@ pub fn check_without_scan<'a>(
 pub fn check<'a>(
     index: &'a Index,
     set: &LgrSet,
-    candidates: &'a [Candidate],
+    candidates: &'a [Candidate<'_>],
     config: &CheckConfig,
 ) -> Result<Vec<Verdict<'a>>, Error> {
     check_with(index, set, &PlainJudge::new(set), candidates, config)
@@ -563,7 +572,7 @@ pub fn check_with<'a>(
     index: &'a Index,
     set: &LgrSet,
     plain: &PlainJudge,
-    candidates: &'a [Candidate],
+    candidates: &'a [Candidate<'_>],
     config: &CheckConfig,
 ) -> Result<Vec<Verdict<'a>>, Error> {
     let keys = Keys::new(set);
@@ -703,7 +712,7 @@ fn registered_holder_as<'a>(
 /// the index and candidates the verdicts borrow from (`'a`).
 struct Context<'c, 'a> {
     index: &'a Index,
-    candidates: &'a [Candidate],
+    candidates: &'a [Candidate<'a>],
     probes: &'c [Probe<'a>],
     reg: &'c [(Entry, String, Option<Timestamp>)],
     rows: &'c [Row],
@@ -901,7 +910,7 @@ fn mapping(holder: &str, label: &str) -> (Vec<u32>, Vec<u32>) {
 /// # Errors
 /// A CSV row without its label, a bad priority date, or text that is not
 /// UTF-8, each naming `name:line`.
-pub fn read_candidates(name: &str, bytes: &[u8]) -> Result<Vec<Candidate>, Error> {
+pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<'a>>, Error> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         Error::new(format!("{name}:{line}: not UTF-8"))
@@ -920,7 +929,7 @@ pub fn read_candidates(name: &str, bytes: &[u8]) -> Result<Vec<Candidate>, Error
         out.extend(text.lines().enumerate().filter_map(|(n, l)| {
             let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
             (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
-                text: l.to_string(),
+                text: Cow::Borrowed(l),
                 line: n as u64 + 1,
                 ..Candidate::default()
             })
@@ -955,7 +964,7 @@ pub fn read_candidates(name: &str, bytes: &[u8]) -> Result<Vec<Candidate>, Error
             .transpose()
             .map_err(|e| Error::new(format!("{name}:{line}: priority: {e}")))?;
         out.push(Candidate {
-            text,
+            text: Cow::Owned(text),
             line,
             registrant: get(registrant),
             registrar: get(registrar),

@@ -313,7 +313,7 @@ pub fn index_reader(data: &[u8]) {
     {
         let cands: Vec<lgrscan::sunrise::Candidate> = ["a", "ab", "a-b", "1"]
             .iter()
-            .map(|t| lgrscan::sunrise::Candidate { text: t.to_string(), ..Default::default() })
+            .map(|t| lgrscan::sunrise::Candidate { text: (*t).into(), ..Default::default() })
             .collect();
         let _ = lgrscan::sunrise::check(&index, &set, &cands, &Default::default());
     }

@@ -144,14 +144,17 @@ async fn index_header(State(state): State<AppState>) -> Response {
     Json(Value::Object(h)).into_response()
 }
 
-fn rows(candidates: &[Candidate], verdicts: &[sunrise::Verdict]) -> Vec<Value> {
+fn rows(candidates: &[Candidate<'_>], verdicts: &[sunrise::Verdict<'_>]) -> Vec<Value> {
     candidates.iter().zip(verdicts).map(|(c, v)| super::sunrise::row_json(c, v)).collect()
 }
 
 /// Checks candidates: on the spot when none needs a scan (most single
 /// labels: a few look-ups in the mapped index), else on a blocking thread;
 /// the rows as JSON.
-async fn run_check(state: &AppState, candidates: Vec<Candidate>) -> Result<Vec<Value>, Response> {
+async fn run_check(
+    state: &AppState,
+    candidates: Vec<Candidate<'static>>,
+) -> Result<Vec<Value>, Response> {
     let loaded = state.current();
     let failed = |e: lgrscan::index::Error| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
     if candidates.len() == 1 {
@@ -172,12 +175,12 @@ async fn run_check(state: &AppState, candidates: Vec<Candidate>) -> Result<Vec<V
     .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
 }
 
-fn candidate(text: &str) -> Result<Candidate, Response> {
+fn candidate(text: &str) -> Result<Candidate<'static>, Response> {
     let text = text.trim();
     if text.is_empty() || text.len() > 255 {
         return Err(error(StatusCode::BAD_REQUEST, "a label is 1 to 255 bytes"));
     }
-    Ok(Candidate { text: text.to_string(), ..Candidate::default() })
+    Ok(Candidate { text: text.to_string().into(), ..Candidate::default() })
 }
 
 async fn check_one(

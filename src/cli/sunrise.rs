@@ -243,10 +243,13 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         // Refused before any work (the format flag is shared with `scan`).
         anyhow::bail!("check has no HTML report: use --format text, csv or jsonl");
     }
+    // Read whole first: the candidates borrow their text from them.
+    let files = (args.candidates.iter())
+        .map(|path| std::fs::read(path).with_context(|| format!("{}", path.display())))
+        .collect::<anyhow::Result<Vec<Vec<u8>>>>()?;
     let mut candidates = Vec::new();
-    for path in &args.candidates {
-        let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
-        let read = sunrise::read_candidates(&path.display().to_string(), &bytes)?;
+    for (path, bytes) in args.candidates.iter().zip(&files) {
+        let read = sunrise::read_candidates(&path.display().to_string(), bytes)?;
         if candidates.is_empty() {
             candidates = read;
         } else {
@@ -254,7 +257,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         }
     }
     candidates
-        .extend(args.labels.iter().map(|l| Candidate { text: l.clone(), ..Candidate::default() }));
+        .extend(args.labels.iter().map(|l| Candidate { text: l.into(), ..Candidate::default() }));
     if candidates.is_empty() {
         anyhow::bail!("no candidate: give candidate files or --label");
     }
@@ -351,7 +354,7 @@ fn mapping_text(v: &Verdict) -> String {
 
 /// A row's values, borrowed where they can be (a million rows are
 /// written in a fraction of a second).
-fn fields<'a>(c: &'a Candidate, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
+fn fields<'a>(c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
     let h = v.holder.as_deref();
     let text = |s: Option<&'a str>| Cow::Borrowed(s.unwrap_or(""));
     let number = |n: Option<u64>| n.map_or(Cow::Borrowed(""), |n| Cow::Owned(n.to_string()));
@@ -375,7 +378,7 @@ fn fields<'a>(c: &'a Candidate, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
 }
 
 /// A row as a JSON object, as `--format jsonl` writes it.
-pub fn row_json(c: &Candidate, v: &Verdict) -> serde_json::Value {
+pub fn row_json(c: &Candidate<'_>, v: &Verdict<'_>) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     for ((k, t), val) in FIELDS.iter().zip(TYPES).zip(fields(c, v)) {
         m.insert((*k).to_string(), t.json(&val));
@@ -394,7 +397,7 @@ const ROW_BLOCKS_HELD: usize = 64;
 fn write_records(
     w: &mut dyn Write,
     format: RecordFormat,
-    candidates: &[Candidate],
+    candidates: &[Candidate<'_>],
     verdicts: &[Verdict],
     pool: &rayon::ThreadPool,
 ) -> std::io::Result<()> {
@@ -425,7 +428,7 @@ fn write_records(
 fn write_rows(
     w: &mut dyn Write,
     format: super::scan::Format,
-    candidates: &[Candidate],
+    candidates: &[Candidate<'_>],
     verdicts: &[Verdict],
     pool: &rayon::ThreadPool,
 ) -> anyhow::Result<()> {

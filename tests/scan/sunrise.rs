@@ -50,9 +50,10 @@ fn samples_index() -> Index {
     Index::from_bytes(index_bytes(&labels, &default_spec(ScanMode::Verified))).expect("opens")
 }
 
-fn sample_candidates() -> Vec<Candidate> {
+fn sample_candidates() -> Vec<Candidate<'static>> {
     let bytes = std::fs::read(root().join("samples/candidates.csv")).expect("samples");
-    sunrise::read_candidates("candidates.csv", &bytes).expect("candidates read")
+    let read = sunrise::read_candidates("candidates.csv", &bytes).expect("candidates read");
+    read.into_iter().map(Candidate::into_owned).collect()
 }
 
 #[test]
@@ -107,7 +108,7 @@ fn contention_follows_the_priority() {
     // A duplicate candidate contends with the first of its label.
     let dup: Vec<Candidate> = ["freshname", "FreshName", "other-fresh"]
         .iter()
-        .map(|t| Candidate { text: t.to_string(), ..Candidate::default() })
+        .map(|t| Candidate { text: (*t).into(), ..Candidate::default() })
         .collect();
     let got = check(&index, &dup, &CheckConfig::default());
     let s: Vec<_> = got.iter().map(|v| (v.status, v.set)).collect();
@@ -166,7 +167,7 @@ fn damaged_index_files_are_errors() {
     let bytes = index_bytes(&labels, &default_spec(ScanMode::Verified));
     let cands: Vec<Candidate> = ["alpha", "१२३", "gamma", "बीटा"]
         .iter()
-        .map(|t| Candidate { text: t.to_string(), ..Candidate::default() })
+        .map(|t| Candidate { text: (*t).into(), ..Candidate::default() })
         .collect();
     let good = Index::from_bytes(bytes.clone()).expect("opens");
     good.verify().expect("intact");
@@ -301,7 +302,7 @@ fn property(name: &str, labels: &[String], spec: &LgrSpec, seed: u64) {
     let cands: Vec<Candidate> = candidates
         .iter()
         .enumerate()
-        .map(|(i, t)| Candidate { text: t.clone(), line: i as u64 + 1, ..Candidate::default() })
+        .map(|(i, t)| Candidate { text: t.into(), line: i as u64 + 1, ..Candidate::default() })
         .collect();
     let got = sunrise::check(&index, &set, &cands, &CheckConfig::default()).expect("check");
     let want = scan_verdicts(&registered, &candidates, &set);
@@ -391,7 +392,7 @@ fn verdicts_without_a_scan_are_the_checks() {
     let index = samples_index();
     let set = index.spec().compile().expect("set compiles");
     let plain = sunrise::PlainJudge::new(&set);
-    let one = |t: &str| vec![Candidate { text: t.into(), ..Candidate::default() }];
+    let one = |t: &'static str| vec![Candidate { text: t.into(), ..Candidate::default() }];
     for t in ["freshname", "other-fresh", "a1b2"] {
         let c = one(t);
         let quick = sunrise::check_without_scan(&index, &set, &plain, &c).expect("index intact");
