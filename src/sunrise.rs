@@ -165,21 +165,40 @@ pub struct Verdict<'a> {
     pub set: Option<u32>,
     /// Who holds its variant set (none when it is available or holds it).
     pub holder: Option<Box<Holder<'a>>>,
+    /// What the scan says of it ([`Verdict::detail`]); none when no scan
+    /// was needed (boxed: most verdicts have none).
+    detail: Option<Box<Detail>>,
+}
+
+/// What the scan says of a candidate it judged, beside its status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Detail {
     /// The scan's role for it in the set.
     pub role: Option<Role>,
     /// The LGR that gave the disposition.
     pub lgr: String,
-    /// Its disposition: as a variant of the holder, or under its LGR.
+    /// Its disposition: as a variant of the holder (RFC 7940 §8.3), or
+    /// under its LGR.
     pub disposition: String,
     /// Why, as the scan says it.
     pub reason: String,
     /// The code points that differ between the holder and it (holder's,
     /// then its own), the common prefix and suffix left out.
-    pub mapping: Option<Box<(Vec<u32>, Vec<u32>)>>,
+    pub mapping: Option<(Vec<u32>, Vec<u32>)>,
     /// For an allocatable variant: whether it goes to the holder's
     /// registrant.
     pub same_registrant: Option<SameRegistrant>,
 }
+
+/// The detail of a verdict that has none.
+static NO_DETAIL: Detail = Detail {
+    role: None,
+    lgr: String::new(),
+    disposition: String::new(),
+    reason: String::new(),
+    mapping: None,
+    same_registrant: None,
+};
 
 impl Holder<'_> {
     /// This holder with its text owned, to outlive the index and the
@@ -206,20 +225,18 @@ impl<'a> Verdict<'a> {
         }
     }
 
+    /// What the scan says of it: empty when it needed no scan (a
+    /// registered label, or a plain label that collides with nothing).
+    pub fn detail(&self) -> &Detail {
+        self.detail.as_deref().unwrap_or(&NO_DETAIL)
+    }
+
+    fn detail_mut(&mut self) -> &mut Detail {
+        self.detail.get_or_insert_with(Box::default)
+    }
+
     fn new(alabel: Cow<'a, str>, ulabel: Cow<'a, str>, status: Status) -> Verdict<'a> {
-        Verdict {
-            alabel,
-            ulabel,
-            status,
-            set: None,
-            holder: None,
-            role: None,
-            lgr: String::new(),
-            disposition: String::new(),
-            reason: String::new(),
-            mapping: None,
-            same_registrant: None,
-        }
+        Verdict { alabel, ulabel, status, set: None, holder: None, detail: None }
     }
 }
 
@@ -629,9 +646,10 @@ pub fn check_with<'a>(
         } else {
             let f = probes[i].forms();
             let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Invalid);
-            v.lgr = "IDNA2008".into();
-            v.disposition = "invalid".into();
-            v.reason = f.finding.as_ref().map(|f| f.to_string()).unwrap_or_default();
+            let d = v.detail_mut();
+            d.lgr = "IDNA2008".into();
+            d.disposition = "invalid".into();
+            d.reason = f.finding.as_ref().map(|f| f.to_string()).unwrap_or_default();
             verdicts[i] = Some(v);
             continue;
         };
@@ -783,16 +801,18 @@ impl<'a> Context<'_, 'a> {
                 FindingKind::Invalid => {
                     // Invalid rows follow the collision rows: this one wins.
                     v = Verdict::new(v.alabel, v.ulabel, Status::Invalid);
-                    v.lgr.clone_from(&f.lgr);
-                    v.disposition.clone_from(&f.disposition);
-                    v.reason.clone_from(&f.reason);
+                    let d = v.detail_mut();
+                    d.lgr.clone_from(&f.lgr);
+                    d.disposition.clone_from(&f.disposition);
+                    d.reason.clone_from(&f.reason);
                 }
                 FindingKind::Collision if !invalid_already => {
                     let holder_row = f.holder.and_then(row_of);
-                    v.role = f.role;
-                    v.lgr.clone_from(&f.lgr);
-                    v.disposition.clone_from(&f.disposition);
-                    v.reason.clone_from(&f.reason);
+                    let d = v.detail_mut();
+                    d.role = f.role;
+                    d.lgr.clone_from(&f.lgr);
+                    d.disposition.clone_from(&f.disposition);
+                    d.reason.clone_from(&f.reason);
                     v.set = f.group;
                     v.status = match (f.role, holder_row) {
                         (Some(Role::Holder), _)
@@ -814,9 +834,10 @@ impl<'a> Context<'_, 'a> {
                         && v.status != Status::Available
                     {
                         let holder = self.holder_of(h)?;
-                        v.mapping = Some(Box::new(mapping(&holder.ulabel, &v.ulabel)));
+                        let mapping = mapping(&holder.ulabel, &v.ulabel);
+                        v.detail_mut().mapping = Some(mapping);
                         if matches!(f.role, Some(Role::Allocatable | Role::Allocated)) {
-                            v.same_registrant = Some(SameRegistrant::of(
+                            v.detail_mut().same_registrant = Some(SameRegistrant::of(
                                 holder.registrant.as_deref(),
                                 self.candidates[c].registrant.as_deref(),
                             ));
@@ -866,10 +887,11 @@ fn duplicate_verdict<'a>(
             }
             let mut v = Verdict::new(first.alabel, first.ulabel, Status::Contention);
             v.set = Some(set);
-            v.disposition = "blocked".into();
-            v.reason = "the same label as an earlier candidate".into();
+            let d = v.detail_mut();
+            d.disposition = "blocked".into();
+            d.reason = "the same label as an earlier candidate".into();
+            d.mapping = Some((Vec::new(), Vec::new()));
             v.holder = ctx.holder_of(Row::Candidate(j)).ok().map(Box::new);
-            v.mapping = Some(Box::new((Vec::new(), Vec::new())));
             v
         }
         _ => Verdict { set: first.set, ..first },

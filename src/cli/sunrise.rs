@@ -333,7 +333,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
 
 /// `U+0967 DEVANAGARI DIGIT ONE ↔ U+0031 DIGIT ONE`.
 fn mapping_text(v: &Verdict) -> String {
-    let Some((a, b)) = v.mapping.as_deref() else { return String::new() };
+    let Some((a, b)) = v.detail().mapping.as_ref() else { return String::new() };
     let side = |cps: &[u32]| {
         cps.iter()
             .map(|&c| {
@@ -355,7 +355,7 @@ fn mapping_text(v: &Verdict) -> String {
 /// A row's values, borrowed where they can be (a million rows are
 /// written in a fraction of a second).
 fn fields<'a>(c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
-    let h = v.holder.as_deref();
+    let (h, d) = (v.holder.as_deref(), v.detail());
     let text = |s: Option<&'a str>| Cow::Borrowed(s.unwrap_or(""));
     let number = |n: Option<u64>| n.map_or(Cow::Borrowed(""), |n| Cow::Owned(n.to_string()));
     [
@@ -369,11 +369,11 @@ fn fields<'a>(c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
         text(h.map(|h| if h.candidate.is_some() { "candidate" } else { &*h.source })),
         number(h.map(|h| h.line)),
         text(h.and_then(|h| h.registrant.as_deref())),
-        text(v.same_registrant.map(|s| s.as_str())),
-        Cow::Borrowed(&v.disposition),
-        if v.mapping.is_some() { Cow::Owned(mapping_text(v)) } else { Cow::Borrowed("") },
-        Cow::Borrowed(&v.lgr),
-        Cow::Borrowed(&v.reason),
+        text(d.same_registrant.map(|s| s.as_str())),
+        Cow::Borrowed(&d.disposition),
+        if d.mapping.is_some() { Cow::Owned(mapping_text(v)) } else { Cow::Borrowed("") },
+        Cow::Borrowed(&d.lgr),
+        Cow::Borrowed(&d.reason),
     ]
 }
 

@@ -81,13 +81,13 @@ fn samples_plant_every_status() {
     let holder = blocked.holder.as_ref().expect("a holder");
     assert_eq!((&*holder.ulabel, holder.line), ("آئینہ", 4));
     assert_eq!(holder.registrant.as_deref(), Some("reg-2001"));
-    assert_eq!(blocked.disposition, "blocked");
-    assert!(blocked.mapping.is_some());
+    assert_eq!(blocked.detail().disposition, "blocked");
+    assert!(blocked.detail().mapping.is_some());
     let alloc = &got[4];
-    assert_eq!(alloc.disposition, "allocatable");
-    assert_eq!(alloc.same_registrant, Some(SameRegistrant::Yes));
-    assert_eq!(alloc.mapping.as_deref(), Some(&(vec![0x0626], vec![0x06CC, 0x0654])));
-    assert_eq!(got[5].lgr, "IDNA2008");
+    assert_eq!(alloc.detail().disposition, "allocatable");
+    assert_eq!(alloc.detail().same_registrant, Some(SameRegistrant::Yes));
+    assert_eq!(alloc.detail().mapping, Some((vec![0x0626], vec![0x06CC, 0x0654])));
+    assert_eq!(got[5].detail().lgr, "IDNA2008");
     // One contention set; the first in input order wins.
     assert_eq!((got[6].set, got[7].set), (Some(1), Some(1)));
     assert!(got[6].holder.is_none());
@@ -136,7 +136,7 @@ fn registrants_are_matched() {
     ] {
         let v = one(r);
         assert_eq!(v.status, Status::VariantAllocatable);
-        assert_eq!(v.same_registrant, Some(want), "{r:?}");
+        assert_eq!(v.detail().same_registrant, Some(want), "{r:?}");
     }
 }
 
@@ -310,8 +310,11 @@ fn property(name: &str, labels: &[String], spec: &LgrSpec, seed: u64) {
     for ((c, g), w) in candidates.iter().zip(&got).zip(&want) {
         *counts.entry(g.status).or_default() += 1;
         let holder = g.holder.as_ref().map(|h| h.alabel.to_string());
-        let disposition =
-            if g.status == Status::Available { String::new() } else { g.disposition.clone() };
+        let disposition = if g.status == Status::Available {
+            String::new()
+        } else {
+            g.detail().disposition.clone()
+        };
         assert_eq!((g.status, holder, disposition), w.clone(), "{name}: candidate {c}");
     }
     assert_eq!(got.len(), candidates.len());
