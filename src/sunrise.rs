@@ -31,6 +31,14 @@ pub struct Candidate<'a> {
     pub text: Cow<'a, str>,
     /// Where it was given (its line, 0 for a command-line label).
     pub line: u64,
+    /// Who applies for it, when the candidates say (boxed: a list of
+    /// labels says nothing, and a million candidates stay small).
+    pub applicant: Option<Box<Applicant>>,
+}
+
+/// What a candidate's row says of its application.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applicant {
     /// The applicant's registrant id, if known.
     pub registrant: Option<String>,
     /// The registrar, if known.
@@ -39,7 +47,24 @@ pub struct Candidate<'a> {
     pub priority: Option<Timestamp>,
 }
 
+impl Applicant {
+    /// `self` boxed, or none when it says nothing.
+    pub fn boxed(self) -> Option<Box<Applicant>> {
+        (self != Applicant::default()).then(|| Box::new(self))
+    }
+}
+
 impl Candidate<'_> {
+    /// The applicant's registrant id, if known.
+    pub fn registrant(&self) -> Option<&str> {
+        self.applicant.as_ref().and_then(|a| a.registrant.as_deref())
+    }
+
+    /// The priority date, if known.
+    pub fn priority(&self) -> Option<Timestamp> {
+        self.applicant.as_ref().and_then(|a| a.priority)
+    }
+
     /// This candidate with its text owned, to outlive the list it was
     /// read from.
     pub fn into_owned(self) -> Candidate<'static> {
@@ -629,7 +654,7 @@ pub fn check_with<'a>(
         .filter(|&i| verdicts[i].is_none() && duplicate_of[i].is_none())
         .collect();
     if config.priority == Priority::Date {
-        order.sort_by_key(|&i| (candidates[i].priority.is_none(), candidates[i].priority, i));
+        order.sort_by_key(|&i| (candidates[i].priority().is_none(), candidates[i].priority(), i));
     }
     let mut rows: Vec<Row> = (0..reg.len()).map(Row::Registered).collect();
     let mut list = String::new();
@@ -746,7 +771,7 @@ impl<'a> Context<'_, 'a> {
                 candidate: Some(c),
                 source: Cow::Borrowed(""),
                 line: self.candidates[c].line,
-                registrant: self.candidates[c].registrant.clone(),
+                registrant: self.candidates[c].registrant().map(str::to_string),
             }),
         }
     }
@@ -839,7 +864,7 @@ impl<'a> Context<'_, 'a> {
                         if matches!(f.role, Some(Role::Allocatable | Role::Allocated)) {
                             v.detail_mut().same_registrant = Some(SameRegistrant::of(
                                 holder.registrant.as_deref(),
-                                self.candidates[c].registrant.as_deref(),
+                                self.candidates[c].registrant(),
                             ));
                         }
                         v.holder = Some(Box::new(holder));
@@ -988,9 +1013,12 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
         out.push(Candidate {
             text: Cow::Owned(text),
             line,
-            registrant: get(registrant),
-            registrar: get(registrar),
-            priority,
+            applicant: Applicant {
+                registrant: get(registrant),
+                registrar: get(registrar),
+                priority,
+            }
+            .boxed(),
         });
     }
     Ok(out)

@@ -25,7 +25,7 @@ use axum::{Json, Router};
 use lgrscan::index::Index;
 use lgrscan::input::Timestamp;
 use lgrscan::scan::LgrSet;
-use lgrscan::sunrise::{self, Candidate, CheckConfig, PlainJudge};
+use lgrscan::sunrise::{self, Applicant, Candidate, CheckConfig, PlainJudge};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -228,12 +228,16 @@ async fn check_batch(
             Value::String(s) => candidate(s),
             Value::Object(_) => match item.get("label").and_then(Value::as_str) {
                 Some(l) => candidate(l).and_then(|mut c| {
-                    c.registrant = field("registrant");
-                    c.registrar = field("registrar");
-                    c.priority = field("priority")
+                    let priority = field("priority")
                         .map(|p| Timestamp::parse_rfc3339(&p))
                         .transpose()
                         .map_err(|e| error(StatusCode::BAD_REQUEST, format!("item {i}: {e}")))?;
+                    c.applicant = Applicant {
+                        registrant: field("registrant"),
+                        registrar: field("registrar"),
+                        priority,
+                    }
+                    .boxed();
                     Ok(c)
                 }),
                 None => Err(error(StatusCode::BAD_REQUEST, format!("item {i}: no label"))),

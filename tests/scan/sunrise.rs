@@ -6,7 +6,9 @@
 use lgrscan::index::{self, Index, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input, InputFormat, LabelSet};
 use lgrscan::scan::{self, FindingKind, HolderPolicy, Role, ScanConfig};
-use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, SameRegistrant, Status, Verdict};
+use lgrscan::sunrise::{
+    self, Applicant, Candidate, CheckConfig, Priority, SameRegistrant, Status, Verdict,
+};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -124,7 +126,11 @@ fn registrants_are_matched() {
     let one = |registrant: Option<&str>| {
         let c = Candidate {
             text: "آیٔین".into(),
-            registrant: registrant.map(str::to_string),
+            applicant: Applicant {
+                registrant: registrant.map(str::to_string),
+                ..Applicant::default()
+            }
+            .boxed(),
             ..Candidate::default()
         };
         check(&index, &[c], &CheckConfig::default()).remove(0).into_owned()
