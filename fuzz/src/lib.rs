@@ -316,5 +316,14 @@ pub fn index_reader(data: &[u8]) {
             .map(|t| lgrscan::sunrise::Candidate { text: (*t).into(), ..Default::default() })
             .collect();
         let _ = lgrscan::sunrise::check(&index, &set, &cands, &Default::default());
+        // Enough candidates for the batch path (parallel, with look-ups
+        // that prefetch from the damaged index ahead of reading it).
+        let many: Vec<lgrscan::sunrise::Candidate> = (0..300)
+            .map(|i| lgrscan::sunrise::Candidate {
+                text: format!("a{i}").into(),
+                ..Default::default()
+            })
+            .collect();
+        let _ = lgrscan::sunrise::check(&index, &set, &many, &Default::default());
     }
 }
