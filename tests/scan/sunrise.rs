@@ -96,6 +96,36 @@ fn samples_plant_every_status() {
     assert_eq!(got[7].holder.as_ref().and_then(|h| h.candidate), Some(6));
 }
 
+/// A batch of more than 256 candidates goes through the parallel,
+/// prefetching path: the planted samples among 300 fresh labels (which
+/// collide with nothing) get the verdicts they get alone, and are placed
+/// anywhere in the batch.
+#[test]
+fn a_large_batch_answers_as_a_small_one() {
+    let index = samples_index();
+    let cands = sample_candidates();
+    let alone = check(&index, &cands, &CheckConfig::default());
+    let fresh =
+        |i: usize| Candidate { text: format!("zz-fresh-{i}").into(), ..Candidate::default() };
+    for at in [0, 150, 300] {
+        let mut batch: Vec<Candidate> = (0..300).map(fresh).collect();
+        batch.splice(at..at, cands.iter().cloned());
+        let mut got = check(&index, &batch, &CheckConfig::default());
+        // A candidate holder is named by its position in the batch.
+        for v in &mut got[at..at + cands.len()] {
+            if let Some(c) = v.holder.as_mut().and_then(|h| h.candidate.as_mut()) {
+                *c -= at;
+            }
+        }
+        assert_eq!(&got[at..at + cands.len()], &alone[..], "samples at {at}");
+        for (i, v) in got.iter().enumerate() {
+            if !(at..at + cands.len()).contains(&i) {
+                assert_eq!(v.status, Status::Available, "{}", batch[i].text);
+            }
+        }
+    }
+}
+
 #[test]
 fn contention_follows_the_priority() {
     let index = samples_index();
