@@ -1,0 +1,130 @@
+//! Candidates of a check: what one is (a label and, from a CSV row, its
+//! applicant) and how a list or a CSV of them is read.
+
+use super::Error;
+use crate::input::Timestamp;
+use std::borrow::Cow;
+
+/// One candidate label, its text borrowed from the list it was read from
+/// where it can be (a million candidates are read in a check).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Candidate<'a> {
+    /// The label as given (U-label or A-label).
+    pub text: Cow<'a, str>,
+    /// Where it was given (its line, 0 for a command-line label).
+    pub line: u64,
+    /// Who applies for it, when the candidates say (boxed: a list of
+    /// labels says nothing, and a million candidates stay small).
+    pub applicant: Option<Box<Applicant>>,
+}
+
+/// What a candidate's row says of its application.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applicant {
+    /// The applicant's registrant id, if known.
+    pub registrant: Option<String>,
+    /// The registrar, if known.
+    pub registrar: Option<String>,
+    /// The priority date (`--priority date`).
+    pub priority: Option<Timestamp>,
+}
+
+impl Applicant {
+    /// `self` boxed, or none when it says nothing.
+    pub fn boxed(self) -> Option<Box<Applicant>> {
+        (self != Applicant::default()).then(|| Box::new(self))
+    }
+}
+
+impl Candidate<'_> {
+    /// The applicant's registrant id, if known.
+    pub fn registrant(&self) -> Option<&str> {
+        self.applicant.as_ref().and_then(|a| a.registrant.as_deref())
+    }
+
+    /// The priority date, if known.
+    pub fn priority(&self) -> Option<Timestamp> {
+        self.applicant.as_ref().and_then(|a| a.priority)
+    }
+
+    /// This candidate with its text owned, to outlive the list it was
+    /// read from.
+    pub fn into_owned(self) -> Candidate<'static> {
+        Candidate { text: Cow::Owned(self.text.into_owned()), ..self }
+    }
+}
+
+/// Reads candidates: a CSV with a header naming a `label` (or `domain`)
+/// column and optionally `registrant`, `registrar` and `priority` (an RFC
+/// 3339 date), or a list of one label per line (`#` comments and blank
+/// lines skipped). `name` is used in errors.
+///
+/// # Errors
+/// A CSV row without its label, a bad priority date, or text that is not
+/// UTF-8, each naming `name:line`.
+pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<'a>>, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        Error::new(format!("{name}:{line}: not UTF-8"))
+    })?;
+    let text = text.trim_start_matches('\u{feff}');
+    let first = text.lines().next().unwrap_or("");
+    let delimiter = [b',', b';', b'\t'].into_iter().find(|&d| {
+        first.split(d as char).any(|f| {
+            let f = f.trim().trim_matches('"').to_ascii_lowercase();
+            f == "label" || f == "domain"
+        })
+    });
+    let Some(delimiter) = delimiter else {
+        // Sized once: a list of a million candidates is not moved as it grows.
+        let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+        out.extend(text.lines().enumerate().filter_map(|(n, l)| {
+            let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
+            (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
+                text: Cow::Borrowed(l),
+                line: n as u64 + 1,
+                ..Candidate::default()
+            })
+        }));
+        return Ok(out);
+    };
+    let mut rdr =
+        csv::ReaderBuilder::new().delimiter(delimiter).flexible(true).from_reader(text.as_bytes());
+    let headers = rdr.headers().map_err(|e| Error::new(format!("{name}:1: {e}")))?.clone();
+    let col = |names: &[&str]| {
+        headers.iter().position(|h| names.iter().any(|n| h.trim().eq_ignore_ascii_case(n)))
+    };
+    let (label, registrant, registrar, priority) = (
+        col(&["label", "domain"]),
+        col(&["registrant"]),
+        col(&["registrar"]),
+        col(&["priority", "priority_date"]),
+    );
+    let label = label.ok_or_else(|| Error::new(format!("{name}:1: no label column")))?;
+    let mut out = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| Error::new(format!("{name}: {e}")))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let get = |c: Option<usize>| {
+            c.and_then(|c| rec.get(c)).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+        };
+        let Some(text) = get(Some(label)) else {
+            return Err(Error::new(format!("{name}:{line}: no label in this row")));
+        };
+        let priority = get(priority)
+            .map(|p| Timestamp::parse_rfc3339(&p))
+            .transpose()
+            .map_err(|e| Error::new(format!("{name}:{line}: priority: {e}")))?;
+        out.push(Candidate {
+            text: Cow::Owned(text),
+            line,
+            applicant: Applicant {
+                registrant: get(registrant),
+                registrar: get(registrar),
+                priority,
+            }
+            .boxed(),
+        });
+    }
+    Ok(out)
+}
