@@ -53,6 +53,10 @@ pub struct Prepared<'a> {
     meta_text: Vec<u8>,
 }
 
+/// Parts of the bucket scatter in [`prepare`] at most (each reads every
+/// key).
+const SCATTER_PARTS_MAX: usize = 8;
+
 /// Computes the index of `labels` under `set` (the keys of each label,
 /// sorted into buckets; the text; the CSV columns).
 ///
@@ -116,14 +120,39 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     for b in 1..dir.len() {
         dir[b] += dir[b - 1];
     }
-    let mut next: Vec<u64> = dir.clone();
     let (mut fps, mut positions) = (vec![0u32; entries], vec![0u32; entries]);
-    for (h, i) in every().chain(seconds()) {
-        let slot = &mut next[bucket(h, dir_bits) as usize];
-        fps[*slot as usize] = fingerprint(h, dir_bits);
-        positions[*slot as usize] = i;
-        *slot += 1;
+    // Each entry into its bucket's slots, in parallel: a part owns a range
+    // of buckets (an even share of the entries), so a range of slots, and
+    // reads every key, keeping those of its buckets in order.
+    let buckets = dir.len() - 1;
+    let parts = rayon::current_num_threads().clamp(1, SCATTER_PARTS_MAX);
+    let mut bounds = vec![0usize];
+    for p in 1..parts {
+        let share = (entries * p / parts) as u64;
+        bounds.push(dir.partition_point(|&d| d < share).clamp(bounds[p - 1], buckets));
     }
+    bounds.push(buckets);
+    let (mut fps_rest, mut positions_rest) = (&mut fps[..], &mut positions[..]);
+    let mut slices = Vec::with_capacity(parts);
+    for w in bounds.windows(2) {
+        let len = (dir[w[1]] - dir[w[0]]) as usize;
+        let (f, fr) = std::mem::take(&mut fps_rest).split_at_mut(len);
+        let (p, pr) = std::mem::take(&mut positions_rest).split_at_mut(len);
+        (fps_rest, positions_rest) = (fr, pr);
+        slices.push((w[0], w[1], f, p));
+    }
+    slices.into_par_iter().for_each(|(lo, hi, fps, positions)| {
+        let mut next: Vec<u64> = dir[lo..hi].iter().map(|&d| d - dir[lo]).collect();
+        for (h, i) in every().chain(seconds()) {
+            let b = bucket(h, dir_bits) as usize;
+            if (lo..hi).contains(&b) {
+                let slot = &mut next[b - lo];
+                fps[*slot as usize] = fingerprint(h, dir_bits);
+                positions[*slot as usize] = i;
+                *slot += 1;
+            }
+        }
+    });
     let alabel_bytes: u64 = chunks.iter().map(|c| c.text.len() as u64).sum();
     let (meta, meta_text) = meta_records(labels, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
