@@ -14,7 +14,7 @@
 //! holds a set it is valid in; candidates follow in `--priority` order, so
 //! the winner of a contention set is its holder.
 
-use crate::idna2008::{Finding, is_plain_ldh, to_labels};
+use crate::idna2008::{self, Finding, is_plain_ldh, to_labels};
 use crate::index::{Entry, Error, Index, KeyScratch, Keys};
 use crate::input::{self, Input, InputFormat, SettleWorker, Settled, Timestamp};
 use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig, ScanSettler};
@@ -324,16 +324,19 @@ struct Forms<'a> {
 }
 
 impl<'a> Forms<'a> {
+    /// The forms of `text`, through IDNA2008's own borrowing of plain labels
+    /// ([`idna2008::forms_bytes`]).
     fn of(text: &'a str) -> Forms<'a> {
-        if is_plain_ldh(text.as_bytes()) {
-            return Forms {
-                alabel: Cow::Borrowed(text),
-                ulabel: Cow::Borrowed(text),
-                finding: None,
-            };
+        match idna2008::forms_bytes(text.as_bytes()) {
+            idna2008::Forms::Ldh => {
+                Forms { alabel: Cow::Borrowed(text), ulabel: Cow::Borrowed(text), finding: None }
+            }
+            idna2008::Forms::Owned { alabel, ulabel, finding } => Forms {
+                ulabel: Cow::Owned(ulabel.unwrap_or_else(|| alabel.clone())),
+                alabel: Cow::Owned(alabel),
+                finding,
+            },
         }
-        let f = to_labels(text);
-        Forms { alabel: f.alabel.into(), ulabel: f.ulabel.into(), finding: f.finding }
     }
 }
 
@@ -426,6 +429,10 @@ fn probe_one<'a>(
     }
 }
 
+/// Each candidate's verdict when it needs no scan (`None` when it does), and
+/// its probe.
+type Probed<'a> = (Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>);
+
 /// Every candidate's keys ([`keyed`]), then its registered labels and
 /// verdict ([`probe_one`]), in parallel when they are many. The look-ups
 /// go in candidate order, each starting to load what a later one reads.
@@ -434,7 +441,7 @@ fn probe_all<'a>(
     keys: &Keys<'_>,
     plain: &PlainJudge,
     candidates: &'a [Candidate<'_>],
-) -> Result<(Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>), Error> {
+) -> Result<Probed<'a>, Error> {
     let key_init = || (KeyScratch::default(), Vec::new());
     let init = || (Vec::new(), plain.lend());
     if candidates.len() <= SEQUENTIAL_MAX {
@@ -449,7 +456,7 @@ fn probe_all<'a>(
         }
         return Ok((verdicts, probes));
     }
-    let (mut verdicts, mut probes): (Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>) = candidates
+    let (mut verdicts, mut probes): Probed<'a> = candidates
         .par_iter()
         .with_min_len(1024)
         .map_init(key_init, |scratch, c| keyed(keys, scratch, c))
@@ -480,14 +487,14 @@ fn probe_all<'a>(
     Ok((verdicts, probes))
 }
 
-/// The verdicts found without a scan (`None` for the candidates that
-/// need one), and each candidate's probe.
+/// [`probe_all`], and the plain available candidates that share a key with
+/// another candidate left to the scan.
 fn without_scan<'a>(
     index: &'a Index,
     keys: &Keys<'_>,
     plain: &PlainJudge,
     candidates: &'a [Candidate<'_>],
-) -> Result<(Vec<Option<Verdict<'a>>>, Vec<Probe<'a>>), Error> {
+) -> Result<Probed<'a>, Error> {
     let (mut verdicts, mut probes) = probe_all(index, keys, plain, candidates)?;
     // The keys of the candidates that are not registered labels, sorted:
     // a key found twice is shared by two candidates.
