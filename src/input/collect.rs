@@ -142,6 +142,7 @@ impl Collector {
                 csv_at: Vec::new(),
                 csv_data: Vec::new(),
                 csv_columns: Vec::new(),
+                csv_pins: false,
                 apex: None,
                 accounting: Default::default(),
                 settled: [0; SETTLED_KINDS],

@@ -309,7 +309,10 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
             }
             "registered" => Col::Registered,
             "registrant" => Col::Registrant,
-            "lgr" => Col::Lgr,
+            "lgr" => {
+                col.set.csv_pins = true;
+                Col::Lgr
+            }
             _ => Col::Extra(col.csv_column(f.trim())),
         });
     }

@@ -225,6 +225,8 @@ pub struct LabelSet {
     /// The rows, packed (see [`super::csv_fields`]).
     pub(crate) csv_data: Vec<u8>,
     pub(crate) csv_columns: Vec<String>,
+    /// Whether a CSV header had an `lgr` column (rows may pin an LGR).
+    pub(crate) csv_pins: bool,
     pub(crate) apex: Option<String>,
     pub(crate) accounting: Accounting,
     /// Labels counted by the settler while read, per category, and how
@@ -367,9 +369,11 @@ impl LabelSet {
         self.accounting
     }
 
-    /// Whether labels were read from CSV (some have [`Label::csv`] fields).
-    pub(crate) fn has_csv(&self) -> bool {
-        !self.csv_at.is_empty()
+    /// Whether some label may have an LGR pinned by its CSV row (a CSV
+    /// header had an `lgr` column): without one, no row's fields need
+    /// reading to judge its label.
+    pub fn has_pins(&self) -> bool {
+        self.csv_pins
     }
 
     /// The text of label `i`, with record `rec`, when it has no forms

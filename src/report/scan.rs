@@ -538,6 +538,9 @@ pub fn malformed_lines(labels: &LabelSet, max: usize) -> Vec<String> {
 /// entries (`file:line: reason`): the row's label is judged invalid, and
 /// the row counts as malformed for the caller's policy.
 pub fn unknown_pins(labels: &LabelSet, set: &LgrSet) -> Vec<String> {
+    if !labels.has_pins() {
+        return Vec::new();
+    }
     labels
         .iter()
         .filter_map(|l| {

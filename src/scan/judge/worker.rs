@@ -142,7 +142,7 @@ impl Worker {
     ) -> u64 {
         debug_assert!(matches!(pass, Pass::Plain(_)));
         // CSV rows may pin an LGR: the general path reads them.
-        let direct = set.ascii_identity && !labels.has_csv();
+        let direct = set.ascii_identity && !labels.has_pins();
         let mut done = 0;
         for (i, rec) in (start..end).zip(&labels.records()[start..end]) {
             if !rec.is_plain() {
@@ -220,7 +220,8 @@ impl Worker {
             self.note_candidate(i, u, flags, pass);
             let fast = u.len() <= MEMO_MAX_LEN
                 && (plain || label.finding().is_none())
-                && label.csv().is_none_or(|c| c.lgr.is_none_or(|p| p.trim().is_empty()));
+                && (!labels.has_pins()
+                    || label.csv().is_none_or(|c| c.lgr.is_none_or(|p| p.trim().is_empty())));
             if fast {
                 let m = if ldh
                     && u.len() <= set.pack_first.max
