@@ -770,6 +770,12 @@ impl Collector {
         self.last_ns = Some((label, t));
     }
 
+    /// A CSV header has an `lgr` column: its rows may pin an LGR
+    /// ([`LabelSet::has_pins`]).
+    pub(crate) fn csv_pins(&mut self) {
+        self.set.csv_pins = true;
+    }
+
     /// Index of a CSV column name, adding it.
     pub(crate) fn csv_column(&mut self, name: &str) -> u32 {
         if let Some(&i) = self.csv_columns.get(name) {
