@@ -47,7 +47,7 @@ pub(crate) fn merge(
     let adopt =
         in_block && c.idn_text.len() >= ADOPT_MIN && c.idn_text.len() * 2 >= c.idn_text.capacity();
     let adopted = adopt.then(|| std::sync::Arc::new(std::mem::take(&mut c.idn_text)));
-    let part_at = adopted.as_ref().map(|t| col.set.adopt_text(std::sync::Arc::clone(t)));
+    let part_at = adopted.as_ref().map(|t| col.adopt_text(std::sync::Arc::clone(t)));
     // Without a settler, the first registered label is the first of `regs`.
     let first_reg =
         c.first_reg.or_else(|| c.regs.first().map(|g| (g.at, usize::from(g.len), None)));
@@ -71,35 +71,24 @@ pub(crate) fn merge(
         return Err(col.unsettle());
     }
     if settled_n > 0 {
-        col.set.settled_assumed += c.assumed;
-        col.set.accounting.registered_labels += settled_n;
-        col.set.settled_unstored += settled_n;
-        for (t, n) in col.set.settled.iter_mut().zip(todo.settled) {
-            *t += n;
-        }
+        col.count_settled(c.assumed, todo.settled);
     }
     // Borrow the text from the buffer only when it is a map kept as is.
     let borrow = st.mapped && config.label_text == LabelText::Borrow;
     // With the text copied by the chunk, it goes into the arena at once.
-    let arena_base = col.set.arena.len() as u64;
-    // Records hold arena positions up to `record_text_max`: past it, the
-    // labels go one by one (and get forms entries).
-    let copied = bulk
-        && !borrow
-        && c.copied
-        && arena_base + (c.text.len() - todo.text_at) as u64 <= col.record_text_max;
-    if copied {
-        col.set.arena.extend_from_slice(&c.text[todo.text_at..]);
-    }
+    let arena_base = col.arena_len();
+    // Unless records cannot hold the arena positions: then the labels go
+    // one by one (and get forms entries).
+    let copied = bulk && !borrow && c.copied && col.copy_text(&c.text[todo.text_at..]).is_some();
     if bulk {
-        col.set.records.reserve(todo.regs.len());
+        col.reserve_labels(todo.regs.len());
     }
     let fast = bulk && (borrow || copied);
     // The labels the settler was asked about get consecutive indexes
     // from here: they are listed, and counted, only then (otherwise they
     // are judged as others are).
     let listed = c.active && fast;
-    let first_index = col.set.records.len() as u32;
+    let first_index = col.label_count() as u32;
     let how = Registration {
         buf,
         source: st.source,
@@ -138,14 +127,9 @@ pub(crate) fn merge(
 
 /// Counts the chunk's lines and records.
 fn count_lines(col: &mut Collector, c: &Chunk) {
-    let acc = &mut col.set.accounting;
-    acc.lines += c.lines;
-    acc.record_lines += c.lines;
-    acc.records += c.lines;
-    acc.apex_records += c.apex_records;
-    acc.duplicate_records += c.same_registered;
-    acc.deeper_records += c.deeper_records;
-    acc.outside_records += c.outside_records;
+    col.lines_read(c.lines);
+    col.count_records(c.lines);
+    col.count_owner_records(c.apex_records, c.same_registered, c.deeper_records, c.outside_records);
     col.count_names(&c.deeper, &c.outside);
 }
 
@@ -183,7 +167,7 @@ fn continue_last_owner<'c>(
     };
     let Some((at, len, cat)) = first_reg else { return (todo, None) };
     let Some(i) = col.dedup_mut().is_last(&buf[at..at + len]) else { return (todo, None) };
-    col.set.accounting.duplicate_records += 1;
+    col.same_owner(Class::Registered(i));
     match cat {
         Some(k) => todo.settled[k] -= 1,
         None => {
@@ -290,15 +274,11 @@ fn register_labels(
         };
         let bytes: usize = regs[k..k + run].iter().map(|g| usize::from(g.len)).sum();
         if run > 0 && !how.fast && runs_copy {
-            let at = col.set.arena.len() as u64;
-            // Records hold arena positions up to `record_text_max`: past
-            // it, the labels go one by one (and get forms entries).
-            match c.text.get(chunk_text..chunk_text + bytes) {
-                Some(text) if at + bytes as u64 <= col.record_text_max => {
-                    col.set.arena.extend_from_slice(text);
-                    text_pos = at;
-                }
-                _ => run = 0,
+            // Unless records cannot hold the arena positions: then the
+            // labels go one by one (and get forms entries).
+            match c.text.get(chunk_text..chunk_text + bytes).and_then(|t| col.copy_text(t)) {
+                Some(at) => text_pos = at,
+                None => run = 0,
             }
         }
         if run > 0 {
@@ -364,18 +344,10 @@ fn lower_case(octets: &[u8]) -> Cow<'_, [u8]> {
 /// from `first_index` on): those it tagged or kept, its counts, and their
 /// range.
 fn list_settled(col: &mut Collector, first_index: u32, todo: &Unregistered<'_>) {
-    let set = &mut col.set;
     let index = |reg: u32| first_index + reg - todo.skip;
-    set.settle_tags.extend(todo.tags.iter().map(|&(reg, _)| index(reg)));
-    set.settle_kept.extend(todo.keeps.iter().map(|&reg| index(reg)));
-    for (t, n) in set.settled.iter_mut().zip(todo.counted) {
-        *t += n;
-    }
-    let end = set.records.len() as u32;
-    match set.settle_ranges.last_mut() {
-        Some((_, e)) if *e == first_index => *e = end,
-        _ => set.settle_ranges.push((first_index, end)),
-    }
+    let tagged = todo.tags.iter().map(|&(reg, _)| index(reg));
+    let kept = todo.keeps.iter().map(|&reg| index(reg));
+    col.list_settled(first_index, tagged, kept, todo.counted);
 }
 
 /// The owner of the chunk's last line becomes the previous owner of the

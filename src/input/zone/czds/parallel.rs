@@ -680,7 +680,7 @@ pub(crate) fn parallel(
     // ahead (see `Settle::ahead_parts`).
     let mut ahead = None;
     let block = match opts.settle {
-        Some(settle) if col.idn_block.is_none() => {
+        Some(settle) if !col.told_ahead() => {
             Some((settle, idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-.")))
         }
         _ => None,
@@ -693,18 +693,7 @@ pub(crate) fn parallel(
     {
         // The labels read before `pos` (by the general parser, which found
         // the apex) that are not plain are told too.
-        let set = &col.set;
-        let before: Vec<(Vec<u8>, Option<String>)> = set
-            .forms_owner
-            .iter()
-            .filter_map(|&i| set.get(i as usize))
-            .filter(|l| l.source() == st.source as usize && l.offset() < pos as u64)
-            .map(|l| {
-                let u = l.ulabel();
-                (l.original_text().as_bytes().to_vec(), (!u.is_ascii()).then(|| u.to_string()))
-            })
-            .collect();
-        col.idn_block = Some(IdnBlock {
+        let before = col.tell_ahead(IdnBlock {
             source: st.source,
             before: pos as u64,
             range: (lo as u64, hi.max(lo) as u64),

@@ -21,6 +21,8 @@ use super::{
 };
 use crate::idna2008::{self, Finding, Forms};
 
+mod settled;
+
 /// Where a record or line is.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Loc {
@@ -96,7 +98,7 @@ pub(crate) struct Collector {
     /// Where the labels told ahead were found (see
     /// [`super::Settle::ahead_parts`]): in a source, those before an
     /// offset (read before the block was looked for) and those of a range.
-    pub(crate) idn_block: Option<IdnBlock>,
+    idn_block: Option<IdnBlock>,
 }
 
 /// Where the labels told ahead were found ([`Collector::idn_block`]).
@@ -373,49 +375,6 @@ impl Collector {
             return Err(self.unsettle());
         }
         Ok(i)
-    }
-
-    /// Marks the read as one to do again without settling (see
-    /// [`super::settle`]) and returns the error that stops it.
-    pub(crate) fn unsettle(&mut self) -> Error {
-        self.unsettled = true;
-        Error::new(ErrorKind::Io(std::io::Error::other("read again without settling")))
-    }
-
-    /// Stops the read when the deduplicator lost settled keys (see
-    /// [`Dedup::lost`]): it must be done again without settling.
-    fn still_settled(&mut self) -> Result<(), Error> {
-        if self.dedup.lost() { Err(self.unsettle()) } else { Ok(()) }
-    }
-
-    /// Whether the read must be done again without settling.
-    pub(crate) fn unsettled(&self) -> bool {
-        self.unsettled || self.dedup.lost()
-    }
-
-    /// Checks, when labels were settled on the strength of the labels told
-    /// ahead, that every label with a non-ASCII U-label was among them
-    /// (found where they were); else marks the read to be done again.
-    pub(crate) fn check_told_ahead(&mut self) {
-        if self.set.settled_assumed == 0 {
-            return;
-        }
-        let Some(b) = self.idn_block else {
-            self.unsettled = true;
-            return;
-        };
-        let set = &self.set;
-        let told = |source: usize, at: u64| {
-            source == b.source as usize && (at < b.before || (b.range.0..b.range.1).contains(&at))
-        };
-        // On all threads: a zone's IDN labels are hundreds of thousands,
-        // and this runs between the read and the judging.
-        use rayon::prelude::*;
-        let missed = set.forms_owner.par_iter().with_min_len(4096).any(|&i| {
-            set.get(i as usize)
-                .is_some_and(|l| !l.ulabel().is_ascii() && !told(l.source(), l.offset()))
-        });
-        self.unsettled |= missed;
     }
 
     /// Registers a label known to be new (the deduplicator has counted it
@@ -723,6 +682,58 @@ impl Collector {
     pub(crate) fn count_names(&mut self, deeper: &[u64], outside: &[u64]) {
         self.deeper_seen.extend(deeper);
         self.outside_seen.extend(outside);
+    }
+
+    /// Counts the records of a chunk of one-line records by their owner:
+    /// the apex, a registered label seen before, deeper and outside names
+    /// (whose names [`Collector::count_names`] notes).
+    pub(crate) fn count_owner_records(
+        &mut self,
+        apex: u64,
+        duplicate: u64,
+        deeper: u64,
+        outside: u64,
+    ) {
+        let acc = &mut self.set.accounting;
+        acc.apex_records += apex;
+        acc.duplicate_records += duplicate;
+        acc.deeper_records += deeper;
+        acc.outside_records += outside;
+    }
+
+    /// Makes `text` a part of the set's text, as it is (no copy), and
+    /// returns the position of its first byte.
+    pub(crate) fn adopt_text(&mut self, text: std::sync::Arc<String>) -> u64 {
+        self.set.adopt_text(text)
+    }
+
+    /// Bytes in the arena of copied label text: where the next copied
+    /// text starts.
+    pub(crate) fn arena_len(&self) -> u64 {
+        self.set.arena.len() as u64
+    }
+
+    /// Copies `text` to the end of the arena and returns where it starts;
+    /// `None`, copying nothing, when records could not hold positions past
+    /// it (`Config::record_text_max`: such labels go one by one and get
+    /// forms entries).
+    pub(crate) fn copy_text(&mut self, text: &[u8]) -> Option<u64> {
+        let at = self.arena_len();
+        if at + text.len() as u64 > self.record_text_max {
+            return None;
+        }
+        self.set.arena.extend_from_slice(text);
+        Some(at)
+    }
+
+    /// Labels registered so far.
+    pub(crate) fn label_count(&self) -> usize {
+        self.set.records.len()
+    }
+
+    /// Room for `n` more labels.
+    pub(crate) fn reserve_labels(&mut self, n: usize) {
+        self.set.records.reserve(n);
     }
 
     /// The id of an NS target name (lower-case presentation, absolute).
