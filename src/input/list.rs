@@ -317,12 +317,12 @@ pub(crate) fn name_label(
     if labels.iter().any(Vec::is_empty) {
         return col.malformed(loc, "empty label in name").map(|()| None);
     }
-    if col.apex.is_none() {
+    if col.apex().is_none() {
         col.set_apex(labels[1..].to_vec());
     }
     let mut lower = labels.clone();
     name::lower(&mut lower);
-    let rel = col.apex.as_ref().map_or(Relation::Outside, |a: &Apex| a.relation(&lower));
+    let rel = col.apex().map_or(Relation::Outside, |a: &Apex| a.relation(&lower));
     count_record(col);
     if rel == Relation::Registered {
         let label = &body[..dot];

@@ -74,9 +74,9 @@ pub(crate) enum Class {
 pub(crate) struct Collector {
     pub(crate) set: LabelSet,
     dedup: Dedup,
-    pub(crate) apex: Option<Apex>,
+    apex: Option<Apex>,
     strict: bool,
-    pub(crate) collect_ns: bool,
+    collect_ns: bool,
     /// See `Config::record_text_max`.
     pub(crate) record_text_max: u64,
     ns_pairs: Vec<(u32, u32)>,
@@ -220,6 +220,18 @@ impl Collector {
         self.set.sources.get(source as usize).map_or(Path::new("-"), |s| s.path.as_path())
     }
 
+    /// The zone's apex, once a parser found it ([`Collector::set_apex`]).
+    pub(crate) fn apex(&self) -> Option<&Apex> {
+        self.apex.as_ref()
+    }
+
+    /// Whether NS targets are collected ([`NsTargets::Collect`]).
+    pub(crate) fn collects_ns(&self) -> bool {
+        self.collect_ns
+    }
+
+    /// Sets the zone's apex (the owner of its SOA record, RFC 1035 §5.2),
+    /// unless one was set before.
     pub(crate) fn set_apex(&mut self, labels: Vec<Vec<u8>>) {
         if self.apex.is_none() {
             let apex = Apex::new(labels);

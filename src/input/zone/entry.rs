@@ -120,7 +120,7 @@ pub(super) fn entry(
                     Err(e) => return col.malformed(loc, format!("owner: {e}")),
                 }
             };
-            if col.apex.is_none() && !is_soa && !st.soa_searched {
+            if col.apex().is_none() && !is_soa && !st.soa_searched {
                 // Owners in any order: the SOA may come later.
                 st.soa_searched = true;
                 let data = col.source_data(st.source).cloned();
@@ -129,7 +129,7 @@ pub(super) fn entry(
                     st.apex_plain = None;
                 }
             }
-            if col.apex.is_none() {
+            if col.apex().is_none() {
                 if is_soa {
                     col.set_apex(labels.clone());
                     st.apex_plain = None;
@@ -166,7 +166,7 @@ pub(super) fn classify(
 ) -> Result<Class, Error> {
     let mut lower = labels.to_vec();
     name::lower(&mut lower);
-    let Some(apex) = col.apex.as_ref() else { return Ok(Class::Outside) };
+    let Some(apex) = col.apex() else { return Ok(Class::Outside) };
     let rel = apex.relation(&lower);
     if rel != Relation::Registered {
         let text = name::present(&lower);
@@ -240,7 +240,7 @@ pub(super) fn directive(
             Ok(l) => l,
             Err(e) => return col.malformed(loc, format!("$ORIGIN: {e}")),
         };
-        if col.apex.is_none() {
+        if col.apex().is_none() {
             col.set_apex(labels.clone());
         }
         st.origin = Some(labels);

@@ -50,7 +50,7 @@ pub(crate) fn fast_apex(col: &Collector, st: &mut ZoneState) -> Option<Vec<u8>> 
         return None;
     }
     if st.apex_plain.is_none() {
-        st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
+        st.apex_plain = col.apex().and_then(|a| a.plain.clone());
     }
     st.apex_plain.clone()
 }
@@ -70,7 +70,7 @@ pub(crate) fn parse(
     while pos < buf.len() {
         if st.fast {
             if st.apex_plain.is_none() {
-                st.apex_plain = col.apex.as_ref().and_then(|a| a.plain.clone());
+                st.apex_plain = col.apex().and_then(|a| a.plain.clone());
             }
             if let Some(apex) = st.apex_plain.take() {
                 // Cloned: the careful parser reads with it too (see `run`).
@@ -82,7 +82,7 @@ pub(crate) fn parse(
                     origin: origin.as_deref(),
                     origin_text: text.as_deref(),
                     czds: st.czds,
-                    ns: col.collect_ns,
+                    ns: col.collects_ns(),
                     copy,
                     settle: col.settler(config),
                     adopt_forms: false,

@@ -670,7 +670,7 @@ pub(crate) fn parallel(
         origin: origin.as_deref(),
         origin_text: text.as_deref(),
         czds: st.czds,
-        ns: col.collect_ns,
+        ns: col.collects_ns(),
         copy,
         settle: col.settler(config),
         adopt_forms: false,
