@@ -7,13 +7,6 @@ pub(crate) fn random_u64s(seed: u64) -> impl FnMut() -> u64 {
     move || rng.u64(..)
 }
 
-/// The former name of [`random_u64s`], still called by the unit tests of
-/// `src/input` and `src/scan` (rewritten on another branch); remove once
-/// they call [`random_u64s`].
-pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    random_u64s(seed)
-}
-
 /// A small LGR with context rules on an element (`b`, `not-when`) and on a
 /// variant (`c` → `a`, `when`), both the rule `rule_name`: `lb` before.
 pub(crate) fn context_lgr(rule_name: &str, lb: &str) -> crate::lgr::Lgr {

@@ -122,7 +122,7 @@ mod tests {
     #[test]
     fn name_hashes_count_distinct_values() {
         for (n, distinct) in [(0u64, 1u64), (10, 3), (1_500_000, 50_000), (2_500_000, 1_500_000)] {
-            let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d ^ n ^ distinct);
+            let mut next = crate::testutil::random_u64s(0x2545_f491_4f6c_dd1d ^ n ^ distinct);
             let mut h = DistinctNames::default();
             let mut seen = std::collections::HashSet::new();
             let mut peak = 0;
@@ -154,7 +154,7 @@ mod tests {
             (200_000, 0x0300_0000_0000_3fff),
             (100_000, 0xff00_0000_0000_0001),
         ] {
-            let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d ^ n as u64);
+            let mut next = crate::testutil::random_u64s(0x2545_f491_4f6c_dd1d ^ n as u64);
             let v: Vec<u64> = (0..n).map(|_| next() & mask).collect();
             let mut want = v.clone();
             want.sort_unstable();

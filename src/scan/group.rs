@@ -593,7 +593,7 @@ mod tests {
     #[test]
     fn buckets_hold_sorted_runs_of_equal_keys() {
         for n in [0usize, 1, 100, 5000, 70_000, 200_000] {
-            let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15);
+            let mut next = crate::testutil::random_u64s(0x9e37_79b9_7f4a_7c15);
             let keyed: Vec<Keyed> = (0..n)
                 .map(|i| {
                     let x = next();

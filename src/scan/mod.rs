@@ -638,7 +638,7 @@ mod tests {
     fn shapes_key_class_strings() {
         use super::{Shape, ldh_masks};
         use std::collections::HashMap;
-        let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = crate::testutil::random_u64s(0x2545_f491_4f6c_dd1d);
         let partitions: [[u16; 3]; 5] = [[0, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1], [0, 1, 2]];
         for (p, &[l, d, h]) in partitions.iter().enumerate() {
             let mut classes = [999u16; 128];

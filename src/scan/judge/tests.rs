@@ -35,7 +35,7 @@ pub(super) fn key_filter_knows_whether_keys_have_letters() {
 /// length (whole words, a padded last word, none).
 #[test]
 pub(super) fn text_hash_of_bytes_and_code_points_agree() {
-    let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d);
+    let mut next = crate::testutil::random_u64s(0x2545_f491_4f6c_dd1d);
     let mut seen = std::collections::HashSet::new();
     for len in 0..=40usize {
         for _ in 0..20 {
@@ -84,7 +84,7 @@ pub(super) fn packing_keeps_class_strings_apart() {
         let class = |u: &[u8]| -> Vec<u16> {
             u.iter().map(|&b| p.one[usize::from(b)] & PACK_CODE).collect()
         };
-        let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = crate::testutil::random_u64s(0x9e37_79b9_7f4a_7c15);
         let mut seen: HashMap<u128, Vec<u16>> = HashMap::new();
         let mut keys: HashMap<Vec<u16>, u128> = HashMap::new();
         for len in 0..=p.max {

@@ -356,7 +356,7 @@ fn wide() -> bool {
 
 #[test]
 fn newlines_as_memchr() {
-    let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1d);
+    let mut next = crate::testutil::random_u64s(0x2545_f491_4f6c_dd1d);
     for len in 0..400usize {
         let buf: Vec<u8> = (0..len)
             .map(|_| {
@@ -383,7 +383,7 @@ fn newlines_as_memchr() {
 
 #[test]
 fn simd_classes_and_compares_agree_with_the_byte_loops() {
-    let mut next = crate::testutil::xorshift(0x9E37_79B9_7F4A_7C15u64);
+    let mut next = crate::testutil::random_u64s(0x9E37_79B9_7F4A_7C15u64);
     // Bytes of every class, often LDH so that prefixes are long.
     let pool = b"abz09-AZ.\\ \r\n\t\x00\x7f\x80\xffq;\"()";
     for _ in 0..20_000 {
@@ -557,7 +557,7 @@ fn after_owner_as_the_general_parser_reads_it() {
     }
     let long = format!("\t1\tin\tns\t{}.example.", "a.".repeat(130));
     check(&mut Default::default(), long.as_bytes());
-    let mut next = crate::testutil::xorshift(0x2545_F491_4F6C_DD1Du64);
+    let mut next = crate::testutil::random_u64s(0x2545_F491_4F6C_DD1Du64);
     let words: [&[u8]; 17] = [
         b"172800",
         b"in",
@@ -590,7 +590,7 @@ fn after_owner_as_the_general_parser_reads_it() {
 
 #[test]
 fn text_pushed_as_a_copy() {
-    let mut next = crate::testutil::xorshift(0x0DDB_A11C_0FFE_E123);
+    let mut next = crate::testutil::random_u64s(0x0DDB_A11C_0FFE_E123);
     let buf: Vec<u8> = (0..300).map(|_| next() as u8).collect();
     let (mut fast, mut want) = (Vec::new(), Vec::new());
     for _ in 0..20_000 {
@@ -823,7 +823,7 @@ fn test_opts() -> Vec<FastOpts<'static>> {
 /// chunks, on random dumps of lines that fit the profile or not.
 #[test]
 fn baseline_and_dispatched_extraction_agree() {
-    let mut next = crate::testutil::xorshift(0x5851_f42d_4c95_7f2d);
+    let mut next = crate::testutil::random_u64s(0x5851_f42d_4c95_7f2d);
     let mut lines = 0;
     for round in 0..1000 {
         let buf = random_dump(&mut next);
@@ -851,7 +851,7 @@ fn baseline_and_dispatched_extraction_agree() {
 /// lines checked), whatever the compilation.
 #[test]
 fn lines_in_the_zone_read_as_lines_near_the_end() {
-    let mut next = crate::testutil::xorshift(0x2f6b_94c3_1a0d_e557);
+    let mut next = crate::testutil::random_u64s(0x2f6b_94c3_1a0d_e557);
     let filler = b"zz.com.\t1\tin\ta\t192.0.2.1\n".repeat(QUICK_REACH / 16);
     let mut lines = 0;
     for round in 0..1000 {
