@@ -372,7 +372,7 @@ impl LabelSet {
     /// Whether some label may have an LGR pinned by its CSV row (a CSV
     /// header had an `lgr` column): without one, no row's fields need
     /// reading to judge its label.
-    pub fn has_pins(&self) -> bool {
+    pub(crate) fn has_pins(&self) -> bool {
         self.csv_pins
     }
 

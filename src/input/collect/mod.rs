@@ -101,7 +101,7 @@ pub(crate) struct Collector {
     idn_block: Option<IdnBlock>,
 }
 
-/// Where the labels told ahead were found ([`Collector::idn_block`]).
+/// Where the labels told ahead were found ([`Collector::tell_ahead`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IdnBlock {
     pub(crate) source: u32,
