@@ -1,7 +1,8 @@
 //! Writing an index ([`write`], [`Prepared`]): the keys of every label
-//! computed in parallel chunks with their A-label text, then placed by a
-//! counting sort on their directory bucket (one pass: no comparison sort),
-//! then written as one stream.
+//! computed in parallel chunks with their A-label text, then placed in
+//! their directory buckets by two parallel counting sorts (each chunk's
+//! keys by partition, a range of buckets; then each partition's keys by
+//! bucket: no comparison sort), then written as one stream.
 
 use super::format::{self, put_u32, put_u64};
 use super::{
@@ -53,9 +54,120 @@ pub struct Prepared<'a> {
     meta_text: Vec<u8>,
 }
 
-/// Parts of the bucket scatter in [`prepare`] at most (each reads every
-/// key).
-const SCATTER_PARTS_MAX: usize = 8;
+/// Bits of a bucket number that choose its partition when entries are
+/// placed ([`place`]): 256 partitions, placed in parallel, each a range of
+/// buckets whose counters and slots stay in cache.
+const PART_BITS: u32 = 8;
+
+/// A chunk's entries grouped by partition: `starts[p]..starts[p + 1]` of
+/// `keys` and `positions` are those of partition `p`, in position order.
+struct Parted {
+    keys: Vec<u64>,
+    positions: Vec<u32>,
+    starts: Vec<u32>,
+}
+
+impl Parted {
+    /// `entries` (key, position) grouped by a counting sort on the top
+    /// `part_bits` bits of their `dir_bits`-bit bucket.
+    fn of(
+        entries: impl Iterator<Item = (u64, u32)> + Clone,
+        dir_bits: u32,
+        part_bits: u32,
+    ) -> Parted {
+        let part = |h| (bucket(h, dir_bits) >> (dir_bits - part_bits)) as usize;
+        let mut starts = vec![0u32; (1 << part_bits) + 1];
+        for (h, _) in entries.clone() {
+            starts[part(h) + 1] += 1;
+        }
+        for p in 1..starts.len() {
+            starts[p] += starts[p - 1];
+        }
+        let len = starts[starts.len() - 1] as usize;
+        let (mut keys, mut positions) = (vec![0u64; len], vec![0u32; len]);
+        let mut next = starts.clone();
+        for (h, i) in entries {
+            let slot = &mut next[part(h)];
+            keys[*slot as usize] = h;
+            positions[*slot as usize] = i;
+            *slot += 1;
+        }
+        Parted { keys, positions, starts }
+    }
+
+    /// The entries of partition `p`.
+    fn part(&self, p: usize) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let r = self.starts[p] as usize..self.starts[p + 1] as usize;
+        self.keys[r.clone()].iter().copied().zip(self.positions[r].iter().copied())
+    }
+
+    fn part_len(&self, p: usize) -> usize {
+        (self.starts[p + 1] - self.starts[p]) as usize
+    }
+}
+
+/// Places the `entries` keys of `chunks` (which lose them) in their
+/// buckets: the directory (where each bucket starts, then the number of
+/// entries) and per entry its fingerprint and label position. In a bucket
+/// come the first keys in position order, then the second keys.
+///
+/// Each chunk's keys are first grouped by partition (a range of buckets),
+/// then each partition is placed on its own: so every pass is parallel
+/// and reads or writes only a cache-sized range at a time.
+fn place(chunks: &mut [Chunk], entries: usize, dir_bits: u32) -> (Vec<u64>, Vec<u32>, Vec<u32>) {
+    let part_bits = dir_bits.min(PART_BITS);
+    let (parts, per_part) = (1usize << part_bits, 1usize << (dir_bits - part_bits));
+    let parted: Vec<(Parted, Parted)> = chunks
+        .par_iter_mut()
+        .enumerate()
+        .map(|(c, ch)| {
+            let keys = std::mem::take(&mut ch.keys);
+            let firsts = keys.iter().enumerate().map(|(k, &h)| (h, (c * CHUNK + k) as u32));
+            let seconds = std::mem::take(&mut ch.seconds);
+            (
+                Parted::of(firsts, dir_bits, part_bits),
+                Parted::of(seconds.iter().copied(), dir_bits, part_bits),
+            )
+        })
+        .collect();
+    let mut dir = vec![0u64; parts * per_part + 1];
+    dir[parts * per_part] = entries as u64;
+    let (mut fps, mut positions) = (vec![0u32; entries], vec![0u32; entries]);
+    let (mut fps_rest, mut positions_rest) = (&mut fps[..], &mut positions[..]);
+    let mut units = Vec::with_capacity(parts);
+    let mut base = 0u64;
+    for (p, dir) in dir[..parts * per_part].chunks_mut(per_part).enumerate() {
+        let len: usize = parted.iter().map(|(f, s)| f.part_len(p) + s.part_len(p)).sum();
+        let (f, fr) = std::mem::take(&mut fps_rest).split_at_mut(len);
+        let (i, ir) = std::mem::take(&mut positions_rest).split_at_mut(len);
+        (fps_rest, positions_rest) = (fr, ir);
+        units.push((p, base, dir, f, i));
+        base += len as u64;
+    }
+    units.into_par_iter().for_each(|(p, base, dir, fps, positions)| {
+        let first_bucket = (p * per_part) as u64;
+        let every = || {
+            let firsts = parted.iter().flat_map(move |(f, _)| f.part(p));
+            firsts.chain(parted.iter().flat_map(move |(_, s)| s.part(p)))
+        };
+        let mut next = vec![0u32; per_part];
+        for (h, _) in every() {
+            next[(bucket(h, dir_bits) - first_bucket) as usize] += 1;
+        }
+        let mut at = 0u32;
+        for (d, n) in dir.iter_mut().zip(&mut next) {
+            *d = base + u64::from(at);
+            (*n, at) = (at, at + *n);
+        }
+        for (h, i) in every() {
+            let slot = &mut next[(bucket(h, dir_bits) - first_bucket) as usize];
+            fps[*slot as usize] = fingerprint(h, dir_bits);
+            positions[*slot as usize] = i;
+            *slot += 1;
+        }
+    });
+    (dir, fps, positions)
+}
 
 /// Computes the index of `labels` under `set` (the keys of each label,
 /// sorted into buckets; the text; the CSV columns).
@@ -68,7 +180,7 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     }
     let keys = Keys::new(set);
     let n = labels.len();
-    let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
+    let mut chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map_init(
             || (KeyScratch::default(), Vec::new()),
@@ -107,52 +219,7 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     // About 32 entries a bucket: the directory is small enough to stay in
     // cache, and a bucket's fingerprints are two cache lines.
     let dir_bits = (usize::BITS - (entries / 32).max(1).leading_zeros()).min(32);
-    let every = || {
-        chunks.iter().enumerate().flat_map(|(c, ch)| {
-            ch.keys.iter().enumerate().map(move |(k, &h)| (h, (c * CHUNK + k) as u32))
-        })
-    };
-    let seconds = || chunks.iter().flat_map(|ch| ch.seconds.iter().copied());
-    let mut dir = vec![0u64; (1usize << dir_bits) + 1];
-    for (h, _) in every().chain(seconds()) {
-        dir[bucket(h, dir_bits) as usize + 1] += 1;
-    }
-    for b in 1..dir.len() {
-        dir[b] += dir[b - 1];
-    }
-    let (mut fps, mut positions) = (vec![0u32; entries], vec![0u32; entries]);
-    // Each entry into its bucket's slots, in parallel: a part owns a range
-    // of buckets (an even share of the entries), so a range of slots, and
-    // reads every key, keeping those of its buckets in order.
-    let buckets = dir.len() - 1;
-    let parts = rayon::current_num_threads().clamp(1, SCATTER_PARTS_MAX);
-    let mut bounds = vec![0usize];
-    for p in 1..parts {
-        let share = (entries * p / parts) as u64;
-        bounds.push(dir.partition_point(|&d| d < share).clamp(bounds[p - 1], buckets));
-    }
-    bounds.push(buckets);
-    let (mut fps_rest, mut positions_rest) = (&mut fps[..], &mut positions[..]);
-    let mut slices = Vec::with_capacity(parts);
-    for w in bounds.windows(2) {
-        let len = (dir[w[1]] - dir[w[0]]) as usize;
-        let (f, fr) = std::mem::take(&mut fps_rest).split_at_mut(len);
-        let (p, pr) = std::mem::take(&mut positions_rest).split_at_mut(len);
-        (fps_rest, positions_rest) = (fr, pr);
-        slices.push((w[0], w[1], f, p));
-    }
-    slices.into_par_iter().for_each(|(lo, hi, fps, positions)| {
-        let mut next: Vec<u64> = dir[lo..hi].iter().map(|&d| d - dir[lo]).collect();
-        for (h, i) in every().chain(seconds()) {
-            let b = bucket(h, dir_bits) as usize;
-            if (lo..hi).contains(&b) {
-                let slot = &mut next[b - lo];
-                fps[*slot as usize] = fingerprint(h, dir_bits);
-                positions[*slot as usize] = i;
-                *slot += 1;
-            }
-        }
-    });
+    let (dir, fps, positions) = place(&mut chunks, entries, dir_bits);
     let alabel_bytes: u64 = chunks.iter().map(|c| c.text.len() as u64).sum();
     let (meta, meta_text) = meta_records(labels, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
