@@ -2,8 +2,9 @@
 //! (candidates against an index or inputs): flags to library calls.
 
 use anyhow::Context;
-use lgrscan::index::{self, Index, InputInfo, LgrSpec, ScanMode};
+use lgrscan::index::{self, Index, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input};
+use lgrscan::report::meta::InputMeta;
 use lgrscan::report::{Durability, FieldType, RecordFormat, RecordWriter};
 use lgrscan::scan::HolderPolicy;
 use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, Status, Verdict};
@@ -82,13 +83,13 @@ fn build_into(
 ) -> anyhow::Result<input::LabelSet> {
     let config = input_args.config()?;
     // The inputs' sizes and digests are computed on a thread of their own
-    // (reading each file once more), beside the whole build, and are only
-    // needed for the header.
-    let paths: Vec<String> = inputs.iter().filter(|a| *a != "-").cloned().collect();
+    // (reading each regular file once more), beside the whole build, and
+    // are only needed for the header.
+    let paths = inputs.to_vec();
     let infos = std::thread::spawn(move || {
         paths
             .iter()
-            .map(|a| InputInfo::of_path(Path::new(a)).with_context(|| a.clone()))
+            .map(|a| InputMeta::of(a).with_context(|| a.clone()))
             .collect::<anyhow::Result<Vec<_>>>()
     });
     let (set, labels) = rayon::join(

@@ -6,10 +6,11 @@
 
 use super::format::{self, put_u32, put_u64};
 use super::{
-    Error, InputInfo, KeyScratch, Keys, LABEL, LgrSource, LgrSpec, META, NO_TEXT, VariantSource,
-    bucket, fingerprint,
+    Error, KeyScratch, Keys, LABEL, LgrSource, LgrSpec, META, NO_TEXT, VariantSource, bucket,
+    fingerprint,
 };
 use crate::input::LabelSet;
+use crate::report::meta::InputMeta;
 use crate::scan::LgrSet;
 use rayon::prelude::*;
 use serde_json::{Map, Value, json};
@@ -322,7 +323,7 @@ impl Prepared<'_> {
         &self,
         out: &mut dyn std::io::Write,
         spec: &LgrSpec,
-        inputs: &[InputInfo],
+        inputs: &[InputMeta],
     ) -> Result<(), Error> {
         let labels = self.labels;
         let mut runs = Vec::new();
@@ -361,10 +362,7 @@ impl Prepared<'_> {
         };
         let sources: Vec<Value> =
             labels.sources().iter().map(|s| json!(s.path.display().to_string())).collect();
-        let inputs: Vec<Value> = inputs
-            .iter()
-            .map(|i| json!({"path": i.path, "size": i.size, "sha256": i.sha256, "soa_serial": i.soa_serial}))
-            .collect();
+        let inputs: Vec<Value> = inputs.iter().map(InputMeta::to_json).collect();
         let header = json!({
             "lgrscan_version": env!("CARGO_PKG_VERSION"),
             "index_mode": spec.mode.as_str(),
@@ -437,7 +435,7 @@ pub fn write(
     labels: &LabelSet,
     spec: &LgrSpec,
     set: &LgrSet,
-    inputs: &[InputInfo],
+    inputs: &[InputMeta],
 ) -> Result<(), Error> {
     prepare(labels, set)?.write(out, spec, inputs)
 }

@@ -152,7 +152,7 @@ impl LgrSource {
 
     /// The SHA-256 of its bytes, in hex.
     pub fn sha256(&self) -> String {
-        hex(&Sha256::digest(&self.bytes))
+        crate::report::meta::hex(&Sha256::digest(&self.bytes))
     }
 
     fn compile(&self, mode: IndexMode) -> Result<Arc<Lgr>, Error> {
@@ -281,98 +281,6 @@ impl LgrSpec {
         }
         Ok(())
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// An input file of an index: what the header records of it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InputInfo {
-    /// The path as given.
-    pub path: String,
-    /// Its size in bytes.
-    pub size: u64,
-    /// The SHA-256 of its bytes, in hex.
-    pub sha256: String,
-    /// The serial of the first SOA record in its first MiB, for an
-    /// uncompressed zone file.
-    pub soa_serial: Option<u32>,
-}
-
-impl InputInfo {
-    /// Reads `path` once for its size, hash and SOA serial: by memory
-    /// map (no copy of the file through a buffer), or in reads when it
-    /// cannot be mapped (a pipe).
-    ///
-    /// # Errors
-    /// An unreadable file.
-    pub fn of_path(path: &Path) -> std::io::Result<InputInfo> {
-        let mut f = std::fs::File::open(path)?;
-        let mut hasher = Sha256::new();
-        let head_of = |b: &[u8]| b[..b.len().min(1 << 20)].to_vec();
-        // SAFETY: the map is read once, here; an input changed meanwhile
-        // gives a hash of neither version, as a read would.
-        let len = f.metadata()?.len();
-        let (size, head) = match unsafe { memmap2::Mmap::map(&f) } {
-            Ok(map) if f.metadata()?.is_file() && map.len() as u64 == len => {
-                // A window at a time, each let go once hashed: the pages
-                // stay in the page cache, not in this process's RSS.
-                for window in map.chunks(WINDOW) {
-                    hasher.update(window);
-                    #[cfg(unix)]
-                    // SAFETY: a shared read-only map of a file: its pages,
-                    // dropped, are read again from the file if touched.
-                    let _ = unsafe {
-                        map.unchecked_advise_range(
-                            memmap2::UncheckedAdvice::DontNeed,
-                            window.as_ptr() as usize - map.as_ptr() as usize,
-                            window.len(),
-                        )
-                    };
-                }
-                (map.len() as u64, head_of(&map))
-            }
-            _ => {
-                let mut buf = vec![0u8; 1 << 20];
-                let (mut size, mut head) = (0u64, Vec::new());
-                loop {
-                    let n = f.read(&mut buf)?;
-                    if n == 0 {
-                        break;
-                    }
-                    if head.is_empty() {
-                        head = buf[..n].to_vec();
-                    }
-                    hasher.update(&buf[..n]);
-                    size += n as u64;
-                }
-                (size, head)
-            }
-        };
-        Ok(InputInfo {
-            path: path.display().to_string(),
-            size,
-            sha256: hex(&hasher.finalize()),
-            soa_serial: soa_serial(&head),
-        })
-    }
-}
-
-/// Bytes of an input hashed between two releases of its pages.
-const WINDOW: usize = 64 << 20;
-
-/// The serial of the first SOA record in `head` (RFC 1035 §3.3.13: the
-/// third field of its data), parentheses and comments skipped.
-fn soa_serial(head: &[u8]) -> Option<u32> {
-    let text = String::from_utf8_lossy(head);
-    let mut words = text
-        .lines()
-        .flat_map(|l| l.split(';').next().unwrap_or("").split_ascii_whitespace())
-        .filter(|w| *w != "(" && *w != ")");
-    words.position(|w| w.eq_ignore_ascii_case("SOA"))?;
-    words.nth(2)?.trim_matches(['(', ')']).parse().ok()
 }
 
 /// The hash of a key (a sequence of code points) in the index: fixed by the

