@@ -109,3 +109,32 @@ fn index_header_records_inputs_as_the_scan_meta_does() {
     assert_eq!(input["sha256"].as_str().map(str::len), Some(64));
     assert!(input["soa_serial"].is_u64(), "{input}");
 }
+
+/// A pipe given by path (`/dev/stdin`) is read once, by the index: the
+/// digest thread leaves it alone, so every label reaches the index.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_piped_input_is_indexed_whole() {
+    use std::io::Write;
+    let dir = temp();
+    let (piped, file) = (dir.path().join("piped.idx"), dir.path().join("file.idx"));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+        .args(["index", "/dev/stdin", "-o", piped.to_str().unwrap()])
+        .current_dir(crate::util::root())
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let list = std::fs::read(crate::util::root().join("samples/labels.csv")).unwrap();
+    child.stdin.take().unwrap().write_all(&list).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let o = lgrscan(&["index", "samples/labels.csv", "-o", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let header = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&stdout(&lgrscan(&["index", "info", p.to_str().unwrap()]))).unwrap()
+    };
+    let (piped, file) = (header(&piped), header(&file));
+    assert_eq!(piped["labels"], file["labels"]);
+    assert!(piped["inputs"][0]["sha256"].is_null(), "{}", piped["inputs"]);
+}
