@@ -231,12 +231,15 @@ const TYPES: &[FieldType] = &[
     FieldType::Optional, // reason
 ];
 
-/// Whether `path` is a saved index (by its magic bytes).
+/// Whether `path` is a saved index (by its magic bytes). Only a regular
+/// file is looked at: the bytes of a pipe read here would be lost to the
+/// input reader (and an index is mapped, so it is a regular file).
 fn is_index(path: &str) -> bool {
     let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-        .is_ok_and(|()| &magic == index::format::MAGIC)
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+            .is_ok_and(|()| &magic == index::format::MAGIC)
 }
 
 pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {

@@ -138,3 +138,23 @@ fn a_piped_input_is_indexed_whole() {
     assert_eq!(piped["labels"], file["labels"]);
     assert!(piped["inputs"][0]["sha256"].is_null(), "{}", piped["inputs"]);
 }
+
+/// `--against` a pipe given by path reads it as input, whole: asking
+/// whether it is a saved index takes none of its bytes.
+#[cfg(target_os = "linux")]
+#[test]
+fn against_a_piped_input_loses_no_bytes() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+        .args(["check", "--against", "/dev/stdin", "--label", "abcdefghijkl", "--format", "csv"])
+        .current_dir(crate::util::root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"abcdefghijkl\nother\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains(",registered,"), "{}", stdout(&out));
+}
