@@ -2,9 +2,8 @@
 
 use super::progress::Bar;
 use anyhow::Context;
-use lgrscan::builtin;
+use lgrscan::index::{LgrSource, LgrSpec, VariantSource};
 use lgrscan::input::{self, Input};
-use lgrscan::lgr::{IndexMode, Lgr};
 use lgrscan::report::findings::RowContext;
 use lgrscan::report::meta::{self, InputMeta, LgrMeta, Meta};
 use lgrscan::report::scan::{GroupBy, ReportParts};
@@ -12,7 +11,6 @@ use lgrscan::report::{self, Durability, ScanFormat};
 use lgrscan::scan::{self, HolderPolicy, LgrSet, ScanConfig, ScanSettler};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -144,67 +142,22 @@ pub struct Args {
     index_mode: super::ScanIndexModeArg,
 }
 
-fn load(spec: &str, mode: IndexMode) -> anyhow::Result<Arc<Lgr>> {
-    Ok(Arc::new(super::load_lgr(spec)?.with_index_mode(mode)))
-}
-
-/// Builds the LGR set from the flags.
-pub fn lgr_set(
-    lgrs: &[String],
-    variants: Option<&str>,
-    mode: super::ScanIndexModeArg,
-) -> anyhow::Result<LgrSet> {
-    let (mode, grouping) = mode.modes();
-    let default = lgrs.is_empty();
-    let specs: Vec<String> = if default {
-        builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect()
-    } else {
-        lgrs.to_vec()
-    };
-    let judges = specs.iter().map(|s| load(s, mode)).collect::<anyhow::Result<Vec<_>>>()?;
-    let variants = match variants {
-        Some(v) => Some(load(v, mode)?),
-        None if default => Some(load(&format!("builtin:{}", builtin::DEFAULT_VARIANTS), mode)?),
-        None if judges.len() == 1 => None,
-        None => {
-            let refs: Vec<&Lgr> = judges.iter().map(|l| &**l).collect();
-            Some(Arc::new(
-                lgrscan::lgr::merge(&refs).context("merging the LGR set")?.with_index_mode(mode),
-            ))
-        }
-    };
-    Ok(LgrSet::new(judges, variants).map_err(anyhow::Error::msg)?.with_grouping(grouping))
-}
-
-/// The LGR specs of the judging set (the built-in set when none is given)
-/// and of the variant LGR (`None`: the single LGR, or the set's merge).
-fn specs(args: &Args) -> (Vec<String>, Option<String>) {
-    if args.lgrs.is_empty() {
-        let judges = builtin::DEFAULT_SET.iter().map(|n| format!("builtin:{n}")).collect();
-        let v = args.variants.clone().unwrap_or(format!("builtin:{}", builtin::DEFAULT_VARIANTS));
-        return (judges, Some(v));
-    }
-    let v = args.variants.clone().or_else(|| (args.lgrs.len() == 1).then(|| args.lgrs[0].clone()));
-    (args.lgrs.clone(), v)
-}
-
-/// The meta record of the run: the LGRs' digests are read now, the
-/// inputs' (`inputs`, computed while the scan ran) are given.
+/// The meta record of the run: the LGRs' digests are those of the bytes
+/// the set was compiled from (`spec`); the inputs' (`inputs`, computed
+/// while the scan ran) are given.
 fn meta_record(
     args: &Args,
+    spec: &LgrSpec,
     set: &LgrSet,
     started: String,
     inputs: Vec<InputMeta>,
 ) -> anyhow::Result<(Meta, String)> {
-    let (judges, variants) = specs(args);
-    let digests = judges
-        .iter()
-        .map(|s| meta::lgr_digest(s).with_context(|| format!("LGR {s}")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let digests: Vec<String> = spec.judges.iter().map(LgrSource::sha256).collect();
     let lgrs = set.judges().iter().zip(&digests).map(|(l, d)| LgrMeta::of(l, d.clone())).collect();
-    let vdigest = match &variants {
-        Some(v) => meta::lgr_digest(v).with_context(|| format!("LGR {v}"))?,
-        None => meta::merged_digest(&digests),
+    let vdigest = match &spec.variants {
+        VariantSource::Lgr(l) => l.sha256(),
+        VariantSource::Same => digests.first().cloned().unwrap_or_default(),
+        VariantSource::Merged => meta::merged_digest(&digests),
     };
     let mut options = serde_json::Map::new();
     let holder = match args.holder {
@@ -297,16 +250,10 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             "--format html writes a whole HTML page: give -o FILE (or redirect standard output)"
         );
     }
-    // LGR files that cannot be opened are reported before the input is
-    // read; the LGRs are then parsed while the input is read.
-    for spec in args.lgrs.iter().chain(&args.variants) {
-        if !spec.starts_with("builtin:")
-            && let Err(e) = std::fs::metadata(spec)
-        {
-            let hint = builtin::suggestion(spec).map(|s| format!("; {s}")).unwrap_or_default();
-            anyhow::bail!("LGR {spec}: cannot read: {e}{hint}");
-        }
-    }
+    // The LGR files are read before the input (one that cannot be read is
+    // an error at once), and once: the set is compiled from these bytes
+    // beside the input read, and the meta record's digests are theirs.
+    let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let baseline = args
         .baseline
         .as_deref()
@@ -346,7 +293,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let (set, labels) = pool.install(|| {
         rayon::join(
             || {
-                let set = lgr_set(&args.lgrs, args.variants.as_deref(), args.index_mode)?;
+                let set = spec.compile()?;
                 settler.provide(&set);
                 anyhow::Ok(set)
             },
@@ -371,7 +318,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         }
         None => Vec::new(),
     };
-    let (meta, identity) = meta_record(&args, &set, started, inputs)?;
+    let (meta, identity) = meta_record(&args, &spec, &set, started, inputs)?;
     let rows = RowContext::new(&labels, &identity);
     let (status, stale) = match &baseline {
         Some(b) => b.apply(&rows, &report),

@@ -58,11 +58,13 @@ struct BuildArgs {
     input: super::InputArgs,
 }
 
-fn mode(m: super::ScanIndexModeArg) -> ScanMode {
-    match m {
-        super::ScanIndexModeArg::Verified => ScanMode::Verified,
-        super::ScanIndexModeArg::Reference => ScanMode::Reference,
-        super::ScanIndexModeArg::Rfc7940 => ScanMode::Rfc7940,
+impl From<super::ScanIndexModeArg> for ScanMode {
+    fn from(m: super::ScanIndexModeArg) -> ScanMode {
+        match m {
+            super::ScanIndexModeArg::Verified => ScanMode::Verified,
+            super::ScanIndexModeArg::Reference => ScanMode::Reference,
+            super::ScanIndexModeArg::Rfc7940 => ScanMode::Rfc7940,
+        }
     }
 }
 
@@ -109,7 +111,7 @@ fn build_into(
 fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let output = args.output.as_deref().expect("required by clap");
     let mut file = super::ReportFile::create(output)?;
-    let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), mode(args.index_mode))?;
+    let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let labels = pool.install(|| {
         let mut w = std::io::BufWriter::new(file.writer());
@@ -269,7 +271,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let given = (!args.lgrs.is_empty() || args.variants.is_some()).then(|| {
         let m = args.index_mode.unwrap_or_default();
-        LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), mode(m))
+        LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), ScanMode::from(m))
     });
     let index = if args.against.len() == 1 && is_index(&args.against[0]) {
         let index = Index::open(Path::new(&args.against[0]))?;
@@ -277,11 +279,11 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
             index.spec().must_match(&given?).context("--lgr with an index")?;
         }
         if let Some(m) = args.index_mode
-            && mode(m) != index.spec().mode
+            && ScanMode::from(m) != index.spec().mode
         {
             anyhow::bail!(
                 "--index-mode {} given, the index was built with {}",
-                mode(m).as_str(),
+                ScanMode::from(m).as_str(),
                 index.spec().mode.as_str()
             );
         }
@@ -289,7 +291,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     } else {
         let spec = match given {
             Some(s) => s?,
-            None => LgrSpec::from_flags(&[], None, mode(args.index_mode.unwrap_or_default()))?,
+            None => LgrSpec::from_flags(&[], None, args.index_mode.unwrap_or_default().into())?,
         };
         let mut bytes = Vec::new();
         let labels = pool.install(|| build_into(&mut bytes, &args.against, &args.input, &spec))?;

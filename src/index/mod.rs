@@ -121,6 +121,9 @@ pub struct LgrSource {
     pub builtin: bool,
     /// Its bytes (RFC 7940 XML, or a table).
     pub bytes: Vec<u8>,
+    /// The file it was read from, as given (for messages; `None` for a
+    /// built-in LGR or one embedded in an index).
+    pub path: Option<std::path::PathBuf>,
 }
 
 impl LgrSource {
@@ -130,27 +133,40 @@ impl LgrSource {
     /// An unknown built-in, an unreadable or too large file.
     pub fn load(spec: &str) -> Result<LgrSource, Error> {
         if let Some(name) = spec.strip_prefix("builtin:") {
-            let b = crate::builtin::get(name)
-                .ok_or_else(|| Error::new(format!("LGR {spec}: no such built-in LGR")))?;
+            let b = crate::builtin::get(name).ok_or_else(|| {
+                let names: Vec<&str> = crate::builtin::BUILTINS.iter().map(|b| b.name).collect();
+                Error::new(format!(
+                    "LGR {spec}: no built-in LGR '{name}' (there are: {})",
+                    names.join(", ")
+                ))
+            })?;
             return Ok(LgrSource {
                 name: spec.to_string(),
                 builtin: true,
                 bytes: b.xml.as_bytes().to_vec(),
+                path: None,
             });
         }
         let path = Path::new(spec);
         let mut bytes = Vec::new();
+        let hint =
+            || crate::builtin::suggestion(spec).map(|h| format!("; {h}")).unwrap_or_default();
         std::fs::File::open(path)
             .and_then(|f| f.take(crate::lgr::MAX_LGR_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(|e| Error::new(format!("LGR {spec}: cannot read: {e}")))?;
+            .map_err(|e| Error::new(format!("LGR {spec}: cannot read: {e}{}", hint())))?;
         if bytes.len() as u64 > crate::lgr::MAX_LGR_BYTES {
-            return Err(Error::new(format!("LGR {spec}: larger than the most an LGR may hold")));
+            return Err(Error::new(format!(
+                "LGR {spec}: larger than {} MiB, the most an LGR file may hold",
+                crate::lgr::MAX_LGR_BYTES >> 20
+            )));
         }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Ok(LgrSource { name, builtin: false, bytes })
+        Ok(LgrSource { name, builtin: false, bytes, path: Some(path.to_path_buf()) })
     }
 
-    /// The SHA-256 of its bytes, in hex.
+    /// The SHA-256 of its bytes, in hex: the LGR's identity in a scan's
+    /// meta record, in finding ids ([`crate::report::findings::finding_id`])
+    /// and in an index header.
     pub fn sha256(&self) -> String {
         crate::report::meta::hex(&Sha256::digest(&self.bytes))
     }
@@ -163,7 +179,10 @@ impl LgrSource {
         } else {
             Lgr::from_bytes(&self.name, &self.bytes)
         };
-        let lgr = lgr.map_err(|e| Error::new(format!("LGR {}: {e}", self.name)))?;
+        let lgr = lgr.map_err(|e| match &self.path {
+            Some(p) => Error::new(format!("LGR {}", e.with_path(p))),
+            None => Error::new(format!("LGR {}: {e}", self.name)),
+        })?;
         Ok(Arc::new(lgr.with_index_mode(mode)))
     }
 }
@@ -672,6 +691,7 @@ fn embedded_lgr(file: &Checked, v: &Value) -> Result<LgrSource, Error> {
         name: name.to_string(),
         builtin: v.get("builtin").and_then(Value::as_bool).ok_or_else(bad)?,
         bytes,
+        path: None,
     };
     if Some(src.sha256().as_str()) != v.get("sha256").and_then(Value::as_str) {
         return Err(Error::new(format!("damaged index: LGR {name} does not match its SHA-256")));

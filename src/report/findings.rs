@@ -72,7 +72,7 @@ impl Status {
 
 /// A finding's stable id: the first 16 hex digits of the SHA-256 of its
 /// kind, A-label, index label and the variant LGR's identity (see
-/// [`super::meta::lgr_digest`]), separated by NUL.
+/// [`crate::index::LgrSource::sha256`]), separated by NUL.
 ///
 /// # Example
 /// ```

@@ -14,7 +14,6 @@ use crate::lgr::Lgr;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::io::{self, Read};
-use std::path::Path;
 
 /// How much of a zone is searched for its SOA record.
 pub const SOA_WINDOW: usize = 1 << 20;
@@ -124,24 +123,6 @@ pub fn soa_serial(text: &[u8]) -> Option<u32> {
     })
 }
 
-/// The SHA-256 (hex) of an LGR spec's source: the embedded XML of
-/// `builtin:NAME`, else the file's octets. It is the LGR's identity in
-/// finding ids ([`super::findings::finding_id`]).
-///
-/// # Errors
-/// Reading the file; an unknown built-in.
-pub fn lgr_digest(spec: &str) -> io::Result<String> {
-    let bytes: Vec<u8> = match spec.strip_prefix("builtin:") {
-        Some(name) => crate::builtin::get(name)
-            .ok_or_else(|| io::Error::other(format!("no built-in LGR '{name}'")))?
-            .xml
-            .as_bytes()
-            .to_vec(),
-        None => std::fs::read(Path::new(spec))?,
-    };
-    Ok(hex(&Sha256::digest(&bytes)))
-}
-
 /// The digest standing for an LGR merged from others: the SHA-256 of
 /// their digests, in order.
 pub fn merged_digest(parts: &[String]) -> String {
@@ -163,7 +144,7 @@ pub struct LgrMeta {
     pub version: Option<String>,
     /// Its `<date>` (RFC 7940 §4.3.2), if any.
     pub date: Option<String>,
-    /// [`lgr_digest`] (or [`merged_digest`]).
+    /// [`crate::index::LgrSource::sha256`] (or [`merged_digest`]).
     pub sha256: String,
 }
 

@@ -287,3 +287,36 @@ fn stdin_is_not_read_twice_for_the_meta_record() {
     };
     assert_eq!(alabels(&got), alabels(&want));
 }
+
+/// An LGR given as a pipe (`--lgr /dev/stdin`) is read once: the set is
+/// compiled from the bytes the meta record's digest is of, so the rows and
+/// the digest are those of the same LGR given as a file.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_piped_lgr_is_read_once() {
+    use std::io::Write;
+    let lgr = "src/builtin/devanagari.xml";
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+        .args(["scan", "samples/zone.txt", "--lgr", "/dev/stdin", "--format", "jsonl"])
+        .current_dir(crate::util::root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let xml = std::fs::read(crate::util::root().join(lgr)).unwrap();
+    child.stdin.take().unwrap().write_all(&xml).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 1, "scan --lgr /dev/stdin");
+    let piped: Vec<Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let file = jsonl(&["--lgr", lgr, "samples/zone.txt"], 1);
+    use sha2::Digest;
+    let sha: String = sha2::Sha256::digest(&xml).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(piped[0]["lgrs"][0]["sha256"], sha);
+    assert_eq!(file[0]["lgrs"][0]["sha256"], sha);
+    let ids = |v: &[Value]| -> Vec<String> {
+        findings(v).iter().map(|r| format!("{}{}{}", r["kind"], r["alabel"], r["id"])).collect()
+    };
+    assert_eq!(ids(&piped), ids(&file));
+}
