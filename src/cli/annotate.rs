@@ -93,7 +93,9 @@ fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 9]>> {
         } else {
             let bytes = std::fs::read(name).with_context(|| format!("reading {name}"))?;
             text = String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!("{name}: not UTF-8 at byte offset {}", e.utf8_error().valid_up_to())
+                let at = e.utf8_error().valid_up_to();
+                let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                anyhow::anyhow!("{name}:{line}: not UTF-8 at byte offset {at}")
             })?;
         }
         let lines: Vec<(u64, &str)> = text

@@ -87,3 +87,15 @@ fn reads_every_input_kind() {
     let o = lgrscan(&["annotate", "--lgr", "nope.xml", zone.to_str().unwrap()]);
     assert_exit(&o, 2, "bad LGR");
 }
+
+/// A `--literal` file that is not UTF-8 is an error naming its file and
+/// line.
+#[test]
+fn literal_not_utf8_names_file_and_line() {
+    let dir = crate::util::TempDir::new();
+    let bad = dir.write("bad.txt", b"abc\nd\xffe\n");
+    let o = lgrscan(&["annotate", "--literal", "--lgr", "builtin:ascii", bad.to_str().unwrap()]);
+    assert_exit(&o, 2, "annotate --literal of bytes that are not UTF-8");
+    let err = crate::util::stderr(&o);
+    assert!(err.contains("bad.txt:2: not UTF-8 at byte offset 5"), "{err}");
+}
