@@ -91,7 +91,7 @@ fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 9]>> {
         if name == "-" {
             std::io::stdin().read_to_string(&mut text).context("reading standard input")?;
         } else {
-            let bytes = std::fs::read(name).with_context(|| format!("reading {name}"))?;
+            let bytes = super::read_whole(std::path::Path::new(name))?;
             text = String::from_utf8(bytes).map_err(|e| {
                 let at = e.utf8_error().valid_up_to();
                 let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;

@@ -319,6 +319,29 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// The most a file read whole by a command (a candidates file, an
+/// `annotate --literal` file) may hold: about 15 million candidates.
+pub const WHOLE_FILE_MAX: u64 = 256 << 20;
+
+/// Reads the file at `path` whole, at most [`WHOLE_FILE_MAX`] bytes: a
+/// larger or endless one (`/dev/zero`) is an error naming it, not a process
+/// that grows until memory runs out.
+pub fn read_whole(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(WHOLE_FILE_MAX + 1).read_to_end(&mut bytes))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > WHOLE_FILE_MAX {
+        anyhow::bail!(
+            "{}: larger than {} MiB, the most this command reads of a file; split it",
+            path.display(),
+            WHOLE_FILE_MAX >> 20
+        );
+    }
+    Ok(bytes)
+}
+
 /// Loads `--lgr`/`--variants` SPEC (`builtin:NAME` or a file); the error
 /// names it once.
 pub fn load_lgr(spec: &str) -> anyhow::Result<lgrscan::lgr::Lgr> {

@@ -251,7 +251,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     }
     // Read whole first: the candidates borrow their text from them.
     let files = (args.candidates.iter())
-        .map(|path| std::fs::read(path).with_context(|| format!("{}", path.display())))
+        .map(|path| super::read_whole(path))
         .collect::<anyhow::Result<Vec<Vec<u8>>>>()?;
     let mut candidates = Vec::new();
     for (path, bytes) in args.candidates.iter().zip(&files) {

@@ -93,6 +93,18 @@ fn lgr_file_size_is_capped() {
     );
 }
 
+/// Files a command reads whole (candidates, `annotate --literal`) are
+/// capped: an endless one is refused, not read until memory runs out.
+#[test]
+fn whole_file_reads_are_capped() {
+    let want = "/dev/zero: larger than 256 MiB, the most this command reads of a file";
+    assert_refused(&bounded(&["check", "--against", "samples/labels.csv", "/dev/zero"]), want);
+    assert_refused(
+        &bounded(&["annotate", "--literal", "--lgr", "builtin:ascii", "/dev/zero"]),
+        want,
+    );
+}
+
 // ---------------------------------------------------------------- rules
 
 /// An LGR whose rules `r0`…`r{levels-1}` each refer to the next twice, so
