@@ -71,16 +71,25 @@ pub fn get(name: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|b| b.name == name)
 }
 
+/// The built-in LGR `name`, or an error naming `builtin:NAME` and listing
+/// the built-ins.
+///
+/// # Errors
+/// An unknown name.
+pub fn find(name: &str) -> Result<&'static Builtin, LgrError> {
+    get(name).ok_or_else(|| {
+        let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+        LgrError::new(format!("no built-in LGR '{name}' (there are: {})", names.join(", ")))
+            .with_path(format!("builtin:{name}"))
+    })
+}
+
 /// Loads an embedded LGR; it is named `builtin:NAME`.
 ///
 /// # Errors
 /// An unknown name.
 pub fn load(name: &str) -> Result<Lgr, LgrError> {
-    let b = get(name).ok_or_else(|| {
-        let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
-        LgrError::new(format!("no built-in LGR '{name}' (there are: {})", names.join(", ")))
-            .with_path(format!("builtin:{name}"))
-    })?;
+    let b = find(name)?;
     Lgr::from_builtin_xml(&format!("builtin:{}", b.name), b.xml)
 }
 

@@ -271,19 +271,19 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let given = (!args.lgrs.is_empty() || args.variants.is_some()).then(|| {
         let m = args.index_mode.unwrap_or_default();
-        LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), ScanMode::from(m))
+        LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), m.into())
     });
     let index = if args.against.len() == 1 && is_index(&args.against[0]) {
         let index = Index::open(Path::new(&args.against[0]))?;
         if let Some(given) = given {
             index.spec().must_match(&given?).context("--lgr with an index")?;
         }
-        if let Some(m) = args.index_mode
-            && ScanMode::from(m) != index.spec().mode
+        if let Some(m) = args.index_mode.map(ScanMode::from)
+            && m != index.spec().mode
         {
             anyhow::bail!(
                 "--index-mode {} given, the index was built with {}",
-                ScanMode::from(m).as_str(),
+                m.as_str(),
                 index.spec().mode.as_str()
             );
         }

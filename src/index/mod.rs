@@ -133,13 +133,7 @@ impl LgrSource {
     /// An unknown built-in, an unreadable or too large file.
     pub fn load(spec: &str) -> Result<LgrSource, Error> {
         if let Some(name) = spec.strip_prefix("builtin:") {
-            let b = crate::builtin::get(name).ok_or_else(|| {
-                let names: Vec<&str> = crate::builtin::BUILTINS.iter().map(|b| b.name).collect();
-                Error::new(format!(
-                    "LGR {spec}: no built-in LGR '{name}' (there are: {})",
-                    names.join(", ")
-                ))
-            })?;
+            let b = crate::builtin::find(name).map_err(|e| Error::new(format!("LGR {e}")))?;
             return Ok(LgrSource {
                 name: spec.to_string(),
                 builtin: true,
@@ -148,18 +142,10 @@ impl LgrSource {
             });
         }
         let path = Path::new(spec);
-        let mut bytes = Vec::new();
-        let hint =
-            || crate::builtin::suggestion(spec).map(|h| format!("; {h}")).unwrap_or_default();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(crate::lgr::MAX_LGR_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(|e| Error::new(format!("LGR {spec}: cannot read: {e}{}", hint())))?;
-        if bytes.len() as u64 > crate::lgr::MAX_LGR_BYTES {
-            return Err(Error::new(format!(
-                "LGR {spec}: larger than {} MiB, the most an LGR file may hold",
-                crate::lgr::MAX_LGR_BYTES >> 20
-            )));
-        }
+        let bytes = Lgr::read_file(path).map_err(|e| {
+            let hint = crate::builtin::suggestion(spec).map(|h| format!("; {h}"));
+            Error::new(format!("LGR {e}{}", hint.unwrap_or_default()))
+        })?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(LgrSource { name, builtin: false, bytes, path: Some(path.to_path_buf()) })
     }

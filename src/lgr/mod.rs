@@ -190,6 +190,17 @@ impl Lgr {
     /// so `/dev/zero` is refused), and everything [`Lgr::from_xml`]
     /// reports, with the path.
     pub fn from_path(path: &std::path::Path) -> Result<Lgr, LgrError> {
+        let bytes = Lgr::read_file(path)?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Lgr::from_bytes(&name, &bytes).map_err(|e| e.with_path(path))
+    }
+
+    /// The bytes of an LGR file, at most [`MAX_LGR_BYTES`] (read no
+    /// further, so `/dev/zero` is refused): what [`Lgr::from_path`] parses.
+    ///
+    /// # Errors
+    /// I/O errors and a larger file, with the path.
+    pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, LgrError> {
         use std::io::Read;
         let mut bytes = Vec::new();
         std::fs::File::open(path)
@@ -202,8 +213,7 @@ impl Lgr {
             ))
             .with_path(path));
         }
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Lgr::from_bytes(&name, &bytes).map_err(|e| e.with_path(path))
+        Ok(bytes)
     }
 
     /// Reads an LGR from raw bytes: UTF-8 (a byte order mark is skipped),

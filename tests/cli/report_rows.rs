@@ -4,7 +4,9 @@
 //! in the rows, and the contract checks `ns-mismatch` and `same-entity`.
 #![cfg(feature = "cli")]
 
-use crate::util::{assert_exit, lgrscan, rows, stderr, stdout, temp_dir};
+use crate::util::{
+    assert_exit, lgrscan, lgrscan_piped, rows, sha256_hex, stderr, stdout, temp_dir,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -106,9 +108,7 @@ fn meta_and_summary_agree_with_rows() {
     let input = &meta["inputs"][0];
     assert_eq!(input["path"], ZONE);
     assert_eq!(input["size"], bytes.len() as u64);
-    use sha2::Digest;
-    let sha: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(input["sha256"], sha);
+    assert_eq!(input["sha256"], sha256_hex(&bytes));
     assert_eq!(input["soa_serial"], 2024060101u64);
     assert_eq!(meta["lgrs"][0]["version"], "1");
     assert_eq!(meta["index_mode"], "verified");
@@ -265,18 +265,8 @@ fn explain_json_lists_variants_with_alabels() {
 /// digest or serial, and the rows are those of the file.
 #[test]
 fn stdin_is_not_read_twice_for_the_meta_record() {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
-        .args(["scan", "-", "--format", "jsonl"])
-        .current_dir(crate::util::root())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let zone = std::fs::read(crate::util::root().join("samples/zone.txt")).unwrap();
-    child.stdin.take().unwrap().write_all(&zone).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = lgrscan_piped(&["scan", "-", "--format", "jsonl"], &zone);
     assert_exit(&out, 1, "scan -");
     let got: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let input = &got[0]["inputs"][0];
@@ -294,25 +284,15 @@ fn stdin_is_not_read_twice_for_the_meta_record() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_piped_lgr_is_read_once() {
-    use std::io::Write;
     let lgr = "src/builtin/devanagari.xml";
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
-        .args(["scan", "samples/zone.txt", "--lgr", "/dev/stdin", "--format", "jsonl"])
-        .current_dir(crate::util::root())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let xml = std::fs::read(crate::util::root().join(lgr)).unwrap();
-    child.stdin.take().unwrap().write_all(&xml).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args = ["scan", "samples/zone.txt", "--lgr", "/dev/stdin", "--format", "jsonl"];
+    let out = lgrscan_piped(&args, &xml);
     assert_exit(&out, 1, "scan --lgr /dev/stdin");
     let piped: Vec<Value> =
         stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let file = jsonl(&["--lgr", lgr, "samples/zone.txt"], 1);
-    use sha2::Digest;
-    let sha: String = sha2::Sha256::digest(&xml).iter().map(|b| format!("{b:02x}")).collect();
+    let sha = sha256_hex(&xml);
     assert_eq!(piped[0]["lgrs"][0]["sha256"], sha);
     assert_eq!(file[0]["lgrs"][0]["sha256"], sha);
     let ids = |v: &[Value]| -> Vec<String> {

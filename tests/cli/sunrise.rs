@@ -1,7 +1,7 @@
 //! `lgrscan index` and `lgrscan check`: exit statuses, a saved index and
 //! `--against INPUT` give the same rows, LGR mismatch and damaged files.
 
-use crate::util::{lgrscan, stderr, stdout};
+use crate::util::{lgrscan, lgrscan_piped, stderr, stdout};
 
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temporary directory")
@@ -115,19 +115,10 @@ fn index_header_records_inputs_as_the_scan_meta_does() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_piped_input_is_indexed_whole() {
-    use std::io::Write;
     let dir = temp();
     let (piped, file) = (dir.path().join("piped.idx"), dir.path().join("file.idx"));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
-        .args(["index", "/dev/stdin", "-o", piped.to_str().unwrap()])
-        .current_dir(crate::util::root())
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let list = std::fs::read(crate::util::root().join("samples/labels.csv")).unwrap();
-    child.stdin.take().unwrap().write_all(&list).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = lgrscan_piped(&["index", "/dev/stdin", "-o", piped.to_str().unwrap()], &list);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let o = lgrscan(&["index", "samples/labels.csv", "-o", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -144,17 +135,8 @@ fn a_piped_input_is_indexed_whole() {
 #[cfg(target_os = "linux")]
 #[test]
 fn against_a_piped_input_loses_no_bytes() {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
-        .args(["check", "--against", "/dev/stdin", "--label", "abcdefghijkl", "--format", "csv"])
-        .current_dir(crate::util::root())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"abcdefghijkl\nother\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args = ["check", "--against", "/dev/stdin", "--label", "abcdefghijkl", "--format", "csv"];
+    let out = lgrscan_piped(&args, b"abcdefghijkl\nother\n");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains(",registered,"), "{}", stdout(&out));
 }

@@ -252,6 +252,32 @@ pub fn lgrscan(args: &[&str]) -> std::process::Output {
         .expect("run lgrscan")
 }
 
+/// Runs `lgrscan ARGS` in the package root with `input` on a pipe as its
+/// standard input (also readable as `/dev/stdin`).
+#[cfg(feature = "cli")]
+pub fn lgrscan_piped(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run lgrscan");
+    // A command that fails early closes its end: the error is in the output.
+    let _ = child.stdin.take().expect("piped").write_all(input);
+    child.wait_with_output().expect("run lgrscan")
+}
+
+/// The SHA-256 of `bytes` in lower-case hex, as reports and index headers
+/// write it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Standard output as text.
 pub fn stdout(o: &std::process::Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("UTF-8 stdout")
