@@ -5,7 +5,7 @@
 //! the Devanagari, Hindi and Khmer words and the digits of CORPUS (default
 //! ../shared/golden/corpus.tsv), with ASCII, Devanagari and Khmer digit
 //! strings so that cross-script collisions occur; each name has two NS
-//! records and some have glue, as real dumps do.
+//! records (`GEN_ZONE_NS=K`: K) and some have glue, as real dumps do.
 //!
 //! `gen_zone idn N OUT [CORPUS]`: a label list of N IDN labels (Devanagari,
 //! Hindi and Khmer words with digit and word suffixes).
@@ -209,12 +209,21 @@ fn main() -> std::io::Result<()> {
                 "tld.\t86400\tin\tsoa\ta.nic.tld. hostmaster.nic.tld. 1 1800 900 604800 86400"
             )?;
             writeln!(w, "tld.\t172800\tin\tns\ta.nic.tld.")?;
+            // NS records per name (`GEN_ZONE_NS`, default 2): the .com dump
+            // has more per name than the W1 zone, so its size needs more.
+            let ns_per_name: usize =
+                std::env::var("GEN_ZONE_NS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
             let mut names = gen_names(&mut r, n, pct, &deva, &khmr);
             // CZDS dumps are sorted by owner name.
             names.sort_unstable();
             for a in names {
-                writeln!(w, "{a}.tld.\t86400\tin\tns\tns1.dns{}.example.net.", r.usize(..500))?;
-                writeln!(w, "{a}.tld.\t86400\tin\tns\tns2.dns{}.example.net.", r.usize(..500))?;
+                for k in 1..=ns_per_name {
+                    writeln!(
+                        w,
+                        "{a}.tld.\t86400\tin\tns\tns{k}.dns{}.example.net.",
+                        r.usize(..500)
+                    )?;
+                }
                 if r.usize(..20) == 0 {
                     writeln!(w, "ns1.{a}.tld.\t86400\tin\ta\t192.0.2.{}", r.usize(..250))?;
                 }
