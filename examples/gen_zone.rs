@@ -99,9 +99,15 @@ fn alabel(u: &str) -> String {
 }
 
 /// N distinct A-labels, IDN_PERCENT of them IDN labels, in generation order.
+/// Labels seen are kept as 64-bit hashes, not strings, so that a .com-sized
+/// run (143.5M names) fits in memory; a label whose hash collides with an
+/// earlier one's is skipped like a repeat (about one chance in 10^6 at 10M
+/// names, so the W1 and shapes outputs are those of the string set).
 fn gen_names(r: &mut Rng, n: usize, pct: usize, deva: &[String], khmr: &[String]) -> Vec<String> {
+    use std::hash::BuildHasher;
+    let hasher = foldhash::fast::FixedState::with_seed(0x2545_f491_4f6c_dd1d);
     let mut label = String::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = std::collections::HashSet::with_hasher(hasher.clone());
     let mut names = Vec::with_capacity(n);
     while names.len() < n {
         label.clear();
@@ -113,7 +119,7 @@ fn gen_names(r: &mut Rng, n: usize, pct: usize, deva: &[String], khmr: &[String]
             ascii_label(r, &mut label);
         }
         let a = alabel(&label);
-        if a.len() > 63 || !seen.insert(a.clone()) {
+        if a.len() > 63 || !seen.insert(hasher.hash_one(&a)) {
             continue;
         }
         names.push(a);
