@@ -110,6 +110,19 @@ impl Data {
         let _ = (start, end);
     }
 
+    /// Starts reading `start..end` of a map from disk, without waiting
+    /// (Linux `MADV_WILLNEED`; nothing elsewhere or when refused).
+    pub(crate) fn read_ahead(&self, start: usize, end: usize) {
+        #[cfg(target_os = "linux")]
+        if let Data::Mapped(m) = self
+            && start < end
+            && end <= m.len()
+        {
+            let _ = m.advise_range(memmap2::Advice::WillNeed, start, end - start);
+        }
+        let _ = (start, end);
+    }
+
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Data::Mapped(m) => m,

@@ -40,6 +40,8 @@ pub(crate) trait Pages: Sync {
     /// Nothing of `start..end` needs to stay mapped: it was only probed
     /// (for the chunks' bounds), and is populated again when read.
     fn forget(&self, _start: usize, _end: usize) {}
+    /// `start..end` will be read soon: its reading from disk may start.
+    fn prefetch(&self, _start: usize, _end: usize) {}
 }
 
 impl<F: Fn(usize, usize) + Sync> Pages for F {
@@ -60,7 +62,18 @@ impl Pages for Data {
     fn forget(&self, start: usize, end: usize) {
         self.release(start, end);
     }
+    fn prefetch(&self, start: usize, end: usize) {
+        self.read_ahead(start, end);
+    }
 }
+
+/// How many chunks ahead of the one claimed the disk is asked to read
+/// ([`Pages::prefetch`]): a worker populates its chunk when it claims it,
+/// and on a file larger than the page cache it would otherwise wait for
+/// the disk chunk after chunk. On the .com-sized dump (29.9 GB, caches
+/// dropped, 2 threads) 52 s became 45 s, against `wc -l`'s 30 s; 16
+/// chunks ahead did no better.
+const READ_AHEAD_CHUNKS: usize = 4;
 
 /// Reads `buf` from `pos` with the fast path, in chunks extracted in
 /// parallel on rayon's current pool and merged in order; `buf[0]` is at
@@ -514,6 +527,10 @@ impl<'a> Claims<'a> {
                 continue;
             }
             if self.claim.compare_exchange(p, p + 1, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                let later = self.order(p + READ_AHEAD_CHUNKS);
+                if later + 1 < self.bounds.len() {
+                    self.pages.prefetch(self.bounds[later], self.bounds[later + 1]);
+                }
                 return Some(c);
             }
         }
