@@ -35,10 +35,16 @@ fn read_with(text: &[u8], config: &Config, threads: usize) -> LabelSet {
 
 /// Reads `text` the careful way and every fast way; asserts they agree.
 fn assert_paths_agree(text: &[u8], what: &str) {
+    assert_paths_agree_in(text, what, &[(None, 2), (Some(61), 1), (Some(97), 3), (Some(4096), 2)]);
+}
+
+/// Reads `text` the careful way and the fast way in chunks of these sizes
+/// (`None`: the default) on these numbers of threads; asserts they agree.
+fn assert_paths_agree_in(text: &[u8], what: &str, ways: &[(Option<usize>, usize)]) {
     for ns in [NsTargets::Collect, NsTargets::Skip] {
         let base = Config::new().ns_targets(ns);
         let careful = outcome(&read_with(text, &base.clone().zone_fast_path(false), 1));
-        for (chunk, threads) in [(None, 2), (Some(61), 1), (Some(97), 3), (Some(4096), 2)] {
+        for &(chunk, threads) in ways {
             let config = base.clone().chunk_bytes(chunk);
             let fast = outcome(&read_with(text, &config, threads));
             if fast != careful {
@@ -140,4 +146,32 @@ fn parentheses_across_chunks() {
     s.push_str("p2\tIN\tTXT\t( never closed\n");
     s.push_str("p3\tIN\tNS\tns1.example.net.\n");
     assert_paths_agree(s.as_bytes(), "parentheses");
+}
+
+/// Chunks larger than the window the fast path looks for parentheses and
+/// quotes in (256 KiB at a time, ahead of the lines it extracts): careful
+/// lines in a chunk's first window, in a later one and across a window's
+/// end, and a line longer than a window, with none.
+#[test]
+fn careful_lines_in_later_windows_of_a_chunk() {
+    let odd = [
+        "b9\tIN\tTXT\t\"a;b(\"",
+        "b10\tIN\tTXT\t( \"x\"\n\t\"y\" )",
+        "b19 ( IN NS x. )",
+        "$TTL 300",
+    ];
+    let mut s = master(30_000, &[]);
+    // Odd lines far apart: each 1 MiB chunk has some past its first window.
+    for (k, at) in [300_000usize, 700_000, 1_100_000, 1_900_000].into_iter().enumerate() {
+        let line_start = s[..at].rfind('\n').map_or(0, |i| i + 1);
+        s.insert_str(line_start, &format!("{}\n", odd[k % odd.len()]));
+    }
+    s.push_str(&format!("long\tIN\tTXT\t{}\n", "x".repeat(300 << 10)));
+    s.push_str(&master(2_000, &[]).replace("$ORIGIN tld.\n$TTL 86400\n@", "q0"));
+    assert!(s.len() > 2 << 20, "{}", s.len());
+    assert_paths_agree_in(
+        s.as_bytes(),
+        "large chunks",
+        &[(Some(1 << 20), 2), (Some(600 << 10), 1)],
+    );
 }

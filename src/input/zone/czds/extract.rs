@@ -103,8 +103,10 @@ pub(super) fn extract_impl<const W: bool>(
     // profile has one record per line, but the same bytes must give the
     // same records, malformed lines and exit status whichever path reads
     // them (a quote left open in a DS record is malformed either way).
-    let (end, careful) = careful_from(buf, start, end);
-    let eof = eof && !careful;
+    // They are looked for a window at a time, just ahead of the lines
+    // extracted ([`careful_window`]).
+    let chunk_end = end;
+    let (mut end, mut careful) = careful_window(buf, start, chunk_end);
     let apex = o.apex;
     let mut c = Chunk::start(start, o.copy, b);
     let mut settle = c.settle.take();
@@ -145,7 +147,15 @@ pub(super) fn extract_impl<const W: bool>(
         && apex[0] != b'.'
         && !apex.windows(2).any(|w| w == b"..");
     let mut pos = start;
-    while pos < end {
+    loop {
+        if pos >= end {
+            if careful || end >= chunk_end {
+                break;
+            }
+            (end, careful) = careful_window(buf, end, chunk_end);
+            continue;
+        }
+        let eof = eof && !careful && end == chunk_end;
         if quick {
             // What `quick_lines` found of the NS fields holds no more: the
             // cache may have changed since.
@@ -160,7 +170,7 @@ pub(super) fn extract_impl<const W: bool>(
                 letters,
             );
             if pos >= end {
-                break;
+                continue;
             }
         }
         match read_line::<W>(&mut c, &mut settle, &mut s, &mut k, (buf, pos, end), eof, o) {
@@ -191,6 +201,25 @@ fn careful_from(buf: &[u8], start: usize, end: usize) -> (usize, bool) {
         }
         None => (end, false),
     }
+}
+
+/// Bytes of a chunk [`careful_window`] looks at a time: the pre-pass is
+/// the first to read them, so the lines are then extracted from cache.
+/// Looking through the whole chunk (4 MiB) first, 10M-name sorted zones
+/// took 10–15% longer (CHANGELOG).
+const CAREFUL_WINDOW: usize = 256 << 10;
+
+/// [`careful_from`] over the next window of the chunk that ends at
+/// `chunk_end`: from `start`, the whole lines of the next
+/// [`CAREFUL_WINDOW`] bytes (the rest of the chunk when no line ends
+/// there), so that the lines are extracted while the pre-pass has left
+/// them in cache.
+fn careful_window(buf: &[u8], start: usize, chunk_end: usize) -> (usize, bool) {
+    let mut end = (start + CAREFUL_WINDOW).min(chunk_end);
+    if end < chunk_end {
+        end = memchr::memrchr(b'\n', &buf[start..end]).map_or(chunk_end, |k| start + k + 1);
+    }
+    careful_from(buf, start, end)
 }
 
 /// Reads the line at `pos` that [`quick_lines`] left: returns where the
