@@ -101,12 +101,7 @@ impl Data {
     /// every 16 pages or so.
     pub(crate) fn populate(&self, start: usize, end: usize) {
         #[cfg(target_os = "linux")]
-        if let Data::Mapped(m) = self
-            && start < end
-            && end <= m.len()
-        {
-            let _ = m.advise_range(memmap2::Advice::PopulateRead, start, end - start);
-        }
+        self.advise(memmap2::Advice::PopulateRead, start, end);
         let _ = (start, end);
     }
 
@@ -114,13 +109,20 @@ impl Data {
     /// (Linux `MADV_WILLNEED`; nothing elsewhere or when refused).
     pub(crate) fn read_ahead(&self, start: usize, end: usize) {
         #[cfg(target_os = "linux")]
+        self.advise(memmap2::Advice::WillNeed, start, end);
+        let _ = (start, end);
+    }
+
+    /// Gives `advice` for `start..end` of a map (a hint: a refusal, or a
+    /// range outside the map, changes nothing).
+    #[cfg(target_os = "linux")]
+    fn advise(&self, advice: memmap2::Advice, start: usize, end: usize) {
         if let Data::Mapped(m) = self
             && start < end
             && end <= m.len()
         {
-            let _ = m.advise_range(memmap2::Advice::WillNeed, start, end - start);
+            let _ = m.advise_range(advice, start, end - start);
         }
-        let _ = (start, end);
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
