@@ -113,6 +113,25 @@ impl Data {
         let _ = (start, end);
     }
 
+    /// Tells the kernel how `start..end` of a map is read next: probed at
+    /// a few places (`sparse`: Linux `MADV_RANDOM`), or in order
+    /// (`MADV_SEQUENTIAL`, as the whole map is advised when made). A map
+    /// advised in order reads megabytes from disk around each page a probe
+    /// touches (the device's read-ahead, 8 MiB here): the probes for the
+    /// chunks' bounds, one per 4 MiB, read a whole file larger than the
+    /// page cache before any chunk was extracted, and most of it was
+    /// evicted again before it was (a .com-sized dump: 27 of its 29.9 GB
+    /// in the first 20 s, at 2% CPU).
+    pub(crate) fn probing(&self, start: usize, end: usize, sparse: bool) {
+        #[cfg(target_os = "linux")]
+        self.advise(
+            if sparse { memmap2::Advice::Random } else { memmap2::Advice::Sequential },
+            start,
+            end,
+        );
+        let _ = (start, end, sparse);
+    }
+
     /// Gives `advice` for `start..end` of a map (a hint: a refusal, or a
     /// range outside the map, changes nothing).
     #[cfg(target_os = "linux")]

@@ -42,6 +42,10 @@ pub(crate) trait Pages: Sync {
     fn forget(&self, _start: usize, _end: usize) {}
     /// `start..end` will be read soon: its reading from disk may start.
     fn prefetch(&self, _start: usize, _end: usize) {}
+    /// `start..end` is about to be probed at a few places only (the
+    /// chunks' bounds, the block of IDN labels) with `sparse`, and read in
+    /// order after, without.
+    fn probing(&self, _start: usize, _end: usize, _sparse: bool) {}
 }
 
 impl<F: Fn(usize, usize) + Sync> Pages for F {
@@ -64,6 +68,9 @@ impl Pages for Data {
     }
     fn prefetch(&self, start: usize, end: usize) {
         self.read_ahead(start, end);
+    }
+    fn probing(&self, start: usize, end: usize, sparse: bool) {
+        self.probing(start, end, sparse);
     }
 }
 
@@ -108,7 +115,9 @@ pub(crate) fn run(
     // Chunks: enough per thread that the last ones end together.
     let (chunk_min, chunk_max) = config.chunk.map_or((CHUNK_MIN, CHUNK_MAX), |c| (c, c));
     let size = ((len - pos) / (8 * threads)).clamp(chunk_min, chunk_max);
+    pages.probing(pos, len, true);
     let (bounds, first, told) = chunk_bounds(buf, pos, (size, chunk_min), ahead, pages);
+    pages.probing(pos, len, false);
     // The caller's probes (for the block) may have mapped pages too.
     pages.forget(pos, len);
     let claims = Claims::new(buf, eof, opts, pages, ahead.filter(|_| told), bounds, first, threads);
@@ -700,6 +709,7 @@ pub(crate) fn parallel(
     // The chunks of the IDN labels are read first, and their labels told
     // ahead (see `Settle::ahead_parts`).
     let mut ahead = None;
+    source.probing(pos, buf.len(), true);
     let block = match opts.settle {
         Some(settle) if !col.told_ahead() => {
             Some((settle, idn_block(buf, pos, apex, b"xn--"), idn_block(buf, pos, apex, b"xn-.")))

@@ -136,38 +136,57 @@ fn idn_forms_adopted_read_the_same() {
 
 /// The map around every probe for a chunk's bounds is forgotten right
 /// after it, before any chunk is populated (a probe into a huge page
-/// of the page cache maps all 2 MiB of it); then the rest too.
+/// of the page cache maps all 2 MiB of it); then the rest too. The probes
+/// are made while the input is advised as probed sparsely (a map read in
+/// order reads megabytes from disk around each probe), and the advice is
+/// back to "in order" before a chunk is read.
 #[test]
 fn probes_for_the_bounds_are_forgotten_before_the_chunks_are_read() {
     use std::sync::Mutex;
+    /// Populated (`true`) or forgotten, and whether the input was
+    /// advised as probed sparsely then.
     #[derive(Default)]
-    struct Log(Mutex<Vec<(bool, usize, usize)>>);
+    struct Log {
+        events: Mutex<Vec<(bool, usize, usize, bool)>>,
+        sparse: Mutex<bool>,
+    }
+    impl Log {
+        fn push(&self, populated: bool, start: usize, end: usize) {
+            let sparse = *self.sparse.lock().unwrap();
+            self.events.lock().unwrap().push((populated, start, end, sparse));
+        }
+    }
     impl Pages for Log {
         fn populate(&self, start: usize, end: usize) {
-            self.0.lock().unwrap().push((true, start, end));
+            self.push(true, start, end);
         }
         fn forget(&self, start: usize, end: usize) {
-            self.0.lock().unwrap().push((false, start, end));
+            self.push(false, start, end);
+        }
+        fn probing(&self, _start: usize, _end: usize, sparse: bool) {
+            *self.sparse.lock().unwrap() = sparse;
         }
     }
     let buf = dump(400_000);
     let log = Log::default();
     let res = run_with(&buf, 2, &log, None, |_, _| {});
     assert_eq!(res.expect("read").0, buf.len());
-    let log = log.0.into_inner().unwrap();
+    let log = log.events.into_inner().unwrap();
     let first_read = log.iter().position(|e| e.0).expect("chunks were read");
     let (forgotten, read) = log.split_at(first_read);
     // The whole input after the probes, last.
-    assert_eq!(forgotten.last().map(|e| (e.1, e.2)), Some((0, buf.len())));
+    assert_eq!(forgotten.last().map(|e| (e.1, e.2, e.3)), Some((0, buf.len(), false)));
+    let probes = &forgotten[..forgotten.len() - 1];
+    assert!(probes.iter().all(|e| e.3), "every probe is made while advised sparse");
     let mut starts: Vec<usize> = read.iter().filter(|e| e.0).map(|e| e.1).collect();
     starts.sort_unstable();
     assert!(starts.len() > 8, "{} chunks", starts.len());
-    assert!(read.iter().all(|e| e.0), "nothing forgotten while reading");
+    assert!(read.iter().all(|e| e.0 && !e.3), "nothing forgotten, nor sparse, while reading");
     for &b in &starts[1..] {
         // The probe for bound `b` read from `b - 1` or before, up to
         // the newline at `b - 1`.
         assert!(
-            forgotten[..forgotten.len() - 1].iter().any(|&(_, s, e)| s < b && b - 1 < e),
+            probes.iter().any(|&(_, s, e, _)| s < b && b - 1 < e),
             "the probe for {b} is forgotten"
         );
     }
