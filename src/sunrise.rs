@@ -495,6 +495,7 @@ fn without_scan<'a>(
     plain: &PlainJudge,
     candidates: &'a [Candidate<'_>],
 ) -> Result<Probed<'a>, Error> {
+    index.expect_lookups(candidates.len());
     let (mut verdicts, mut probes) = probe_all(index, keys, plain, candidates)?;
     // The keys of the candidates that are not registered labels, sorted:
     // a key found twice is shared by two candidates.

@@ -24,7 +24,7 @@
 //! header are SHA-256).
 
 use super::Error;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"LGRSIDX\0";
@@ -34,6 +34,9 @@ pub const FORMAT_VERSION: u32 = 2;
 const PREFIX: usize = 24;
 /// Bytes per checked block of the data region.
 pub const BLOCK: usize = 64 << 10;
+/// Bytes of the data region per look-up from which a batch of look-ups
+/// reads the whole region ahead (see [`Checked::expect_lookups`]).
+const LOOKUP_SPAN: u64 = 1 << 20;
 /// The largest header accepted (it holds names and hashes, not labels).
 const MAX_HEADER: usize = 16 << 20;
 
@@ -139,6 +142,21 @@ pub enum Backing {
     Owned(Vec<u8>),
 }
 
+impl Backing {
+    /// Gives `advice` for `start..start + len` of a map (a hint: nothing
+    /// for bytes in memory, elsewhere than Linux, or when refused).
+    fn advise(&self, advice: memmap2::Advice, start: usize, len: usize) {
+        #[cfg(target_os = "linux")]
+        if let Backing::Map(m) = self
+            && len > 0
+            && start.checked_add(len).is_some_and(|e| e <= m.len())
+        {
+            let _ = m.advise_range(advice, start, len);
+        }
+        let _ = (advice, start, len);
+    }
+}
+
 impl std::ops::Deref for Backing {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -161,6 +179,9 @@ pub struct Checked {
     crcs_start: usize,
     /// One bit per block: its CRC matched.
     verified: Vec<AtomicU64>,
+    /// Whether the map is advised to be read at random (see
+    /// [`Checked::expect_lookups`]).
+    at_random: AtomicBool,
 }
 
 fn le32(b: &[u8], at: usize) -> u32 {
@@ -176,6 +197,8 @@ impl Checked {
     /// A file that is not an index, of another format version, truncated,
     /// with trailing bytes, or whose header or block table is damaged.
     pub fn new(bytes: Backing) -> Result<Checked, Error> {
+        // Look-ups read a map here and there (see `Checked::expect_lookups`).
+        bytes.advise(memmap2::Advice::Random, 0, bytes.len());
         let b = &bytes[..];
         if b.len() < PREFIX || &b[..8] != MAGIC {
             return Err(Error::new("not an lgrscan index (bad magic bytes or too short)"));
@@ -193,6 +216,7 @@ impl Checked {
         if hlen > MAX_HEADER || b.len() < PREFIX + hlen {
             return Err(Error::new("truncated index: the header is cut short"));
         }
+        bytes.advise(memmap2::Advice::WillNeed, PREFIX, hlen);
         let text = &b[PREFIX..PREFIX + hlen];
         if crc32fast::hash(text) != le32(b, 16) {
             return Err(Error::new("damaged index: header checksum mismatch"));
@@ -231,11 +255,13 @@ impl Checked {
             )));
         }
         let crcs_start = data_start + data_len;
+        bytes.advise(memmap2::Advice::WillNeed, crcs_start, expected - crcs_start);
         if crc32fast::hash(&b[crcs_start..expected - 4]) != le32(b, expected - 4) {
             return Err(Error::new("damaged index: block table checksum mismatch"));
         }
         let verified = (0..blocks.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-        Ok(Checked { bytes, header, data_start, data_len, crcs_start, verified })
+        let at_random = AtomicBool::new(matches!(bytes, Backing::Map(_)));
+        Ok(Checked { bytes, header, data_start, data_len, crcs_start, verified, at_random })
     }
 
     /// `len` bytes of the data region at `off`, their blocks checked.
@@ -272,6 +298,11 @@ impl Checked {
         }
         let start = self.data_start + block * BLOCK;
         let end = (start + BLOCK).min(self.crcs_start);
+        // A map read at random (see `Checked::expect_lookups`): the block
+        // is read from disk in one request, not a page at a time.
+        if self.at_random.load(Ordering::Relaxed) {
+            self.bytes.advise(memmap2::Advice::WillNeed, start, end - start);
+        }
         if crc32fast::hash(&self.bytes[start..end])
             != le32(&self.bytes, self.crcs_start + 4 * block)
         {
@@ -284,11 +315,34 @@ impl Checked {
         Ok(())
     }
 
+    /// Tells a map that `lookups` look-ups follow, each of which reads a
+    /// few blocks here and there. A map is advised to be read at random
+    /// when checked (Linux `MADV_RANDOM`), so that a look-up reads only the
+    /// blocks it checks, each in one request: the kernel's read-around
+    /// reads megabytes around each page touched (8 MiB on this project's
+    /// VM: a one-candidate check of a 298 MB index read 36 MB of it from
+    /// disk, in 30 ms cold; 0.4 MB and under 10 ms so). From one look-up
+    /// per MiB of the data region on, and from then on, the read-around is
+    /// back (`MADV_NORMAL`): such a batch touches most of it, and reads it
+    /// in large requests rather than a block at a time (1M candidates
+    /// against that index, cold: 0.75 s a block at a time, 0.61 s so).
+    /// Only hints.
+    pub fn expect_lookups(&self, lookups: usize) {
+        let (start, len) = (self.data_start, self.data_len);
+        if (lookups as u64).saturating_mul(LOOKUP_SPAN) >= len as u64
+            && self.at_random.swap(false, Ordering::Relaxed)
+        {
+            self.bytes.advise(memmap2::Advice::Normal, start, len);
+        }
+    }
+
     /// Checks every block (`index info --verify`, and the tests).
     ///
     /// # Errors
     /// The first block whose CRC does not match.
     pub fn verify_all(&self) -> Result<(), Error> {
+        // Every block, in order: with the read-around.
+        self.expect_lookups(usize::MAX);
         (0..self.data_len.div_ceil(BLOCK)).try_for_each(|b| self.check_block(b))
     }
 

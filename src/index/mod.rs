@@ -533,6 +533,13 @@ impl Index {
         self.file.verify_all()
     }
 
+    /// Tells the index that `lookups` look-ups follow (a hint: see
+    /// [`format::Checked::expect_lookups`]), so that a large batch reads
+    /// the file from disk ahead, in large requests.
+    pub fn expect_lookups(&self, lookups: usize) {
+        self.file.expect_lookups(lookups);
+    }
+
     /// Starts loading the directory entry that [`Self::lookup`] of `hash`
     /// reads first into the cache. A batch of look-ups calls this, then
     /// [`Self::prefetch_fingerprints`], some look-ups ahead, so that their

@@ -126,6 +126,40 @@ fn a_large_batch_answers_as_a_small_one() {
     }
 }
 
+/// An index file opened through a map answers as the same index in
+/// memory: one candidate (the map read at random, a block at a time) and
+/// then a batch large enough for the read-around (one look-up per MiB of
+/// the data region, see `Index::expect_lookups`), over a 3 MB index.
+#[test]
+fn a_mapped_index_answers_as_one_in_memory() {
+    let labels: Vec<String> = (0..120_000).map(|i| format!("l{i}x{}", i % 97)).collect();
+    let bytes = index_bytes(&list(&labels), &default_spec(ScanMode::Verified));
+    assert!(bytes.len() > 2 << 20, "{} bytes", bytes.len());
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(file.path(), &bytes).expect("index written");
+    let mapped = Index::open(file.path()).expect("opens mapped");
+    let owned = Index::from_bytes(bytes).expect("opens in memory");
+    // Registered labels (even i) and fresh ones (odd i), all distinct.
+    let cand = |i: usize| {
+        let text =
+            if i.is_multiple_of(2) { format!("l{i}x{}", i % 97) } else { format!("fresh{i}") };
+        Candidate { text: text.into(), ..Candidate::default() }
+    };
+    let config = CheckConfig::default();
+    let one = [cand(77 * 2)];
+    assert_eq!(check(&mapped, &one, &config), check(&owned, &one, &config));
+    assert_eq!(check(&mapped, &one, &config)[0].status, Status::Registered);
+    let many: Vec<Candidate> = (0..64).map(|i| cand(i * 1871)).collect();
+    let got = check(&mapped, &many, &config);
+    assert_eq!(got, check(&owned, &many, &config));
+    for (i, v) in got.iter().enumerate() {
+        let want =
+            if (i * 1871).is_multiple_of(2) { Status::Registered } else { Status::Available };
+        assert_eq!(v.status, want, "{}", many[i].text);
+    }
+    mapped.verify().expect("every block checks");
+}
+
 #[test]
 fn contention_follows_the_priority() {
     let index = samples_index();
