@@ -320,8 +320,8 @@ impl Checked {
     /// when checked (Linux `MADV_RANDOM`), so that a look-up reads only the
     /// blocks it checks, each in one request: the kernel's read-around
     /// reads megabytes around each page touched (8 MiB on this project's
-    /// VM: a one-candidate check of a 298 MB index read 36 MB of it from
-    /// disk, in 30 ms cold; 0.4 MB and under 10 ms so). From one look-up
+    /// VM: a one-candidate check of a 298 MB index read about 36 MB of it
+    /// from disk, 35-39 ms cold; about 1 MB and 12 ms so). From one look-up
     /// per MiB of the data region on, and from then on, the read-around is
     /// back (`MADV_NORMAL`): such a batch touches most of it, and reads it
     /// in large requests rather than a block at a time (1M candidates
