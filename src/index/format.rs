@@ -143,17 +143,12 @@ pub enum Backing {
 }
 
 impl Backing {
-    /// Gives `advice` for `start..start + len` of a map (a hint: nothing
-    /// for bytes in memory, elsewhere than Linux, or when refused).
+    /// Gives `advice` for `start..start + len` of a map (a hint: see
+    /// [`crate::input::advise_map`]; nothing for bytes in memory).
     fn advise(&self, advice: memmap2::Advice, start: usize, len: usize) {
-        #[cfg(target_os = "linux")]
-        if let Backing::Map(m) = self
-            && len > 0
-            && start.checked_add(len).is_some_and(|e| e <= m.len())
-        {
-            let _ = m.advise_range(advice, start, len);
+        if let Backing::Map(m) = self {
+            crate::input::advise_map(m, advice, start, start.saturating_add(len));
         }
-        let _ = (advice, start, len);
     }
 }
 
@@ -328,11 +323,16 @@ impl Checked {
     /// against that index, cold: 0.75 s a block at a time, 0.61 s so).
     /// Only hints.
     pub fn expect_lookups(&self, lookups: usize) {
-        let (start, len) = (self.data_start, self.data_len);
-        if (lookups as u64).saturating_mul(LOOKUP_SPAN) >= len as u64
-            && self.at_random.swap(false, Ordering::Relaxed)
-        {
-            self.bytes.advise(memmap2::Advice::Normal, start, len);
+        if (lookups as u64).saturating_mul(LOOKUP_SPAN) >= self.data_len as u64 {
+            self.read_around();
+        }
+    }
+
+    /// Gives a map read at random the kernel's read-around back, for the
+    /// data region (once).
+    fn read_around(&self) {
+        if self.at_random.swap(false, Ordering::Relaxed) {
+            self.bytes.advise(memmap2::Advice::Normal, self.data_start, self.data_len);
         }
     }
 
@@ -342,7 +342,7 @@ impl Checked {
     /// The first block whose CRC does not match.
     pub fn verify_all(&self) -> Result<(), Error> {
         // Every block, in order: with the read-around.
-        self.expect_lookups(usize::MAX);
+        self.read_around();
         (0..self.data_len.div_ceil(BLOCK)).try_for_each(|b| self.check_block(b))
     }
 
@@ -400,4 +400,48 @@ pub fn get_u64(b: &[u8], at: usize) -> u64 {
 /// The little-endian `u32` at `at` of `b` (the caller checked the length).
 pub fn get_u32(b: &[u8], at: usize) -> u32 {
     le32(b, at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A checked file of `data_len` data bytes, mapped.
+    fn mapped(data_len: usize) -> (tempfile::NamedTempFile, Checked) {
+        let mut header = serde_json::Map::new();
+        header.insert("data_len".into(), (data_len as u64).into());
+        let mut out = Vec::new();
+        let mut w = DataWriter::begin(&mut out, header).expect("begins");
+        w.put(&vec![7u8; data_len]).expect("data");
+        w.finish().expect("finished");
+        let file = tempfile::NamedTempFile::new().expect("temp file");
+        std::fs::write(file.path(), &out).expect("written");
+        let f = std::fs::File::open(file.path()).expect("opens");
+        // SAFETY: the test's own file, not changed while mapped.
+        let map = unsafe { memmap2::Mmap::map(&f) }.expect("maps");
+        (file, Checked::new(Backing::Map(map)).expect("checks"))
+    }
+
+    /// A map is read at random until a batch of one look-up per MiB of
+    /// its data region (or a full verification) asks for the read-around,
+    /// and is not switched back; bytes in memory are never "at random".
+    #[test]
+    fn a_large_batch_brings_the_read_around_back_once() {
+        let at_random = |c: &Checked| c.at_random.load(Ordering::Relaxed);
+        let (_f, c) = mapped(3 << 20);
+        assert!(at_random(&c));
+        c.expect_lookups(1);
+        c.expect_lookups(2);
+        assert!(at_random(&c), "2 look-ups over 3 MiB");
+        assert_eq!(c.data(0, 10).expect("a block reads"), &[7u8; 10]);
+        c.expect_lookups(3);
+        assert!(!at_random(&c), "3 look-ups over 3 MiB");
+        c.expect_lookups(1);
+        assert!(!at_random(&c), "not switched back");
+        let (g, v) = mapped(3 << 20);
+        v.verify_all().expect("every block checks");
+        assert!(!at_random(&v), "verifying reads with the read-around");
+        let owned = Checked::new(Backing::Owned(std::fs::read(g.path()).expect("reads")));
+        assert!(!at_random(&owned.expect("checks")));
+    }
 }

@@ -81,6 +81,7 @@ pub use csv_fields::CsvFields;
 pub use error::{Error, ErrorKind};
 pub use labels::{Label, LabelRecord, LabelSet, SourceInfo};
 pub use settle::{AheadLabel, SETTLED_KINDS, Settle, SettleWorker, Settled, Settler};
+pub(crate) use source::advise_map;
 pub use source::{Input, MmapChoice};
 
 pub use time::Timestamp;

@@ -132,15 +132,11 @@ impl Data {
         let _ = (start, end, sparse);
     }
 
-    /// Gives `advice` for `start..end` of a map (a hint: a refusal, or a
-    /// range outside the map, changes nothing).
+    /// Gives `advice` for `start..end` of a map ([`advise_map`]).
     #[cfg(target_os = "linux")]
     fn advise(&self, advice: memmap2::Advice, start: usize, end: usize) {
-        if let Data::Mapped(m) = self
-            && start < end
-            && end <= m.len()
-        {
-            let _ = m.advise_range(advice, start, end - start);
+        if let Data::Mapped(m) = self {
+            advise_map(m, advice, start, end);
         }
     }
 
@@ -171,6 +167,17 @@ impl Data {
         }
         let _ = (start, end);
     }
+}
+
+/// Gives `advice` for `start..end` of `map` (a hint: a refusal, an empty
+/// range or one outside the map changes nothing; nothing elsewhere than
+/// Linux). The input's maps and the index's take their advice through it.
+pub(crate) fn advise_map(map: &Mmap, advice: memmap2::Advice, start: usize, end: usize) {
+    #[cfg(target_os = "linux")]
+    if start < end && end <= map.len() {
+        let _ = map.advise_range(advice, start, end - start);
+    }
+    let _ = (map, advice, start, end);
 }
 
 /// An opened input: all of it in memory (mapped or given), or a stream.
