@@ -16,12 +16,12 @@
 
 use crate::idna2008::{self, Finding, is_plain_ldh, to_labels};
 use crate::index::{Entry, Error, Index, KeyScratch, Keys};
-use crate::input::{self, Input, InputFormat, SettleWorker, Settled, Timestamp};
-use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig, ScanSettler};
+use crate::input::{self, Input, InputFormat, PlainRule, Settled, Timestamp};
+use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 mod candidates;
 pub use candidates::{Applicant, Candidate, read_candidates};
@@ -233,62 +233,36 @@ enum Row {
     Candidate(usize),
 }
 
-/// Judges plain candidates as the scan judges plain labels: through the
-/// scan's own [`ScanSettler`] (RFC 7940 §8.1 eligibility under the set's
-/// first judging LGR, memoised by class string), so that a candidate that
-/// collides with nothing gets the scan's verdict without a scan. Made once
-/// per LGR set and kept (a service keeps it across requests: its memo
-/// stays warm).
+/// Judges plain candidates as the scan judges plain labels: by the
+/// scan's own [`PlainRule`] (RFC 7940 §8.1 eligibility under the set's
+/// first judging LGR, by length and by which of letters, digits and
+/// hyphens a label has), so that a candidate that collides with nothing
+/// gets the scan's verdict without a scan; one the rule does not decide is
+/// scanned. Made once per LGR set and kept.
 pub struct PlainJudge {
-    settler: Arc<ScanSettler>,
-    /// Workers done with, for the next check (each holds memos of a few
-    /// hundred KiB: a service answering one label at a time reuses them).
-    idle: Mutex<Vec<Box<dyn SettleWorker>>>,
+    rule: Option<PlainRule>,
 }
-
-/// Workers a [`PlainJudge`] keeps for reuse.
-const IDLE_MAX: usize = 64;
 
 impl PlainJudge {
     /// The judge of plain labels under `set`.
     pub fn new(set: &LgrSet) -> PlainJudge {
-        let settler = ScanSettler::new();
-        settler.provide(set);
-        PlainJudge { settler, idle: Mutex::new(Vec::new()) }
+        PlainJudge { rule: scan::plain_rule(set) }
     }
 
     fn lend(&self) -> Lent<'_> {
-        let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        let worker = idle.unwrap_or_else(|| {
-            let mut w = self.settler.settler().0.worker();
-            w.ready();
-            w
-        });
-        Lent { judge: self, worker: Some(worker) }
+        Lent { rule: self.rule.as_ref() }
     }
 }
 
-/// A worker of a [`PlainJudge`], given back when dropped.
+/// A [`PlainJudge`]'s rule, for one thread.
 struct Lent<'a> {
-    judge: &'a PlainJudge,
-    worker: Option<Box<dyn SettleWorker>>,
+    rule: Option<&'a PlainRule>,
 }
 
 impl Lent<'_> {
     /// Whether the plain label `text` is one the scan finds valid.
     fn valid(&mut self, text: &[u8]) -> bool {
-        self.worker.as_mut().is_some_and(|w| !matches!(w.settle(text, text), Settled::Keep))
-    }
-}
-
-impl Drop for Lent<'_> {
-    fn drop(&mut self) {
-        let mut idle = self.judge.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if idle.len() < IDLE_MAX
-            && let Some(w) = self.worker.take()
-        {
-            idle.push(w);
-        }
+        self.rule.is_some_and(|r| !matches!(r.verdict(text, None), Settled::Keep))
     }
 }
 

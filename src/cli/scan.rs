@@ -8,7 +8,7 @@ use lgrscan::report::findings::RowContext;
 use lgrscan::report::meta::{self, InputMeta, LgrMeta, Meta};
 use lgrscan::report::scan::{GroupBy, ReportParts};
 use lgrscan::report::{self, Durability, ScanFormat};
-use lgrscan::scan::{self, HolderPolicy, LgrSet, ScanConfig, ScanSettler};
+use lgrscan::scan::{self, HolderPolicy, LgrSet, ScanConfig};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -278,27 +278,32 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     });
     let bar = Bar::new(!args.quiet && stderr_tty);
     // Plain labels the scan would only count are counted as they are
-    // read, once the LGR set is known (see `ScanSettler`).
-    let settler = ScanSettler::new();
+    // read, under the rule of the LGR set once it is known; the keys of
+    // the IDN labels the reader tells ahead are computed on a thread of
+    // their own, which waits for the reader (see `scan::settle_for`).
+    let settling = input::Settling::new();
     let config = args
         .input
         .config()?
         .ns_targets(if args.check_ns { input::NsTargets::Collect } else { input::NsTargets::Skip })
         .progress(bar.reading(&args.inputs))
-        .settle(Some(settler.settler()));
+        .settle(Some(std::sync::Arc::clone(&settling)));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let read_start = std::time::Instant::now();
-    // Inside the pool: the reader converts IDN labels on rayon's current
-    // pool, so --threads bounds the whole run.
-    let (set, labels) = pool.install(|| {
-        rayon::join(
-            || {
-                let set = spec.compile()?;
-                settler.provide(&set);
-                anyhow::Ok(set)
-            },
-            || input::read(args.inputs.iter().map(|a| Input::from_arg(a)), &config),
-        )
+    let (set, labels) = std::thread::scope(|s| {
+        // Off the pool: the set compiles while the pool's threads read
+        // (compiling takes no thread of the pool's).
+        let stage = s.spawn(|| {
+            let set = spec.compile()?;
+            scan::settle_for(&set, &settling);
+            anyhow::Ok(set)
+        });
+        // Inside the pool: the reader converts IDN labels on rayon's
+        // current pool, so --threads bounds the whole run.
+        let labels =
+            pool.install(|| input::read(args.inputs.iter().map(|a| Input::from_arg(a)), &config));
+        let set = stage.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (set, labels)
     });
     let set = set?;
     let labels = labels.context("reading input")?;
@@ -364,7 +369,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     // The process ends here: freeing millions of small allocations one by
     // one takes longer than the system reclaiming the whole address space.
     // So do the LGRs (large ones hold tens of thousands of elements and
-    // automata; the settler's copy of the set shares them).
+    // automata).
     std::mem::forget(parts);
     std::mem::forget(status);
     std::mem::forget(labels);

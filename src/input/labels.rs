@@ -229,23 +229,23 @@ pub struct LabelSet {
     pub(crate) csv_pins: bool,
     pub(crate) apex: Option<String>,
     pub(crate) accounting: Accounting,
-    /// Labels counted by the settler while read, per category, and how
+    /// Labels counted under the rule while read, per category, and how
     /// many of them are not stored (see [`super::settle`]).
     pub(crate) settled: [u64; SETTLED_KINDS],
     pub(crate) settled_unstored: u64,
     /// Of those, labels settled on the strength of the labels told ahead.
     pub(crate) settled_assumed: u64,
-    /// Ranges of labels whose plain labels were all given to the settler.
+    /// Ranges of labels whose plain labels were all read under the rule.
     pub(crate) settle_ranges: Vec<(u32, u32)>,
-    /// Stored labels the settler tagged.
+    /// Stored labels the rule tagged.
     pub(crate) settle_tags: Vec<u32>,
-    /// Stored labels the settler kept for the caller.
+    /// Stored labels the rule kept for the caller.
     pub(crate) settle_kept: Vec<u32>,
 }
 
 impl LabelSet {
-    /// Number of registered labels stored: all of them, unless a settler
-    /// counted some without storing them ([`LabelSet::settled_unstored`]).
+    /// Number of registered labels stored: all of them, unless a read
+    /// under a rule counted some without storing them ([`LabelSet::settled_unstored`]).
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -255,33 +255,33 @@ impl LabelSet {
         self.records.is_empty()
     }
 
-    /// Registered labels the settler counted while they were read (see
+    /// Registered labels counted under the rule while they were read (see
     /// [`Config::settle`](super::Config::settle)), per category: those it
-    /// tagged, which are stored, and those it did not store (counted in
+    /// tagged, which are stored, and those not stored (counted in
     /// [`Accounting::registered_labels`], not in [`LabelSet::len`]).
     pub fn settled(&self) -> [u64; SETTLED_KINDS] {
         self.settled
     }
 
-    /// Registered labels the settler counted and that are not stored.
+    /// Registered labels counted under the rule and not stored.
     pub fn settled_unstored(&self) -> u64 {
         self.settled_unstored
     }
 
-    /// Ranges `start..end` of labels whose plain labels were all given to
-    /// the settler, in increasing order: each of those is in
+    /// Ranges `start..end` of labels whose plain labels were all read
+    /// under the rule, in increasing order: each of those is in
     /// [`LabelSet::settle_tags`] or [`LabelSet::settle_kept`].
     pub fn settle_ranges(&self) -> &[(u32, u32)] {
         &self.settle_ranges
     }
 
-    /// The labels the settler counted and tagged ([`super::Settled::Tag`]),
+    /// The labels the rule counted and tagged ([`super::Settled::Tag`]),
     /// in increasing order.
     pub fn settle_tags(&self) -> &[u32] {
         &self.settle_tags
     }
 
-    /// The labels the settler kept for the caller
+    /// The labels the rule kept for the caller
     /// ([`super::Settled::Keep`]), in increasing order.
     pub fn settle_kept(&self) -> &[u32] {
         &self.settle_kept

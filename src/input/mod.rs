@@ -80,7 +80,7 @@ pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
 pub use csv_fields::CsvFields;
 pub use error::{Error, ErrorKind};
 pub use labels::{Label, LabelRecord, LabelSet, SourceInfo};
-pub use settle::{AheadLabel, SETTLED_KINDS, Settle, SettleWorker, Settled, Settler};
+pub use settle::{AheadLabel, AsciiKeys, PlainRule, SETTLED_KINDS, Settled, Settling};
 pub(crate) use source::advise_map;
 pub use source::{Input, MmapChoice};
 
@@ -190,7 +190,7 @@ pub struct Config {
     pub(crate) ns: NsTargets,
     pub(crate) label_text: LabelText,
     pub(crate) progress: Option<ProgressFn>,
-    pub(crate) settle: Option<Settler>,
+    pub(crate) settle: Option<Arc<Settling>>,
     /// See [`Config::chunk_bytes`]; `None`: the defaults.
     pub(crate) chunk: Option<usize>,
     /// See [`Config::zone_fast_path`].
@@ -289,11 +289,13 @@ impl Config {
         }
     }
 
-    /// Settles plain labels as they are read (see [`Settle`]): those it
-    /// settles are counted ([`LabelSet::settled`]), not kept. Only files
-    /// read through the parallel zone reader with NS targets skipped are
-    /// settled.
-    pub fn settle(mut self, s: Option<Settler>) -> Config {
+    /// Settles plain labels as they are read, under the rule the caller
+    /// gives `s` (see [`Settling`]): those settled are counted
+    /// ([`LabelSet::settled`]), not kept. Only files read through the
+    /// parallel zone reader with NS targets skipped are settled. A
+    /// [`Settling`] serves one [`read`], which finishes it
+    /// ([`Settling::finish`]) when it returns.
+    pub fn settle(mut self, s: Option<Arc<Settling>>) -> Config {
         self.settle = s;
         self
     }
@@ -346,6 +348,17 @@ impl Config {
 /// registered label, or, under [`Strictness::Strict`], the first malformed
 /// line.
 pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<LabelSet, Error> {
+    // However the read ends, a caller waiting for labels told ahead
+    // (`Settling::wait_ahead`) stops waiting.
+    struct Finish<'a>(Option<&'a Settling>);
+    impl Drop for Finish<'_> {
+        fn drop(&mut self) {
+            if let Some(s) = self.0 {
+                s.finish();
+            }
+        }
+    }
+    let _finish = Finish(config.settle.as_deref());
     let inputs: Vec<Input> = inputs.into_iter().collect();
     // Settling needs inputs that can be read again (see `settle`).
     let paths: Option<Vec<std::path::PathBuf>> = inputs
@@ -373,7 +386,7 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
         ..config.clone()
     };
     if let Some(s) = &config.settle {
-        s.0.start();
+        s.start();
     }
     let mut r = reader::Reader::new(&first)?;
     r.c.settle = true;

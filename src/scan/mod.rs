@@ -26,8 +26,8 @@
 //! label to itself (checked when the set is built), since an ASCII label
 //! can then only collide with an IDN label whose index label is that ASCII
 //! text. Findings keep their own copies. Most plain labels need not be
-//! stored at all: read with a [`ScanSettler`], they are judged and counted
-//! as the zone is read (see [`crate::input::Settle`]).
+//! stored at all: read under the set's [`plain_rule`] ([`settle_for`]),
+//! they are counted as the zone is read (see [`crate::input::Settling`]).
 //!
 //! Judging runs in two passes, each with one worker per thread claiming
 //! chunks of labels in turn (IDN labels cluster in a sorted zone): first
@@ -48,7 +48,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use group::{Relation, Role};
-pub use judge::ScanSettler;
+pub use judge::{plain_rule, settle_for};
 
 /// The LGRs of a zone: the ones that judge labels, in order, and the one
 /// whose variant relation defines collisions.
@@ -209,26 +209,17 @@ impl Packing {
     }
 }
 
-/// The class string of an LDH label under the first judging LGR when that
-/// LGR gives all the letters a-z one class, all the digits one class and
-/// the hyphen one (not necessarily three different ones): then the
-/// label's length and the positions of its digits and hyphens
-/// ([`ldh_masks`]) fix its class string, hence its judgement (see
-/// [`Lgr::ascii_classes`]), and are quicker to find than the string.
+/// How the first judging LGR classes the LDH bytes, when it gives all the
+/// letters a-z one class and all the digits one class (see
+/// [`Lgr::ascii_classes`]): a label of letters only, or of digits only,
+/// then has the verdict of any other of its length, which
+/// [`plain_rule`] judges once per length.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shape {
-    /// Whether the letters, the digits, the hyphen are [`PACK_TARGET`]
-    /// bytes (each group is all or none, else there is no shape).
-    pub(crate) letter_target: bool,
-    pub(crate) digit_target: bool,
-    pub(crate) hyphen_target: bool,
-    /// How [`Shape::key`] takes the digit and hyphen masks: masks of
-    /// `(digits, hyphens)` for the first part of the key, and of the
-    /// hyphens for the second (a group in the letters' class is left out;
-    /// digits and hyphens of one class are merged), so that labels with
-    /// the same class string mostly share a key.
-    first_keep: (u32, u32),
-    hyphen_keep: u32,
+    /// Whether the digits are in the letters' class: a label of letters
+    /// and digits then has the class string, hence the verdict, of the
+    /// label of as many letters.
+    pub(crate) digits_as_letters: bool,
     /// Whether the first judging LGR judges a label whose hyphens RFC
     /// 5891 allows as the label of as many letters
     /// ([`crate::lgr::Lgr::ldh_hyphens_as_letters`]).
@@ -236,81 +227,16 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
-    fn of(classes: &[u16], targets: &[bool; 128]) -> Option<Shape> {
-        let uniform = |bytes: &mut dyn Iterator<Item = u8>| -> Option<bool> {
-            let bytes: Vec<u8> = bytes.collect();
-            let c = classes[usize::from(bytes[0])];
-            let t = targets[usize::from(bytes[0])];
-            bytes
-                .iter()
-                .all(|&b| classes[usize::from(b)] == c && targets[usize::from(b)] == t)
-                .then_some(t)
+    fn of(classes: &[u16]) -> Option<Shape> {
+        let uniform = |mut bytes: std::ops::RangeInclusive<u8>| {
+            let c = classes[usize::from(*bytes.start())];
+            bytes.all(|b| classes[usize::from(b)] == c)
         };
-        let letter_target = uniform(&mut (b'a'..=b'z'))?;
-        let digit_target = uniform(&mut (b'0'..=b'9'))?;
-        let [l, d, h] = [b'a', b'0', b'-'].map(|b| classes[usize::from(b)]);
-        let all = |keep: bool| if keep { u32::MAX } else { 0 };
-        Some(Shape {
-            letter_target,
-            digit_target,
-            hyphen_target: targets[usize::from(b'-')],
-            first_keep: (all(d != l), all(h != l && h == d)),
-            hyphen_keep: all(h != l && h != d),
+        (uniform(b'a'..=b'z') && uniform(b'0'..=b'9')).then(|| Shape {
+            digits_as_letters: classes[usize::from(b'0')] == classes[usize::from(b'a')],
             hyphens_as_letters: false,
         })
     }
-
-    /// Whether the digits are in the letters' class: then a label's key
-    /// does not depend on where its digits are ([`Shape::key`]).
-    pub(crate) fn digits_as_letters(self) -> bool {
-        self.first_keep.0 == 0
-    }
-
-    /// Whether a label with these [`ldh_masks`] (`all`: a bit per octet)
-    /// has a letter, and whether it has a [`PACK_TARGET`] byte.
-    #[inline(always)]
-    pub(crate) fn flags(self, all: u32, digits: u32, hyphens: u32) -> (bool, bool) {
-        let alpha = digits | hyphens != all;
-        let target = (alpha && self.letter_target)
-            || (digits != 0 && self.digit_target)
-            || (hyphens != 0 && self.hyphen_target);
-        (alpha, target)
-    }
-
-    /// The memo key of a label of `len` octets (at most 32) with these
-    /// [`ldh_masks`]: labels with the same key have the same class string.
-    #[inline(always)]
-    pub(crate) fn key(self, len: usize, digits: u32, hyphens: u32) -> u128 {
-        let first = digits & self.first_keep.0 | hyphens & self.first_keep.1;
-        let lo = len as u64 | u64::from(first) << 8;
-        u128::from(lo) | u128::from(hyphens & self.hyphen_keep) << 64
-    }
-}
-
-/// A bit for each of the first `len` octets of a label (`len` ≤ 32).
-#[inline(always)]
-pub(crate) fn octet_bits(len: usize) -> u32 {
-    if len >= 32 { u32::MAX } else { (1u32 << len) - 1 }
-}
-
-/// The bits of the digits and of the hyphens among the octets of `text`
-/// (at most 32), and a bit for each octet; `tail` starts with `text` (its
-/// 32 bytes are read at once when it has them).
-#[inline(always)]
-pub(crate) fn ldh_masks(text: &[u8], tail: &[u8]) -> (u32, u32, u32) {
-    let len = text.len();
-    debug_assert!(len <= 32);
-    let keep = octet_bits(len);
-    let mut buf = [0u8; 32];
-    let bytes: &[u8; 32] = match tail.first_chunk() {
-        Some(t) => t,
-        None => {
-            buf[..len].copy_from_slice(text);
-            &buf
-        }
-    };
-    let (d, h) = crate::simd::digit_hyphen_bits(bytes);
-    (d & keep, h & keep, keep)
 }
 
 /// [`Packing::one`] flag: an ASCII letter.
@@ -376,7 +302,7 @@ impl LgrSet {
                 s
             })
             .collect();
-        let shape = Shape::of(&first.ascii_classes()[..], &targets)
+        let shape = Shape::of(&first.ascii_classes()[..])
             .map(|s| Shape { hyphens_as_letters: first.ldh_hyphens_as_letters(), ..s });
         Ok(LgrSet {
             judges,
@@ -630,59 +556,29 @@ mod tests {
         check::<super::Report>();
     }
 
-    /// [`super::ldh_masks`] and [`super::Shape`]: the masks are those of
-    /// a byte loop whatever follows the label, and two labels share a key
-    /// exactly when their class strings (and lengths) are equal, for each
-    /// way the letters, digits and hyphen can share classes.
+    /// [`super::Shape`]: whether the digits are in the letters' class,
+    /// for each way the letters, digits and hyphen can share classes;
+    /// letters or digits of two classes give no shape.
     #[test]
-    fn shapes_key_class_strings() {
-        use super::{Shape, ldh_masks};
-        use std::collections::HashMap;
-        let mut next = crate::testutil::random_u64s(0x2545_f491_4f6c_dd1d);
+    fn shapes_of_the_ldh_classes() {
+        use super::Shape;
         let partitions: [[u16; 3]; 5] = [[0, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1], [0, 1, 2]];
         for (p, &[l, d, h]) in partitions.iter().enumerate() {
             let mut classes = [999u16; 128];
-            let mut targets = [false; 128];
             for b in b'a'..=b'z' {
                 classes[usize::from(b)] = l;
             }
             for b in b'0'..=b'9' {
                 classes[usize::from(b)] = d;
-                targets[usize::from(b)] = p % 2 == 0;
             }
             classes[usize::from(b'-')] = h;
-            targets[usize::from(b'-')] = p == 4;
-            let shape = Shape::of(&classes, &targets).expect("letters, digits, hyphen uniform");
-            let mut by_key: HashMap<u128, Vec<u16>> = HashMap::new();
-            let mut by_class: HashMap<Vec<u16>, u128> = HashMap::new();
-            for _ in 0..20_000 {
-                let len = (next() % 33) as usize;
-                let mut buf: Vec<u8> = (0..len + (next() % 40) as usize)
-                    .map(|_| b"abz09-5"[(next() % 7) as usize])
-                    .collect();
-                for b in &mut buf[len..] {
-                    *b = next() as u8;
-                }
-                let text = &buf[..len];
-                let (dm, hm, all) = ldh_masks(text, &buf);
-                let bit = |f: fn(&u8) -> bool| {
-                    text.iter().enumerate().fold(0u32, |m, (i, b)| m | u32::from(f(b)) << i)
-                };
-                assert_eq!(dm, bit(u8::is_ascii_digit), "{text:?}");
-                assert_eq!(hm, bit(|&b| b == b'-'), "{text:?}");
-                assert_eq!(all, bit(|_| true), "{text:?}");
-                let (alpha, target) = shape.flags(all, dm, hm);
-                assert_eq!(alpha, text.iter().any(u8::is_ascii_lowercase));
-                assert_eq!(target, text.iter().any(|&b| targets[usize::from(b)]));
-                let class: Vec<u16> = text.iter().map(|&b| classes[usize::from(b)]).collect();
-                let k = shape.key(len, dm, hm);
-                assert_eq!(by_key.entry(k).or_insert_with(|| class.clone()), &class, "{p}");
-                assert_eq!(*by_class.entry(class).or_insert(k), k, "{p}: one key per class string");
+            let shape = Shape::of(&classes).expect("letters, digits uniform");
+            assert_eq!(shape.digits_as_letters, d == l, "{p}");
+            for split in [b'7', b'q'] {
+                let mut two = classes;
+                two[usize::from(split)] = 5;
+                assert!(Shape::of(&two).is_none(), "{p}: {split} of another class");
             }
         }
-        // Letters of two classes: no shape.
-        let mut classes = [0u16; 128];
-        classes[usize::from(b'q')] = 5;
-        assert!(Shape::of(&classes, &[false; 128]).is_none());
     }
 }

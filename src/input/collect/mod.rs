@@ -17,7 +17,7 @@ use super::labels::{
 };
 use super::settle::{SETTLED, SETTLED_KINDS};
 use super::{
-    Config, Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Settle, Strictness,
+    Config, Error, ErrorKind, MALFORMED_DETAILS_MAX, Malformed, NsTargets, Settling, Strictness,
 };
 use crate::idna2008::{self, Finding, Forms};
 
@@ -96,7 +96,7 @@ pub(crate) struct Collector {
     /// See [`Collector::unsettle`].
     unsettled: bool,
     /// Where the labels told ahead were found (see
-    /// [`super::Settle::ahead_parts`]): in a source, those before an
+    /// [`super::Settling::ahead_parts`]): in a source, those before an
     /// offset (read before the block was looked for) and those of a range.
     idn_block: Option<IdnBlock>,
 }
@@ -212,8 +212,8 @@ impl Collector {
 
     /// What settles plain labels in this read, if anything (see
     /// [`super::settle`]).
-    pub(crate) fn settler<'c>(&self, config: &'c Config) -> Option<&'c dyn Settle> {
-        config.settle.as_ref().filter(|_| self.settle).map(|s| &*s.0)
+    pub(crate) fn settling<'c>(&self, config: &'c Config) -> Option<&'c Settling> {
+        config.settle.as_deref().filter(|_| self.settle)
     }
 
     pub(crate) fn path(&self, source: u32) -> &Path {

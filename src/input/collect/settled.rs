@@ -64,7 +64,7 @@ impl Collector {
         }
     }
 
-    /// Lists the labels of a chunk the settler was asked about, registered
+    /// Lists the labels of a chunk read under the rule, registered
     /// from `first_index` to the last label: the indexes of those it
     /// tagged and kept, and its counts (`counted`, by kind).
     pub(crate) fn list_settled(

@@ -84,7 +84,7 @@ pub(crate) fn parse(
                     czds: st.czds,
                     ns: col.collects_ns(),
                     copy,
-                    settle: col.settler(config),
+                    settle: col.settling(config),
                     adopt_forms: false,
                 };
                 let res = czds::run(

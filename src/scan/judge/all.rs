@@ -85,7 +85,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     let others = if kept.is_empty() {
         labels.not_plain()
     } else {
-        // Plain labels the settler kept are judged in full here too.
+        // Plain labels the rule kept are judged in full here too.
         merged = labels.not_plain().iter().chain(kept).copied().collect();
         &merged
     };
@@ -108,13 +108,13 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
         (end - part * OTHERS_PART) as u64
     });
     let keys = KeyFilter::of(&first);
-    // The labels in the settler's ranges were judged while read.
+    // The labels in the rule's ranges were counted while read.
     let parts = plain_parts(n, labels.settle_ranges());
     let keys = Pass::Plain(keys);
     let second =
         run(parts.len(), &|w, part| w.plain_chunk(set, &shared, labels, parts[part], &keys));
     let mut acc = first.merge(second);
-    // Labels the settler counted (see `ScanSettler`), and those it tagged
+    // Labels counted under the rule (see `plain_rule`), and those it tagged
     // that may be candidates.
     let [zyyy, latn] = labels.settled();
     acc.per_lgr[0] += zyyy + latn;

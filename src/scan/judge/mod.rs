@@ -7,7 +7,7 @@ mod key_filter;
 mod keys;
 mod memo;
 mod pack;
-mod settler;
+mod settling;
 mod tally;
 #[cfg(test)]
 mod tests;
@@ -17,4 +17,4 @@ pub(crate) use all::judge_all;
 pub(crate) use judged::{Judged, index_text, judge_one_in, script_of_with, verdict_fields};
 pub(crate) use keys::{Keyed, text_hash_cps};
 pub(crate) use pack::PAD;
-pub use settler::ScanSettler;
+pub use settling::{plain_rule, settle_for};

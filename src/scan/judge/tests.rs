@@ -1,5 +1,5 @@
 use super::all::{CHUNK, plain_parts};
-use super::key_filter::{KeyFilter, key_has_letter};
+
 use super::keys::{text_hash, text_hash_cps};
 use super::pack::{pack, pack_tail};
 use crate::scan::PACK_ALPHA;
@@ -8,28 +8,6 @@ use crate::scan::PACK_OTHER;
 use crate::scan::PACK_TARGET;
 use crate::scan::Packing;
 use std::collections::HashMap;
-
-/// A key filter knows whether some key has a letter: a label with a
-/// letter is surely no key when none has (the settler's verdict).
-#[test]
-pub(super) fn key_filter_knows_whether_keys_have_letters() {
-    let cps = |t: &str| t.chars().map(u32::from).collect::<Vec<u32>>();
-    assert!(!key_has_letter(&cps("0123456789")));
-    assert!(!key_has_letter(&cps("1-2")));
-    assert!(key_has_letter(&cps("1a")));
-    assert!(key_has_letter(&cps("z")));
-    let mut k = KeyFilter::new(16);
-    k.add_cps(&cps("123"));
-    assert!(!k.letters);
-    assert!(!k.surely_none(b"123", false));
-    assert!(k.surely_none(b"12a", true));
-    // A length no key has.
-    assert!(k.surely_none(b"1234", false));
-    k.add_cps(&cps("a12"));
-    assert!(k.letters);
-    assert!(!k.surely_none(b"a12", true));
-    assert!(!k.surely_none(b"123", false));
-}
 
 /// An ASCII label's text hash is its index label's, whatever the
 /// length (whole words, a padded last word, none).

@@ -5,10 +5,10 @@ use crate::input::hash::HashBuild;
 use crate::input::hash::hash_bytes;
 use crate::input::key_order::ORDERS_ALL;
 use crate::input::name;
+use crate::input::settle::Plain;
 use crate::input::settle::SETTLED_KINDS;
-use crate::input::settle::Settle;
-use crate::input::settle::SettleWorker;
 use crate::input::settle::Settled;
+use crate::input::settle::Settling;
 use std::collections::HashMap;
 
 /// What the fast path needs to know: the apex and what to collect.
@@ -31,10 +31,10 @@ pub(crate) struct FastOpts<'a> {
     /// Whether the text of plain labels is copied into [`Chunk::text`].
     pub(crate) copy: bool,
     /// What settles plain labels, if anything (see [`crate::input::settle`]).
-    pub(crate) settle: Option<&'a dyn Settle>,
+    pub(crate) settle: Option<&'a Settling>,
     /// Whether the IDN forms of every chunk become a part of the set's
     /// text, not only those of the block told ahead (see `merge`): a
-    /// test's way to that path without a settler.
+    /// test's way to that path without a rule.
     pub(crate) adopt_forms: bool,
 }
 
@@ -105,11 +105,11 @@ pub(crate) struct Chunk {
     pub(crate) idn_text: String,
     /// What the owner of the last line read was.
     pub(crate) last_kind: Kind,
-    /// Whether the settler was asked about every plain label (see
+    /// Whether every plain label was read under a rule (see
     /// [`crate::input::settle`]).
     pub(crate) active: bool,
     /// Labels settled on the strength of the labels told ahead (see
-    /// [`Settle::ahead_parts`]).
+    /// [`Settling::ahead_parts`]).
     pub(crate) assumed: u64,
     /// Labels it settled, per category: not in `regs`, nor kept anywhere
     /// (a chunk with settled labels that cannot be merged in bulk makes
@@ -129,8 +129,6 @@ pub(crate) struct Chunk {
     /// was settled.
     pub(crate) last_reg: Option<(usize, usize)>,
     pub(crate) last_settled: bool,
-    /// The settling worker, until [`run`] takes it back for the next chunk.
-    pub(crate) settle: Option<Box<dyn SettleWorker>>,
 }
 
 /// The buffers of a [`Chunk`], emptied and handed to the next chunk
@@ -149,7 +147,6 @@ pub(crate) struct Buffers {
     pub(super) idn_text: String,
     pub(super) tags: Vec<(u32, u32)>,
     pub(super) keeps: Vec<u32>,
-    pub(super) settle: Option<Box<dyn SettleWorker>>,
 }
 
 impl Chunk {
@@ -186,7 +183,6 @@ impl Chunk {
             first_reg: None,
             last_reg: None,
             last_settled: false,
-            settle: b.settle,
         }
     }
 
@@ -226,7 +222,6 @@ impl Chunk {
             idn_text: self.idn_text,
             tags: self.tags,
             keeps: self.keeps,
-            settle: self.settle,
         };
         b.tags.clear();
         b.keeps.clear();
@@ -332,26 +327,28 @@ pub(super) fn intern_ns(
     c.ns_pairs.push((c.regs.len() as u32 - 1, id));
 }
 
-/// Asks the settler (see [`crate::input::settle`]) about the new registered label
-/// at `pos` (`m` octets; `plain`: lower-case LDH; `ldh`: the masks of its
-/// digits and hyphens when the caller has them), in a chunk it is asked
-/// about every plain label of, and keeps track of the first and last
+/// The verdict of the rule (see [`crate::input::settle`]) on the new
+/// registered label at `pos` (`m` octets; `plain`: lower-case LDH;
+/// `ldh`: the masks of its digits and hyphens when the caller has them),
+/// in a chunk read under a rule, and keeps track of the first and last
 /// registered labels; returns whether the label was settled (only counted:
 /// not to be pushed to `regs`).
 #[inline(always)]
 pub(super) fn settle_label(
     c: &mut Chunk,
-    settle: &mut Option<Box<dyn SettleWorker>>,
+    settle: Option<&Plain>,
     buf: &[u8],
     (pos, m): (usize, usize),
     plain: bool,
     ldh: Option<(u32, u32)>,
 ) -> bool {
+    let text = &buf[pos..pos + m];
     let verdict = match (settle, ldh) {
-        (Some(w), Some((digits, hyphens))) if plain => {
-            Some(w.settle_ldh(&buf[pos..pos + m], digits, hyphens))
+        (Some(p), Some((digits, hyphens))) if plain => {
+            let alpha = digits | hyphens != crate::simd::zone::low_bits(m);
+            Some(p.verdict_with(text, (alpha, digits != 0, hyphens != 0)))
         }
-        (Some(w), _) if plain => Some(w.settle(&buf[pos..pos + m], &buf[pos..])),
+        (Some(p), _) if plain => Some(p.verdict(text)),
         _ => None,
     };
     if let Some(v) = verdict
@@ -373,7 +370,7 @@ pub(super) fn settle_label(
     false
 }
 
-/// Counts the registered label at `buf[pos..pos + m]` when the settler's
+/// Counts the registered label at `buf[pos..pos + m]` when the rule's
 /// verdict is [`Settled::Count`] or [`Settled::Assume`] (only counted,
 /// under its category); false for the other verdicts (the label is
 /// stored).

@@ -9,7 +9,8 @@ use super::chunk::{
 use super::fields::{AfterOwner, FieldsCache, check_after_owner};
 use super::quick::{Letters, OwnerRun, quick_lines};
 use crate::input::hash::HashBuild;
-use crate::input::settle::SettleWorker;
+use crate::input::settle::Plain;
+use crate::input::settle::Settling;
 use crate::simd::zone::{Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits};
 use std::collections::HashMap;
 
@@ -109,18 +110,12 @@ pub(super) fn extract_impl<const W: bool>(
     let (mut end, mut careful) = careful_window(buf, start, chunk_end);
     let apex = o.apex;
     let mut c = Chunk::start(start, o.copy, b);
-    let mut settle = c.settle.take();
-    c.active = settle.as_mut().is_some_and(|w| w.ready());
-    let active = c.active;
-    // What the settler counts without being asked (only when it settles).
-    let letters = match &settle {
-        Some(w) if active => Letters {
-            lengths_cat: w.letters(),
-            digits: w.letters_and_digits(),
-            hyphens: w.hyphens_as_letters(),
-        },
-        _ => Letters::default(),
-    };
+    // The rule as of the chunk's start (none until the caller gives it).
+    let plain = o.settle.and_then(Settling::now);
+    let settle = plain.as_ref();
+    c.active = settle.is_some();
+    // What the rule counts without a look at each label (see `Letters`).
+    let letters = settle.map(Letters::of).unwrap_or_default();
     let mut s = Scratch {
         ns_ids: HashMap::default(),
         owned_target: Vec::new(),
@@ -137,11 +132,7 @@ pub(super) fn extract_impl<const W: bool>(
         ns_fields: false,
     };
     // The lines of the usual kinds go through `quick_lines` (see there).
-    // (With a settler that is not ready, `read_line` reads every line:
-    // `quick_lines` asks a settler, when there is one, about every new
-    // plain label.)
-    let quick = (active || settle.is_none())
-        && !o.ns
+    let quick = !o.ns
         && apex.len() > 1
         && apex.last() == Some(&b'.')
         && apex[0] != b'.'
@@ -160,20 +151,13 @@ pub(super) fn extract_impl<const W: bool>(
             // What `quick_lines` found of the NS fields holds no more: the
             // cache may have changed since.
             k.ns_fields = false;
-            pos = quick_lines::<W>(
-                &mut c,
-                &mut settle,
-                &mut s.cache,
-                &mut k,
-                (buf, pos, end),
-                o,
-                letters,
-            );
+            pos =
+                quick_lines::<W>(&mut c, settle, &mut s.cache, &mut k, (buf, pos, end), o, letters);
             if pos >= end {
                 continue;
             }
         }
-        match read_line::<W>(&mut c, &mut settle, &mut s, &mut k, (buf, pos, end), eof, o) {
+        match read_line::<W>(&mut c, settle, &mut s, &mut k, (buf, pos, end), eof, o) {
             Some(next) => pos = next,
             None => break,
         }
@@ -183,7 +167,6 @@ pub(super) fn extract_impl<const W: bool>(
     }
     count_run(&mut c, k.kind, k.run);
     c.next = pos;
-    c.settle = settle;
     c.last_reg = k.last_reg;
     c.ns_names = ns_names(s.ns_ids);
     c.last_kind = k.kind;
@@ -229,7 +212,7 @@ fn careful_window(buf: &[u8], start: usize, chunk_end: usize) -> (usize, bool) {
 #[allow(clippy::too_many_arguments)]
 fn read_line<const W: bool>(
     c: &mut Chunk,
-    settle: &mut Option<Box<dyn SettleWorker>>,
+    settle: Option<&Plain>,
     s: &mut Scratch,
     k: &mut OwnerRun,
     (buf, pos, end): (&[u8], usize, usize),
@@ -311,7 +294,7 @@ fn read_line<const W: bool>(
 #[inline(always)]
 fn new_owner<const W: bool>(
     c: &mut Chunk,
-    settle: &mut Option<Box<dyn SettleWorker>>,
+    settle: Option<&Plain>,
     s: &mut Scratch,
     k: &mut OwnerRun,
     buf: &[u8],
@@ -385,12 +368,12 @@ fn new_owner<const W: bool>(
 /// A registered owner starts on the line at `pos` (`at`: with the byte
 /// classes `f` of its label): the last registered label again (after
 /// deeper names, as canonical order puts them), or a new label, which the
-/// settler may count (see [`crate::input::settle`]) or `c` records.
+/// rule may count (see [`crate::input::settle`]) or `c` records.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn new_registered<const W: bool>(
     c: &mut Chunk,
-    settle: &mut Option<Box<dyn SettleWorker>>,
+    settle: Option<&Plain>,
     last_reg: &mut Option<(usize, usize)>,
     buf: &[u8],
     label: &[u8],

@@ -41,14 +41,14 @@ pub(crate) fn merge(
     // left to do). Other chunks' forms are copied: their buffers go to the
     // next chunks, which would otherwise grow new ones. (A unit test has
     // every chunk's adopted, `FastOpts::adopt_forms`: a block needs a
-    // settler told the labels ahead, which it does not set up.)
+    // settling read that tells the labels ahead, which it does not set up.)
     // The part is the set's before any label is registered: deduplication
     // reads the keys of the labels registered before (from the part).
     let adopt =
         in_block && c.idn_text.len() >= ADOPT_MIN && c.idn_text.len() * 2 >= c.idn_text.capacity();
     let adopted = adopt.then(|| std::sync::Arc::new(std::mem::take(&mut c.idn_text)));
     let part_at = adopted.as_ref().map(|t| col.adopt_text(std::sync::Arc::clone(t)));
-    // Without a settler, the first registered label is the first of `regs`.
+    // Read without a rule, the first registered label is the first of `regs`.
     let first_reg =
         c.first_reg.or_else(|| c.regs.first().map(|g| (g.at, usize::from(g.len), None)));
     let (todo, continued) = continue_last_owner(col, buf, &c, first_reg);
@@ -84,7 +84,7 @@ pub(crate) fn merge(
         col.reserve_labels(todo.regs.len());
     }
     let fast = bulk && (borrow || copied);
-    // The labels the settler was asked about get consecutive indexes
+    // The labels read under the rule get consecutive indexes
     // from here: they are listed, and counted, only then (otherwise they
     // are judged as others are).
     let listed = c.active && fast;
@@ -133,7 +133,7 @@ fn count_lines(col: &mut Collector, c: &Chunk) {
     col.count_names(&c.deeper, &c.outside);
 }
 
-/// The labels of a chunk left to register, and what the settler said of
+/// The labels of a chunk left to register, and what the rule said of
 /// them.
 struct Unregistered<'c> {
     regs: &'c [Reg],
@@ -340,8 +340,8 @@ fn lower_case(octets: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
-/// Lists the labels of a chunk the settler was asked about (registered
-/// from `first_index` on): those it tagged or kept, its counts, and their
+/// Lists the labels of a chunk read under the rule (registered from
+/// `first_index` on): those it tagged or kept, its counts, and their
 /// range.
 fn list_settled(col: &mut Collector, first_index: u32, todo: &Unregistered<'_>) {
     let index = |reg: u32| first_index + reg - todo.skip;

@@ -1,5 +1,5 @@
 //! Extracting chunks in parallel and merging them in order ([`run`]), and
-//! the block of IDN labels told ahead to a settler.
+//! the block of IDN labels told ahead (see [`crate::input::settle`]).
 
 use super::super::entry::general_entry;
 use super::super::state::ZoneState;
@@ -12,8 +12,7 @@ use crate::input::LabelText;
 use crate::input::collect::Collector;
 use crate::input::collect::IdnBlock;
 use crate::input::settle::AheadLabel;
-use crate::input::settle::Settle;
-use crate::input::settle::SettleWorker;
+use crate::input::settle::Settling;
 use crate::input::source::Data;
 use memchr::memchr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -123,11 +122,8 @@ pub(crate) fn run(
     let claims = Claims::new(buf, eof, opts, pages, ahead.filter(|_| told), bounds, first, threads);
     if let (Some(a), true) = (ahead, told) {
         a.settle.ahead_parts(claims.first.len() + 1);
-        let before: Vec<AheadLabel<'_>> =
-            a.before.iter().map(|(l, u)| AheadLabel { alabel: l, ulabel: u.as_deref() }).collect();
-        let mut w = a.settle.worker();
-        w.ahead(&before, true);
-        claims.lock_workers().push(w);
+        let before = a.before.iter().map(|(l, u)| (&l[..], u.as_deref()));
+        a.settle.tell(to_tell(a.settle, before), true);
     }
     let n = claims.bounds.len() - 1;
     let mut outcome: Result<(usize, Stop), Error> = Ok((len, Stop::End));
@@ -151,7 +147,7 @@ pub(crate) fn run(
             // Settled labels are only counted: a chunk of them whose keys
             // do not go on from the sorted keys so far (an upper-case
             // label, an unsorted input) is extracted again without the
-            // settler, its labels to be registered one by one.
+            // rule, its labels to be registered one by one.
             if settled_out_of_order(col, buf, &chunk) {
                 let (a, b) = (claims.bounds[k], claims.bounds[k + 1]);
                 let buffers = chunk.into_buffers();
@@ -334,14 +330,8 @@ struct Claims<'a> {
     halt: AtomicBool,
     /// Buffers of merged chunks, for the next ones.
     spare: Mutex<Vec<Buffers>>,
-    /// Settling workers between chunks: a chunk takes one for its
-    /// extraction (and the labels it tells ahead) and gives it back, rather
-    /// than keeping it with its buffers until it is merged. The block's
-    /// chunks are all read first and held until merged: each would
-    /// otherwise make a worker of its own, whose memos are new memory.
-    workers: Mutex<Vec<Box<dyn SettleWorker>>>,
     /// The keys so far are not sorted: a chunk's settled labels could not
-    /// be merged, so chunks are extracted without the settler.
+    /// be merged, so chunks are extracted without the rule.
     unsorted: AtomicBool,
 }
 
@@ -374,17 +364,12 @@ impl<'a> Claims<'a> {
             stop_at: AtomicUsize::new(usize::MAX),
             halt: AtomicBool::new(false),
             spare: Mutex::new(Vec::new()),
-            workers: Mutex::new(Vec::new()),
             unsorted: AtomicBool::new(false),
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Option<std::thread::Result<Chunk>>>> {
         self.slots.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn lock_workers(&self) -> MutexGuard<'_, Vec<Box<dyn SettleWorker>>> {
-        self.workers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Wakes the waiting threads after `f` changed what they wait on.
@@ -443,9 +428,6 @@ impl<'a> Claims<'a> {
         let spare = self.spare.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let mut buffers = spare.unwrap_or_default();
         let unsorted = self.unsorted.load(Ordering::Relaxed);
-        if !unsorted {
-            buffers.settle = self.lock_workers().pop();
-        }
         if self.first.contains(&c) {
             // A block chunk's labels are IDN labels: room for their forms
             // (about half the octets of their lines) and records at once,
@@ -456,17 +438,12 @@ impl<'a> Claims<'a> {
             buffers.regs.reserve((b - a) / 64);
             buffers.idns.reserve((b - a) / 64);
         }
-        // A panic (in the extraction, or in the caller's settler) is kept
-        // in the chunk's slot, like a chunk, for the merge to raise: a
-        // thread that unwound past its claim would leave the merge waiting
-        // for the chunk forever.
-        let mut chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut buffers = buffers;
+        // A panic in the extraction is kept in the chunk's slot, like a
+        // chunk, for the merge to raise: a thread that unwound past its
+        // claim would leave the merge waiting for the chunk forever.
+        let chunk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let unsettled = FastOpts { settle: None, ..*self.opts };
             let opts = if unsorted { &unsettled } else { self.opts };
-            if buffers.settle.is_none() {
-                buffers.settle = opts.settle.map(Settle::worker);
-            }
             self.pages.populate(a, b);
             let mut chunk = extract_in(self.buf, (a, b), self.eof && b == len, opts, buffers);
             chunk.hash_keys(self.buf);
@@ -482,23 +459,12 @@ impl<'a> Claims<'a> {
         if chunk.as_ref().map_or(true, ends_run) {
             self.stop_at.fetch_min(c, Ordering::Relaxed);
         }
-        if let (Some(_), true, Ok(k)) = (self.ahead, self.first.contains(&c), chunk.as_mut()) {
+        if let (Some(a), true, Ok(k)) = (self.ahead, self.first.contains(&c), chunk.as_ref()) {
             // A chunk that stopped early leaves labels to the general
             // parser: it is told incomplete.
             let complete = k.stop == Stop::End;
-            if let Some(mut w) = k.settle.take() {
-                let told = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let labels = if complete { idn_labels_of(self.buf, k) } else { Vec::new() };
-                    w.ahead(&labels, complete);
-                }));
-                match told {
-                    Ok(()) => k.settle = Some(w),
-                    Err(p) => chunk = Err(p),
-                }
-            }
-        }
-        if let Some(w) = chunk.as_mut().ok().and_then(|k| k.settle.take()) {
-            self.lock_workers().push(w);
+            let labels = idn_labels_of(self.buf, k).filter(|_| complete);
+            a.settle.tell(to_tell(a.settle, labels), complete);
         }
         self.lock()[c] = Some(chunk);
         self.filled.notify_all();
@@ -589,32 +555,43 @@ impl<F: FnMut()> Drop for OnDrop<F> {
 }
 
 /// The range of a buffer whose IDN labels are told ahead (see
-/// [`Settle::ahead_parts`]): [`run`] reads its chunks first.
+/// [`Settling::ahead_parts`]): [`run`] reads its chunks first.
 pub(crate) struct AheadBlock<'a> {
     pub(crate) range: (usize, usize),
     /// The labels read before, that are not plain: as written, and their
     /// U-labels when not ASCII; told as one more part.
     pub(crate) before: Vec<(Vec<u8>, Option<String>)>,
-    pub(crate) settle: &'a dyn Settle,
+    pub(crate) settle: &'a Settling,
 }
 
 /// The registered labels of chunk `c` that start with `xn--` (in any
 /// case), with the U-labels the chunk computed.
-pub(super) fn idn_labels_of<'b>(buf: &'b [u8], c: &'b Chunk) -> Vec<AheadLabel<'b>> {
+pub(super) fn idn_labels_of<'b>(
+    buf: &'b [u8],
+    c: &'b Chunk,
+) -> impl Iterator<Item = (&'b [u8], Option<&'b str>)> + 'b {
     let mut idns = c.idns.iter().peekable();
-    let mut out = Vec::new();
-    for (i, g) in c.regs.iter().enumerate() {
+    c.regs.iter().enumerate().filter_map(move |(i, g)| {
         let idn = match idns.peek() {
             Some(d) if d.reg as usize == i => idns.next(),
             _ => None,
         };
         let label = &buf[g.at..g.at + usize::from(g.len)];
-        if !g.plain && label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--") {
-            let ulabel = idn.and_then(|d| c.idn_text.get(d.at as usize..(d.at + d.ulen) as usize));
-            out.push(AheadLabel { alabel: label, ulabel });
-        }
-    }
-    out
+        (!g.plain && label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--")).then(|| {
+            (label, idn.and_then(|d| c.idn_text.get(d.at as usize..(d.at + d.ulen) as usize)))
+        })
+    })
+}
+
+/// The labels of `labels` that `settle` is to be told
+/// ([`Settling::may_have_ascii_key`]), owned.
+fn to_tell<'b>(
+    settle: &'b Settling,
+    labels: impl Iterator<Item = (&'b [u8], Option<&'b str>)> + 'b,
+) -> impl Iterator<Item = AheadLabel> + 'b {
+    labels
+        .filter(|(_, u)| settle.may_have_ascii_key(*u))
+        .map(|(a, u)| AheadLabel { alabel: a.into(), ulabel: u.map(Box::from) })
 }
 
 /// The label right under `apex` of the owner of the line at `at`, when
@@ -702,12 +679,12 @@ pub(crate) fn parallel(
         czds: st.czds,
         ns: col.collects_ns(),
         copy,
-        settle: col.settler(config),
+        settle: col.settling(config),
         adopt_forms: false,
     };
     let buf = source.bytes();
     // The chunks of the IDN labels are read first, and their labels told
-    // ahead (see `Settle::ahead_parts`).
+    // ahead (see `Settling::ahead_parts`).
     let mut ahead = None;
     source.probing(pos, buf.len(), true);
     let block = match opts.settle {

@@ -9,21 +9,47 @@ use super::chunk::{
 };
 use super::fields::{FieldsCache, after_owner_cached, other_cached};
 use crate::input::hash::hash_bytes;
-use crate::input::settle::SettleWorker;
 use crate::input::settle::Settled;
+use crate::input::settle::{DIGITS, LETTERS, Plain};
 use crate::simd::zone::{Classes32, eq_mask32, eq_mask32_to, low_bits};
 
-/// The plain labels a settler counts without being asked, as of the
-/// chunk's start: by length, under a category ([`SettleWorker::letters`]),
-/// those of letters and digits too when `digits` is set
-/// ([`SettleWorker::letters_and_digits`]), with hyphens too when `hyphens`
-/// is ([`SettleWorker::hyphens_as_letters`]).
+/// The plain labels a [`Plain`] rule counts without a look at each
+/// label's letters, as of the chunk's start: by length (`lengths`, under
+/// category `cat`); those of letters and digits too when `digits` is set
+/// (`Some(true)`: as [`Settled::Assume`], on the keys told ahead having
+/// no letter); with hyphens too when `hyphens` is.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Letters {
     pub(super) lengths_cat: (u64, usize),
     pub(super) digits: Option<bool>,
-    /// [`SettleWorker::hyphens_as_letters`].
     pub(super) hyphens: bool,
+}
+
+impl Letters {
+    /// What `p` counts so: labels with a letter when no letter is a
+    /// target byte ([`PlainRule::targets`]; else none), those with digits
+    /// too when digits are judged as letters and either none is a target
+    /// byte or the keys told ahead have no letter, those with hyphens too
+    /// when hyphens are judged as letters and the hyphen is no target.
+    ///
+    /// [`PlainRule::targets`]: crate::input::PlainRule::targets
+    pub(super) fn of(p: &Plain) -> Letters {
+        let r = &p.rule;
+        if r.targets & LETTERS != 0 || r.letters == 0 {
+            return Letters::default();
+        }
+        let digits = match &p.keys {
+            _ if !r.digits_as_letters => None,
+            _ if r.targets & DIGITS == 0 => Some(false),
+            Some(k) if !k.has_letters() => Some(true),
+            _ => None,
+        };
+        Letters {
+            lengths_cat: (r.letters, 1),
+            digits,
+            hyphens: r.hyphens_as_letters && r.targets >> b'-' & 1 == 0,
+        }
+    }
 }
 
 /// The state [`extract_impl`] carries from line to line, handed to
@@ -72,10 +98,9 @@ impl OwnerRun {
 ///   LDH, of a record whose fields are those of one of the last two that
 ///   are not NS ([`other_cached`]: glue, mostly).
 ///
-/// Only with a settler that is ready, or none, and NS targets not
-/// collected, under an apex other than the root (see `quick` in
-/// [`extract_impl`]). A line is left whole to the caller: nothing of it is
-/// counted or kept here.
+/// Only with NS targets not collected, under an apex other than the root
+/// (see `quick` in [`extract_impl`]). A line is left whole to the caller:
+/// nothing of it is counted or kept here.
 ///
 /// The loop is short and has few variables, which the compiler keeps in
 /// registers; the general loop, with its many cases, keeps most of its
@@ -83,7 +108,7 @@ impl OwnerRun {
 #[inline(always)]
 pub(super) fn quick_lines<const W: bool>(
     c: &mut Chunk,
-    settle: &mut Option<Box<dyn SettleWorker>>,
+    settle: Option<&Plain>,
     cache: &mut FieldsCache,
     k: &mut OwnerRun,
     (buf, pos, end): (&[u8], usize, usize),
@@ -115,7 +140,7 @@ pub(super) const QUICK_REACH: usize = 320;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
     c: &mut Chunk,
-    settle: &mut Option<Box<dyn SettleWorker>>,
+    settle: Option<&Plain>,
     cache: &mut FieldsCache,
     k: &mut OwnerRun,
     (buf, mut pos, end): (&[u8], usize, usize),
@@ -247,13 +272,13 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
 /// plain label of `m` octets right under the apex (`n` octets with the
 /// apex; classes `cl`): registered, when it is not the last registered
 /// label again and its record is an NS record whose fields are the
-/// cache's, with a target as written; only counted when the settler
+/// cache's, with a target as written; only counted when the rule
 /// counts it. False: the caller leaves the line to `read_line`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn quick_registered<const W: bool, const Z: bool>(
     c: &mut Chunk,
-    settle: &mut Option<Box<dyn SettleWorker>>,
+    settle: Option<&Plain>,
     cache: &FieldsCache,
     k: &mut OwnerRun,
     (buf, pos, line_end): (&[u8], usize, usize),
@@ -294,9 +319,8 @@ fn quick_registered<const W: bool, const Z: bool>(
     c.orders = orders;
     k.last_reg = Some((pos, m));
     // Letters only, or letters and digits, and hyphens, with a
-    // letter, of a length the settler counts: counted here (see
-    // `SettleWorker::letters`, `SettleWorker::letters_and_digits`,
-    // `SettleWorker::hyphens_as_letters`); else asked.
+    // letter, of a length the rule counts: counted here (see `Letters`);
+    // else the rule's verdict is taken.
     let (lengths, cat) = letters.lengths_cat;
     let counted = (hyphens == 0 || letters.hyphens)
         && lengths >> m & 1 != 0
@@ -308,11 +332,9 @@ fn quick_registered<const W: bool, const Z: bool>(
         } else {
             Settled::Count(cat)
         };
-        debug_assert!(
-            settle
-                .as_mut()
-                .is_none_or(|w| { w.settle_ldh(&buf[pos..pos + m], digits, hyphens) == v })
-        );
+        debug_assert!(settle.is_none_or(|p| {
+            p.verdict_with(&buf[pos..pos + m], (true, digits != 0, hyphens != 0)) == v
+        }));
         count_settled(c, (pos, m), v)
     } else {
         settle.is_some() && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))

@@ -10,10 +10,7 @@ use super::quick::QUICK_REACH;
 use crate::input::Error;
 use crate::input::key_order::orders_increasing;
 use crate::input::reader::Reader;
-use crate::input::settle::AheadLabel;
-use crate::input::settle::Settle;
-use crate::input::settle::SettleWorker;
-use crate::input::settle::Settled;
+use crate::input::settle::Settling;
 use crate::simd::zone::{Classes32, HEAD_CLASS, low_bits};
 use memchr::memchr;
 
@@ -69,7 +66,7 @@ fn run_with(
 /// The IDN forms of a chunk go into the set as a part of its text
 /// (adopted), giving every label the forms, original and key that its
 /// text gives, duplicates included (the copying way is what the
-/// integration tests' reads without a settler take).
+/// integration tests' reads without a rule take).
 #[test]
 fn idn_forms_adopted_read_the_same() {
     let mut text = String::from("tld.\t86400\tin\tsoa\ta.tld. h.tld. 1 2 3 4 5\n");
@@ -225,29 +222,13 @@ fn extraction_stays_within_a_window_of_the_merge() {
 fn the_window_widens_while_the_block_is_merged() {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-    struct Nothing;
-    impl Settle for Nothing {
-        fn worker(&self) -> Box<dyn SettleWorker> {
-            Box::new(Nothing)
-        }
-        fn start(&self) {}
-        fn ahead_parts(&self, _: usize) {}
-    }
-    impl SettleWorker for Nothing {
-        fn ready(&mut self) -> bool {
-            false
-        }
-        fn settle(&mut self, _: &[u8], _: &[u8]) -> Settled {
-            Settled::Keep
-        }
-        fn ahead(&mut self, _: &[AheadLabel<'_>], _: bool) {}
-    }
+    // A settling never given a rule: nothing is settled.
     let buf = dump(400_000);
     // A block of a quarter of the input, at line starts, with more
     // than the window of chunks after it.
     let at = |f: usize| buf[..f].iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
     let range = (at(buf.len() / 8), at(buf.len() * 3 / 8));
-    let nothing = Nothing;
+    let nothing = Settling::default();
     let block = AheadBlock { range, before: Vec::new(), settle: &nothing };
     // (chunk start, chunks merged when it was populated).
     let events = Mutex::new(Vec::new());
