@@ -5,7 +5,7 @@ use anyhow::Context;
 use lgrscan::index::{self, Index, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input};
 use lgrscan::report::meta::InputMeta;
-use lgrscan::report::{Durability, FieldType, RecordFormat, RecordWriter};
+use lgrscan::report::{Durability, FieldType, OutputFile, RecordFormat, RecordWriter};
 use lgrscan::scan::HolderPolicy;
 use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, Status, Verdict};
 use rayon::prelude::*;
@@ -75,10 +75,29 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<std::process::ExitCode> {
     }
 }
 
+/// Where an index is written: told about how long it is first.
+trait IndexSink: Write {
+    fn expect(&mut self, len: u64);
+}
+
+/// A file reserves the blocks ([`OutputFile::reserve`]).
+impl IndexSink for OutputFile {
+    fn expect(&mut self, len: u64) {
+        self.reserve(len);
+    }
+}
+
+/// Memory, at once: not by doublings, each a copy of all so far.
+impl IndexSink for Vec<u8> {
+    fn expect(&mut self, len: u64) {
+        self.reserve(usize::try_from(len).unwrap_or(0));
+    }
+}
+
 /// Reads `inputs` and writes their index to `out`; returns the label set
 /// (for the malformed-line outcome).
 fn build_into(
-    out: &mut dyn Write,
+    out: &mut dyn IndexSink,
     inputs: &[String],
     input_args: &super::InputArgs,
     spec: &LgrSpec,
@@ -103,7 +122,10 @@ fn build_into(
     let prepared = index::prepare(&labels, &set)?;
     let infos =
         infos.join().map_err(|_| anyhow::anyhow!("computing the inputs' digests failed"))??;
-    prepared.write(out, spec, &infos)?;
+    out.expect(prepared.len_hint());
+    let mut w = std::io::BufWriter::new(out);
+    prepared.write(&mut w, spec, &infos)?;
+    w.flush()?;
     drop(prepared);
     Ok(labels)
 }
@@ -113,12 +135,7 @@ fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let mut file = super::ReportFile::create(output)?;
     let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let labels = pool.install(|| {
-        let mut w = std::io::BufWriter::new(file.writer());
-        let labels = build_into(&mut w, &args.inputs, &args.input, &spec)?;
-        w.flush()?;
-        anyhow::Ok(labels)
-    })?;
+    let labels = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;
     file.commit(Durability::Rename)?;
     args.input.malformed_outcome(&labels, &[])?;
     std::mem::forget(labels);

@@ -195,12 +195,18 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
                 };
                 for i in range {
                     let Some(l) = labels.get(i) else { break };
-                    keys.of(l.ulabel(), sc, ks);
+                    // A plain label's text is its U-label and A-label: read
+                    // once, ASCII by construction.
+                    let plain = l.plain_text();
+                    match plain {
+                        Some(t) => keys.of_ascii(t, sc, ks),
+                        None => keys.of(l.ulabel(), sc, ks),
+                    }
                     out.keys.push(ks[0]);
                     if let Some(&second) = ks.get(1) {
                         out.seconds.push((second, i as u32));
                     }
-                    let a = l.alabel().as_bytes();
+                    let a = plain.unwrap_or_else(|| l.alabel().as_bytes());
                     if a.len() <= 0xffff {
                         out.text.extend_from_slice(a);
                         out.lens.push(a.len() as u16);
@@ -314,6 +320,18 @@ fn put_all_u32(
 }
 
 impl Prepared<'_> {
+    /// About how many bytes [`Prepared::write`] writes: its sections but
+    /// the embedded LGRs, and 1 MiB for those and the header.
+    pub fn len_hint(&self) -> u64 {
+        let entries = self.fps.len() as u64;
+        8 * entries
+            + 8 * self.dir.len() as u64
+            + (LABEL * self.labels.len()) as u64
+            + self.meta.len() as u64
+            + self.text_len
+            + (1 << 20)
+    }
+
     /// Writes the index for the set `spec` (the one it was prepared with)
     /// read from `inputs` to `out`.
     ///

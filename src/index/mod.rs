@@ -328,11 +328,27 @@ impl<'a> Keys<'a> {
 
     /// The key hashes of a label given as its U-label (one or two).
     pub(crate) fn of(&self, ulabel: &str, sc: &mut KeyScratch, out: &mut Vec<u64>) {
-        out.clear();
-        if self.ascii_identity && ulabel.is_ascii() {
-            out.push(key_hash(ulabel.bytes().map(u32::from)));
+        if ulabel.is_ascii() {
+            return self.of_ascii(ulabel.as_bytes(), sc, out);
+        }
+        self.of_other(ulabel, sc, out);
+    }
+
+    /// [`Keys::of`] an all-ASCII label.
+    #[inline]
+    pub(crate) fn of_ascii(&self, label: &[u8], sc: &mut KeyScratch, out: &mut Vec<u64>) {
+        if self.ascii_identity {
+            out.clear();
+            out.push(key_hash(label.iter().map(|&b| u32::from(b))));
             return;
         }
+        // ASCII, hence UTF-8.
+        self.of_other(std::str::from_utf8(label).unwrap_or(""), sc, out);
+    }
+
+    /// [`Keys::of`] through the variant LGR's index labels.
+    fn of_other(&self, ulabel: &str, sc: &mut KeyScratch, out: &mut Vec<u64>) {
+        out.clear();
         sc.label.set_text(ulabel);
         if !sc.label.is_empty() && self.variants.index_into(&sc.label, &mut sc.sc, &mut sc.index) {
             out.push(key_hash(sc.index.iter().copied()));

@@ -563,6 +563,13 @@ impl<'a> Label<'a> {
         std::str::from_utf8(bytes).unwrap_or("")
     }
 
+    /// The text of a plain label (lower-case LDH, its own U-label and
+    /// A-label), `None` for any other.
+    #[inline]
+    pub(crate) fn plain_text(&self) -> Option<&'a [u8]> {
+        self.rec.is_plain().then(|| self.set.plain_bytes(self.index, self.rec))
+    }
+
     /// The U-label (equal to the A-label for an LDH label).
     pub fn ulabel(&self) -> &'a str {
         match self.set.forms.get(self.rec.forms as usize) {

@@ -62,6 +62,8 @@ pub struct OutputFile {
     path: PathBuf,
     out: BufWriter<File>,
     how: How,
+    /// Whether [`OutputFile::reserve`] gave the temporary file a length.
+    reserved: bool,
 }
 
 enum How {
@@ -110,7 +112,30 @@ impl OutputFile {
                 }
             }
         };
-        Ok(OutputFile { path: path.to_path_buf(), out: BufWriter::new(out), how })
+        Ok(OutputFile { path: path.to_path_buf(), out: BufWriter::new(out), how, reserved: false })
+    }
+
+    /// Says that about `len` bytes are to be written, before any is: where
+    /// the report replaces a file by a rename, its temporary file is given
+    /// its blocks at once (`fallocate(2)`, Linux only), and cut to what was
+    /// written on commit. Written block by block instead, the file has its
+    /// blocks allocated late, and on ext4 the rename that replaces another
+    /// file waits for that (`auto_da_alloc`): 0.13–0.19 s for a 298 MB
+    /// index, against 0.06 s with the blocks reserved. Only a hint: where
+    /// it cannot be done, nothing is.
+    pub fn reserve(&mut self, len: u64) {
+        let unwritten = self.out.buffer().is_empty()
+            && self.out.get_ref().stream_position().is_ok_and(|p| p == 0);
+        if !matches!(self.how, How::Replace { .. }) || !unwritten {
+            return;
+        }
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            use rustix::fs::{FallocateFlags, fallocate};
+            self.reserved |= fallocate(self.out.get_ref(), FallocateFlags::empty(), 0, len).is_ok();
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let _ = len;
     }
 
     /// The temporary file the report is written to before it replaces the
@@ -139,6 +164,11 @@ impl OutputFile {
         let path = self.path;
         let named = |what: &str, e: io::Error| named_error(&path, what, e);
         let mut file = self.out.into_inner().map_err(|e| named("cannot write", e.into_error()))?;
+        if self.reserved {
+            // The reserved length, cut (or grown) to what was written.
+            let written = file.stream_position().map_err(|e| named("cannot write", e))?;
+            file.set_len(written).map_err(|e| named("cannot write", e))?;
+        }
         if durability == Durability::Sync && !matches!(self.how, How::CopyInto { .. }) {
             file.sync_all().map_err(|e| named("cannot sync", e))?;
         }
@@ -284,6 +314,38 @@ mod tests {
         drop(o);
         assert_eq!(fs::read(&p).unwrap(), b"old");
         assert_eq!(entries(d.path()), ["r.csv"]);
+    }
+
+    /// A reservation is a hint: the file has what was written, whether
+    /// that is less or more than reserved, and blocks when reserved
+    /// (Linux); one made after a write, or into a file with several links,
+    /// is not; dropped, the reserved file goes like any other.
+    #[test]
+    fn reserved_files_have_what_was_written() {
+        let d = dir("reserve");
+        let p = d.path().join("r.idx");
+        fs::write(&p, "old").unwrap();
+        for (reserve, write) in [(1 << 20, 1000), (10, 5000), (0, 0), (4096, 4096)] {
+            let body: Vec<u8> = (0..write).map(|i| (i % 251) as u8).collect();
+            let mut o = OutputFile::create(&p).unwrap();
+            o.reserve(reserve);
+            #[cfg(target_os = "linux")]
+            {
+                let temp = fs::metadata(o.temp_path().unwrap()).unwrap();
+                assert_eq!(temp.len(), reserve, "reserved at once");
+            }
+            o.write_all(&body).unwrap();
+            o.commit(Durability::Rename).unwrap();
+            assert_eq!(fs::read(&p).unwrap(), body, "reserved {reserve}, wrote {write}");
+            assert_eq!(entries(d.path()), ["r.idx"]);
+        }
+        let mut o = OutputFile::create(&p).unwrap();
+        o.write_all(b"first").unwrap();
+        o.flush().unwrap();
+        o.reserve(1 << 20);
+        assert_eq!(fs::metadata(o.temp_path().unwrap()).unwrap().len(), 5, "after a write");
+        drop(o);
+        assert_eq!(entries(d.path()), ["r.idx"]);
     }
 
     #[cfg(unix)]
