@@ -31,14 +31,14 @@ struct Chunk {
     keys: Vec<u64>,
     /// The second keys of the few labels that have two, with the label.
     seconds: Vec<(u64, u32)>,
-    /// The A-labels, one after the other, and each one's length.
-    text: Vec<u8>,
+    /// The A-labels' bytes, and each one's length (0 past 64 KiB).
+    text_len: u64,
     lens: Vec<u16>,
 }
 
 /// An index computed and ready to be written ([`Prepared::write`]): what
-/// is held is 8 bytes of keys a label, its A-label text and the CSV
-/// columns.
+/// is held is 8 bytes of keys and 2 of A-label length a label, and the CSV
+/// columns; the A-labels are taken from the label set as they are written.
 pub struct Prepared<'a> {
     labels: &'a LabelSet,
     chunks: Vec<Chunk>,
@@ -190,7 +190,6 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
                 let mut out = Chunk {
                     keys: Vec::with_capacity(range.len()),
                     lens: Vec::with_capacity(range.len()),
-                    text: Vec::with_capacity(range.len() * 12),
                     ..Chunk::default()
                 };
                 for i in range {
@@ -207,12 +206,9 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
                         out.seconds.push((second, i as u32));
                     }
                     let a = plain.unwrap_or_else(|| l.alabel().as_bytes());
-                    if a.len() <= 0xffff {
-                        out.text.extend_from_slice(a);
-                        out.lens.push(a.len() as u16);
-                    } else {
-                        out.lens.push(0);
-                    }
+                    let len = if a.len() <= 0xffff { a.len() } else { 0 };
+                    out.text_len += len as u64;
+                    out.lens.push(len as u16);
                 }
                 out
             },
@@ -227,7 +223,7 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     // cache, and a bucket's fingerprints are two cache lines.
     let dir_bits = (usize::BITS - (entries / 32).max(1).leading_zeros()).min(32);
     let (dir, fps, positions) = place(&mut chunks, entries, dir_bits);
-    let alabel_bytes: u64 = chunks.iter().map(|c| c.text.len() as u64).sum();
+    let alabel_bytes: u64 = chunks.iter().map(|c| c.text_len).sum();
     let (meta, meta_text) = meta_records(labels, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
     if text_len >= 1 << 48 {
@@ -431,8 +427,31 @@ impl Prepared<'_> {
         debug_assert_eq!(text_at, self.alabel_bytes);
         w.put(&self.meta).map_err(io)?;
         w.put(&runs).map_err(io)?;
-        for ch in &self.chunks {
-            w.put(&ch.text).map_err(io)?;
+        // The A-labels, gathered a chunk at a time (in parallel with the
+        // writing of the chunk before) rather than held all at once.
+        let gather = |c: usize, buf: &mut Vec<u8>| {
+            buf.clear();
+            for i in c * CHUNK..((c + 1) * CHUNK).min(labels.len()) {
+                let Some(l) = labels.get(i) else { break };
+                // As `prepare` took it.
+                let a = l.plain_text().unwrap_or_else(|| l.alabel().as_bytes());
+                if a.len() <= 0xffff {
+                    buf.extend_from_slice(a);
+                }
+            }
+        };
+        let (mut now, mut next) = (Vec::new(), Vec::new());
+        gather(0, &mut now);
+        for c in 0..self.chunks.len() {
+            let more = c + 1 < self.chunks.len();
+            rayon::in_place_scope(|s| {
+                if more {
+                    s.spawn(|_| gather(c + 1, &mut next));
+                }
+                w.put(&now)
+            })
+            .map_err(io)?;
+            std::mem::swap(&mut now, &mut next);
         }
         w.put(&self.meta_text).map_err(io)?;
         for z in &lgr_bytes {
