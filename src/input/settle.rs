@@ -241,12 +241,12 @@ struct Ahead {
 /// What a chunk is read under: the rule, and the keys of the labels told
 /// ahead once they are known.
 #[derive(Clone, Debug)]
-pub(crate) struct Plain {
+pub(crate) struct RuleSnapshot {
     pub(crate) rule: PlainRule,
     pub(crate) keys: Option<Arc<AsciiKeys>>,
 }
 
-impl Plain {
+impl RuleSnapshot {
     /// [`PlainRule::verdict_with`] under these keys.
     #[inline(always)]
     pub(crate) fn verdict_with(&self, text: &[u8], has: (bool, bool, bool)) -> Settled {
@@ -343,9 +343,9 @@ impl Settling {
     }
 
     /// What a chunk read now is read under: `None` while there is no rule.
-    pub(crate) fn now(&self) -> Option<Plain> {
+    pub(crate) fn snapshot(&self) -> Option<RuleSnapshot> {
         let rule = self.rule.get()?.as_ref()?.clone();
-        Some(Plain { rule, keys: self.lock().keys.clone() })
+        Some(RuleSnapshot { rule, keys: self.lock().keys.clone() })
     }
 
     /// Whether the IDN label with U-label `ulabel` (when the reader

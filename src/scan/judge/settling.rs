@@ -163,7 +163,7 @@ mod tests {
     fn verdict_with_keys(settling: &Settling, text: &[u8]) -> Option<Settled> {
         let t = Instant::now();
         while t.elapsed() < Duration::from_secs(10) {
-            match settling.now() {
+            match settling.snapshot() {
                 Some(p) if p.keys.is_some() => return Some(p.verdict(text)),
                 _ => std::thread::sleep(Duration::from_millis(1)),
             }
@@ -191,14 +191,14 @@ mod tests {
                 settling.tell(later.into_iter(), complete);
                 if complete {
                     assert_eq!(verdict_with_keys(&settling, b"123"), Some(Settled::Tag(0)));
-                    let p = settling.now().expect("a rule");
+                    let p = settling.snapshot().expect("a rule");
                     assert_eq!(p.verdict(b"45"), Settled::Tag(0));
                     assert_eq!(p.verdict(b"124"), Settled::Assume(0));
                     assert_eq!(p.verdict(b"ab1"), Settled::Assume(1));
                     assert_eq!(p.verdict(b"abc"), Settled::Count(1));
                 } else {
                     std::thread::sleep(Duration::from_millis(50));
-                    let p = settling.now().expect("a rule");
+                    let p = settling.snapshot().expect("a rule");
                     assert!(p.keys.is_none());
                     assert_eq!(p.verdict(b"124"), Settled::Tag(0));
                 }

@@ -5,7 +5,7 @@ use crate::input::hash::HashBuild;
 use crate::input::hash::hash_bytes;
 use crate::input::key_order::ORDERS_ALL;
 use crate::input::name;
-use crate::input::settle::Plain;
+use crate::input::settle::RuleSnapshot;
 use crate::input::settle::SETTLED_KINDS;
 use crate::input::settle::Settled;
 use crate::input::settle::Settling;
@@ -336,14 +336,14 @@ pub(super) fn intern_ns(
 #[inline(always)]
 pub(super) fn settle_label(
     c: &mut Chunk,
-    settle: Option<&Plain>,
+    rule: Option<&RuleSnapshot>,
     buf: &[u8],
     (pos, m): (usize, usize),
     plain: bool,
     ldh: Option<(u32, u32)>,
 ) -> bool {
     let text = &buf[pos..pos + m];
-    let verdict = match (settle, ldh) {
+    let verdict = match (rule, ldh) {
         (Some(p), Some((digits, hyphens))) if plain => {
             let alpha = digits | hyphens != crate::simd::zone::low_bits(m);
             Some(p.verdict_with(text, (alpha, digits != 0, hyphens != 0)))

@@ -9,7 +9,7 @@ use super::chunk::{
 use super::fields::{AfterOwner, FieldsCache, check_after_owner};
 use super::quick::{Letters, OwnerRun, quick_lines};
 use crate::input::hash::HashBuild;
-use crate::input::settle::Plain;
+use crate::input::settle::RuleSnapshot;
 use crate::input::settle::Settling;
 use crate::simd::zone::{Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits};
 use std::collections::HashMap;
@@ -111,11 +111,11 @@ pub(super) fn extract_impl<const W: bool>(
     let apex = o.apex;
     let mut c = Chunk::start(start, o.copy, b);
     // The rule as of the chunk's start (none until the caller gives it).
-    let plain = o.settle.and_then(Settling::now);
-    let settle = plain.as_ref();
-    c.active = settle.is_some();
+    let snapshot = o.settle.and_then(Settling::snapshot);
+    let rule = snapshot.as_ref();
+    c.active = rule.is_some();
     // What the rule counts without a look at each label (see `Letters`).
-    let letters = settle.map(Letters::of).unwrap_or_default();
+    let letters = rule.map(Letters::of).unwrap_or_default();
     let mut s = Scratch {
         ns_ids: HashMap::default(),
         owned_target: Vec::new(),
@@ -151,13 +151,12 @@ pub(super) fn extract_impl<const W: bool>(
             // What `quick_lines` found of the NS fields holds no more: the
             // cache may have changed since.
             k.ns_fields = false;
-            pos =
-                quick_lines::<W>(&mut c, settle, &mut s.cache, &mut k, (buf, pos, end), o, letters);
+            pos = quick_lines::<W>(&mut c, rule, &mut s.cache, &mut k, (buf, pos, end), o, letters);
             if pos >= end {
                 continue;
             }
         }
-        match read_line::<W>(&mut c, settle, &mut s, &mut k, (buf, pos, end), eof, o) {
+        match read_line::<W>(&mut c, rule, &mut s, &mut k, (buf, pos, end), eof, o) {
             Some(next) => pos = next,
             None => break,
         }
@@ -212,7 +211,7 @@ fn careful_window(buf: &[u8], start: usize, chunk_end: usize) -> (usize, bool) {
 #[allow(clippy::too_many_arguments)]
 fn read_line<const W: bool>(
     c: &mut Chunk,
-    settle: Option<&Plain>,
+    rule: Option<&RuleSnapshot>,
     s: &mut Scratch,
     k: &mut OwnerRun,
     (buf, pos, end): (&[u8], usize, usize),
@@ -265,8 +264,7 @@ fn read_line<const W: bool>(
             return None;
         };
         let rest = rest_from(pos + owner.len());
-        if rest == AfterOwner::Slow
-            || !new_owner::<W>(c, settle, s, k, buf, (pos, owner, classes), o)
+        if rest == AfterOwner::Slow || !new_owner::<W>(c, rule, s, k, buf, (pos, owner, classes), o)
         {
             c.stop = Stop::Slow;
             return None;
@@ -294,7 +292,7 @@ fn read_line<const W: bool>(
 #[inline(always)]
 fn new_owner<const W: bool>(
     c: &mut Chunk,
-    settle: Option<&Plain>,
+    rule: Option<&RuleSnapshot>,
     s: &mut Scratch,
     k: &mut OwnerRun,
     buf: &[u8],
@@ -341,7 +339,7 @@ fn new_owner<const W: bool>(
             if label.len() > usize::from(u16::MAX) {
                 return false;
             }
-            new_registered::<W>(c, settle, &mut k.last_reg, buf, label, (pos, f), o, &mut s.chars);
+            new_registered::<W>(c, rule, &mut k.last_reg, buf, label, (pos, f), o, &mut s.chars);
             k.kind = Kind::Registered;
         } else {
             c.deeper_records += 1;
@@ -373,7 +371,7 @@ fn new_owner<const W: bool>(
 #[allow(clippy::too_many_arguments)]
 fn new_registered<const W: bool>(
     c: &mut Chunk,
-    settle: Option<&Plain>,
+    rule: Option<&RuleSnapshot>,
     last_reg: &mut Option<(usize, usize)>,
     buf: &[u8],
     label: &[u8],
@@ -399,7 +397,7 @@ fn new_registered<const W: bool>(
         && m <= crate::idna2008::MAX_LABEL_OCTETS
         && crate::idna2008::hyphens_allowed(label);
     debug_assert_eq!(plain, crate::idna2008::is_plain_ldh(label) && !upper);
-    if c.active && settle_label(c, settle, buf, (pos, m), plain, None) {
+    if c.active && settle_label(c, rule, buf, (pos, m), plain, None) {
         return;
     }
     if plain && o.copy {

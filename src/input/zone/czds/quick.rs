@@ -10,10 +10,10 @@ use super::chunk::{
 use super::fields::{FieldsCache, after_owner_cached, other_cached};
 use crate::input::hash::hash_bytes;
 use crate::input::settle::Settled;
-use crate::input::settle::{DIGITS, LETTERS, Plain};
+use crate::input::settle::{DIGITS, LETTERS, RuleSnapshot};
 use crate::simd::zone::{Classes32, eq_mask32, eq_mask32_to, low_bits};
 
-/// The plain labels a [`Plain`] rule counts without a look at each
+/// The plain labels a [`RuleSnapshot`] counts without a look at each
 /// label's letters, as of the chunk's start: by length (`lengths`, under
 /// category `cat`); those of letters and digits too when `digits` is set
 /// (`Some(true)`: as [`Settled::Assume`], on the keys told ahead having
@@ -33,7 +33,7 @@ impl Letters {
     /// when hyphens are judged as letters and the hyphen is no target.
     ///
     /// [`PlainRule::targets`]: crate::input::PlainRule::targets
-    pub(super) fn of(p: &Plain) -> Letters {
+    pub(super) fn of(p: &RuleSnapshot) -> Letters {
         let r = &p.rule;
         if r.targets & LETTERS != 0 || r.letters == 0 {
             return Letters::default();
@@ -108,7 +108,7 @@ impl OwnerRun {
 #[inline(always)]
 pub(super) fn quick_lines<const W: bool>(
     c: &mut Chunk,
-    settle: Option<&Plain>,
+    rule: Option<&RuleSnapshot>,
     cache: &mut FieldsCache,
     k: &mut OwnerRun,
     (buf, pos, end): (&[u8], usize, usize),
@@ -118,11 +118,11 @@ pub(super) fn quick_lines<const W: bool>(
     // The lines that start in the zone, then the others (near the end of
     // the buffer), with their bounds checked.
     let zone = end.min(buf.len().saturating_sub(QUICK_REACH));
-    let pos = quick_lines_in::<W, true>(c, settle, cache, k, (buf, pos, end), zone, o, letters);
+    let pos = quick_lines_in::<W, true>(c, rule, cache, k, (buf, pos, end), zone, o, letters);
     if pos < zone {
         return pos;
     }
-    quick_lines_in::<W, false>(c, settle, cache, k, (buf, pos, end), end, o, letters)
+    quick_lines_in::<W, false>(c, rule, cache, k, (buf, pos, end), end, o, letters)
 }
 
 /// How far past the start of a line the loads of [`quick_lines_in`] may
@@ -140,7 +140,7 @@ pub(super) const QUICK_REACH: usize = 320;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
     c: &mut Chunk,
-    settle: Option<&Plain>,
+    rule: Option<&RuleSnapshot>,
     cache: &mut FieldsCache,
     k: &mut OwnerRun,
     (buf, mut pos, end): (&[u8], usize, usize),
@@ -251,7 +251,7 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
                 c.deeper.push(hash_bytes(owner));
             } else if !quick_registered::<W, Z>(
                 c,
-                settle,
+                rule,
                 cache,
                 k,
                 (buf, pos, line_end),
@@ -278,7 +278,7 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
 #[allow(clippy::too_many_arguments)]
 fn quick_registered<const W: bool, const Z: bool>(
     c: &mut Chunk,
-    settle: Option<&Plain>,
+    rule: Option<&RuleSnapshot>,
     cache: &FieldsCache,
     k: &mut OwnerRun,
     (buf, pos, line_end): (&[u8], usize, usize),
@@ -332,12 +332,12 @@ fn quick_registered<const W: bool, const Z: bool>(
         } else {
             Settled::Count(cat)
         };
-        debug_assert!(settle.is_none_or(|p| {
+        debug_assert!(rule.is_none_or(|p| {
             p.verdict_with(&buf[pos..pos + m], (true, digits != 0, hyphens != 0)) == v
         }));
         count_settled(c, (pos, m), v)
     } else {
-        settle.is_some() && settle_label(c, settle, buf, (pos, m), true, Some((digits, hyphens)))
+        rule.is_some() && settle_label(c, rule, buf, (pos, m), true, Some((digits, hyphens)))
     };
     if !settled {
         if o.copy {
