@@ -75,10 +75,12 @@ pub struct PlainRule {
     /// A label with a letter and hyphens is judged as the label of as many
     /// letters.
     pub hyphens_as_letters: bool,
-    /// Bit b: the ASCII byte b is one that an all-ASCII index label of
-    /// some IDN label may contain. A label with one may share its index
-    /// label with an IDN label, and is counted only when it is none of the
-    /// [`AsciiKeys`] given, else counted and kept (tagged).
+    /// Bit b: the ASCII byte b is a variant of some non-ASCII element, so
+    /// that every all-ASCII index label of an IDN label holds at least one
+    /// of these bytes. A label with none of them shares no index label
+    /// with an IDN label and is counted; one with some is counted only when
+    /// it is none of the [`AsciiKeys`] given, else counted and kept
+    /// (tagged).
     pub targets: u128,
     /// The code points, in increasing order, through which a label with a
     /// non-ASCII code point can have an all-ASCII index label (those with
