@@ -249,20 +249,9 @@ impl PlainJudge {
         PlainJudge { rule: scan::plain_rule(set) }
     }
 
-    fn lend(&self) -> Lent<'_> {
-        Lent { rule: self.rule.as_ref() }
-    }
-}
-
-/// A [`PlainJudge`]'s rule, for one thread.
-struct Lent<'a> {
-    rule: Option<&'a PlainRule>,
-}
-
-impl Lent<'_> {
     /// Whether the plain label `text` is one the scan finds valid.
-    fn valid(&mut self, text: &[u8]) -> bool {
-        self.rule.is_some_and(|r| !matches!(r.verdict(text, None), Settled::Keep))
+    fn valid(&self, text: &[u8]) -> bool {
+        self.rule.as_ref().is_some_and(|r| !matches!(r.verdict(text, None), Settled::Keep))
     }
 }
 
@@ -364,7 +353,7 @@ const PREFETCH_AHEAD: usize = 8;
 /// scan needs of the candidate.
 fn probe_one<'a>(
     index: &'a Index,
-    (hits, w): &mut (Vec<Entry>, Lent<'_>),
+    (hits, w): &mut (Vec<Entry>, &PlainJudge),
     c: &'a Candidate<'_>,
     slot: &mut Option<Verdict<'a>>,
     probe: &Probe<'a>,
@@ -417,7 +406,7 @@ fn probe_all<'a>(
     candidates: &'a [Candidate<'_>],
 ) -> Result<Probed<'a>, Error> {
     let key_init = || (KeyScratch::default(), Vec::new());
-    let init = || (Vec::new(), plain.lend());
+    let init = || (Vec::new(), plain);
     if candidates.len() <= SEQUENTIAL_MAX {
         let (mut key_scratch, mut scratch) = (key_init(), init());
         let mut verdicts = Vec::with_capacity(candidates.len());
