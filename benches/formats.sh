@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The same registered names in the six input shapes of issue #27, scanned
 # with the built-in set: time at 1 and 2 threads, `wc -l` on the same file,
-# the ratio, labels per second and peak RSS, printed as one table.
+# the ratio, labels per second, peak RSS and, at 2 threads, the cores kept
+# busy (user plus system time over wall time: near 2, what is left of a
+# goal is work, not waiting), printed as one table.
 #
 # Shapes (examples/gen_zone.rs `shapes`, fixed seed, never committed):
 #   czds-sorted     CZDS profile (absolute lower-case owners, tabs), sorted
@@ -45,8 +47,8 @@ file_of() {
 echo "load: $(uptime)"
 echo "$N names, $PCT% IDN, fastest of $ROUNDS rounds"
 echo
-echo "| shape | size | wc -l | 2 threads | ratio | labels/s | peak RSS | 1 thread | 1→2 | peak RSS |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| shape | size | wc -l | 2 threads | ratio | labels/s | peak RSS | cores busy | 1 thread | 1→2 | peak RSS |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for shape in $SHAPES; do
   f=$(file_of "$shape")
   # Cached as a read from disk leaves it (large folios): see scan.sh.
@@ -55,17 +57,18 @@ for shape in $SHAPES; do
   wc_r=() s2_r=() s1_r=()
   for _ in $(seq "$ROUNDS"); do
     read -r w _ < <(once wc -l "$f")
-    read -r s2 kb2 _ < <(once "$BIN" scan "$f" --threads 2 -q --format csv -o "$DIR/$shape-2.csv")
+    read -r s2 kb2 cpu2 _ < <(once "$BIN" scan "$f" --threads 2 -q --format csv -o "$DIR/$shape-2.csv")
     read -r s1 kb1 _ < <(once "$BIN" scan "$f" --threads 1 -q --format csv -o "$DIR/$shape-1.csv")
-    wc_r+=("$w") s2_r+=("$s2 $kb2") s1_r+=("$s1 $kb1")
+    wc_r+=("$w") s2_r+=("$s2 $kb2 $cpu2") s1_r+=("$s1 $kb1")
   done
   cmp -s "$DIR/$shape-1.csv" "$DIR/$shape-2.csv" || echo "warning: $shape: 1 and 2 threads differ" >&2
   w=$(fastest "${wc_r[@]}")
-  read -r s2 kb2 < <(fastest "${s2_r[@]}")
+  read -r s2 kb2 cpu2 < <(fastest "${s2_r[@]}")
   read -r s1 kb1 < <(fastest "${s1_r[@]}")
-  printf '| %s | %d MB | %.3f s | %.3f s | %.1f× | %.2f M | %d MB | %.3f s | %.2f | %d MB |\n' \
+  printf '| %s | %d MB | %.3f s | %.3f s | %.1f× | %.2f M | %d MB | %.2f | %.3f s | %.2f | %d MB |\n' \
     "$shape" "$(($(stat -L -c %s "$f") / 1000000))" "$w" "$s2" "$(calc "$s2 / $w")" \
-    "$(calc "$N / $s2 / 1e6")" "$((kb2 / 1024))" "$s1" "$(calc "$s1 / $s2")" "$((kb1 / 1024))"
+    "$(calc "$N / $s2 / 1e6")" "$((kb2 / 1024))" "$(calc "$cpu2 / $s2")" "$s1" "$(calc "$s1 / $s2")" \
+    "$((kb1 / 1024))"
 done
 echo
 # Reports identical apart from `source` and `line` (columns 4 and 5) and
