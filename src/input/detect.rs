@@ -48,7 +48,8 @@ const ZONE_WORDS: &[&str] = &[
 /// * Zone: a line starts with `$ORIGIN`, `$TTL` or `$INCLUDE`, or a line
 ///   has three or more fields of which one after the first is a class or a
 ///   record type ([RFC 1035 §5.1]), or a line starts with `;`.
-/// * List: anything else (including empty and binary input).
+/// * List: anything else (including empty and binary input). A line that
+///   starts with `#` (a list's comment) is not read for record fields.
 ///
 /// [RFC 1035 §5.1]: https://www.rfc-editor.org/rfc/rfc1035#section-5.1
 pub(crate) fn detect(head: &[u8]) -> InputFormat {
@@ -78,6 +79,11 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
     for line in lines {
         if line.first() == Some(&b';') {
             return InputFormat::Zone;
+        }
+        // A list's comment: its words are not record fields ("# a list"
+        // has the type A after its first field).
+        if line.trim_ascii_start().first() == Some(&b'#') {
+            continue;
         }
         let text = String::from_utf8_lossy(line);
         let upper = text.to_ascii_uppercase();
@@ -111,6 +117,8 @@ mod tests {
         assert_eq!(detect(b"example two\n"), InputFormat::List);
         assert_eq!(detect(b"EXAMPLE 3600 NS NS1.EXAMPLE\n"), InputFormat::Zone);
         assert_eq!(detect(b"# labels\nexample\nxn--bcher-kva\n"), InputFormat::List);
+        assert_eq!(detect(b"# a list of labels\nexample\n"), InputFormat::List);
+        assert_eq!(detect(b"  # IN NS A\nexample\n"), InputFormat::List);
         assert_eq!(detect(b""), InputFormat::List);
         assert_eq!(detect(b"\x00\xff\xfe"), InputFormat::List);
     }
