@@ -48,8 +48,11 @@ const ZONE_WORDS: &[&str] = &[
 /// * Zone: a line starts with `$ORIGIN`, `$TTL` or `$INCLUDE`, or a line
 ///   has three or more fields of which one after the first is a class or a
 ///   record type ([RFC 1035 §5.1]), or a line starts with `;`.
-/// * List: anything else (including empty and binary input). A line that
-///   starts with `#` (a list's comment) is not read for record fields.
+/// * List: anything else (including empty and binary input).
+///
+/// Lines that start with `#` (a list's comments) are passed over: their
+/// words are not fields, and `# a list of labels` has the type `A`, `#
+/// exported 2026-12-05, registry X` a comma.
 ///
 /// [RFC 1035 §5.1]: https://www.rfc-editor.org/rfc/rfc1035#section-5.1
 pub(crate) fn detect(head: &[u8]) -> InputFormat {
@@ -58,6 +61,7 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
+        .filter(|l| l.trim_ascii_start().first() != Some(&b'#'))
         .take(50)
         .peekable();
     if let Some(first) = lines.peek() {
@@ -79,11 +83,6 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
     for line in lines {
         if line.first() == Some(&b';') {
             return InputFormat::Zone;
-        }
-        // A list's comment: its words are not record fields ("# a list"
-        // has the type A after its first field).
-        if line.trim_ascii_start().first() == Some(&b'#') {
-            continue;
         }
         let text = String::from_utf8_lossy(line);
         let upper = text.to_ascii_uppercase();
@@ -119,6 +118,8 @@ mod tests {
         assert_eq!(detect(b"# labels\nexample\nxn--bcher-kva\n"), InputFormat::List);
         assert_eq!(detect(b"# a list of labels\nexample\n"), InputFormat::List);
         assert_eq!(detect(b"  # IN NS A\nexample\n"), InputFormat::List);
+        assert_eq!(detect(b"# exported 2026-12-05, registry X\nexample\n"), InputFormat::List);
+        assert_eq!(detect(b"#label,registrant\nfoo,r\n"), InputFormat::Csv);
         assert_eq!(detect(b""), InputFormat::List);
         assert_eq!(detect(b"\x00\xff\xfe"), InputFormat::List);
     }
