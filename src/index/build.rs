@@ -9,7 +9,7 @@ use super::{
     Error, KeyScratch, Keys, LABEL, LgrSource, LgrSpec, META, NO_TEXT, VariantSource, bucket,
     fingerprint,
 };
-use crate::input::LabelSet;
+use crate::input::{Label, LabelSet};
 use crate::report::meta::InputMeta;
 use crate::scan::LgrSet;
 use rayon::prelude::*;
@@ -19,6 +19,14 @@ use serde_json::{Map, Value, json};
 /// longer than 64 KiB (none: names are at most 255 octets).
 fn text_ref(at: u64, len: usize) -> u64 {
     if len > 0xffff { NO_TEXT } else { at | (len as u64) << 48 }
+}
+
+/// The text an index holds of a label: a plain label's own bytes (its
+/// U-label and A-label, read once), else its A-label. [`prepare`] and
+/// [`Prepared::write`] both take it from here, so that the lengths of the
+/// one and the bytes of the other agree.
+fn index_text<'a>(l: &Label<'a>) -> &'a [u8] {
+    l.plain_text().unwrap_or_else(|| l.alabel().as_bytes())
 }
 
 /// Labels per chunk of the parallel pass.
@@ -205,7 +213,7 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
                     if let Some(&second) = ks.get(1) {
                         out.seconds.push((second, i as u32));
                     }
-                    let a = plain.unwrap_or_else(|| l.alabel().as_bytes());
+                    let a = plain.unwrap_or_else(|| index_text(&l));
                     let len = if a.len() <= 0xffff { a.len() } else { 0 };
                     out.text_len += len as u64;
                     out.lens.push(len as u16);
@@ -412,7 +420,7 @@ impl Prepared<'_> {
         for (c, ch) in self.chunks.iter().enumerate() {
             for (k, &len) in ch.lens.iter().enumerate() {
                 let i = c * CHUNK + k;
-                let long = len == 0 && labels.get(i).is_some_and(|l| l.alabel().len() > 0xffff);
+                let long = len == 0 && labels.get(i).is_some_and(|l| index_text(&l).len() > 0xffff);
                 let r = if long { NO_TEXT } else { text_ref(text_at, usize::from(len)) };
                 text_at += u64::from(len);
                 put_u64(&mut buf, r);
@@ -433,8 +441,7 @@ impl Prepared<'_> {
             buf.clear();
             for i in c * CHUNK..((c + 1) * CHUNK).min(labels.len()) {
                 let Some(l) = labels.get(i) else { break };
-                // As `prepare` took it.
-                let a = l.plain_text().unwrap_or_else(|| l.alabel().as_bytes());
+                let a = index_text(&l);
                 if a.len() <= 0xffff {
                     buf.extend_from_slice(a);
                 }

@@ -346,6 +346,17 @@ mod tests {
         assert_eq!(fs::metadata(o.temp_path().unwrap()).unwrap().len(), 5, "after a write");
         drop(o);
         assert_eq!(entries(d.path()), ["r.idx"]);
+        #[cfg(unix)]
+        {
+            let link = d.path().join("link.idx");
+            fs::hard_link(&p, &link).unwrap();
+            let mut o = OutputFile::create(&p).unwrap();
+            o.reserve(1 << 20);
+            assert_eq!(fs::metadata(o.temp_path().unwrap()).unwrap().len(), 0, "several links");
+            o.write_all(b"linked").unwrap();
+            o.commit(Durability::Rename).unwrap();
+            assert_eq!(fs::read(&link).unwrap(), b"linked", "copied into the file both name");
+        }
     }
 
     #[cfg(unix)]
