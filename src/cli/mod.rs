@@ -104,7 +104,9 @@ pub struct InputArgs {
     /// detected from the header).
     #[arg(long, value_parser = parse_delimiter)]
     delimiter: Option<u8>,
-    /// The zone apex (default: the first $ORIGIN, else the SOA owner).
+    /// The zone apex (default: the first $ORIGIN, else the SOA owner); also
+    /// the origin of relative names and `@` before a zone file's first
+    /// $ORIGIN, as named's zone statement gives it.
     #[arg(long)]
     origin: Option<String>,
     /// Stop at the first malformed input line (exit 2 naming it, no report).

@@ -16,6 +16,10 @@ const CHUNK: usize = 16 << 20;
 pub(crate) struct Reader<'c> {
     pub(crate) c: Collector,
     pub(crate) config: &'c Config,
+    /// The origin a zone file given as input starts under: `--origin`,
+    /// as a zone statement gives it to named (RFC 1035 §5.1: relative
+    /// names and `@` before any `$ORIGIN` are relative to it).
+    initial_origin: Option<Vec<Vec<u8>>>,
 }
 
 /// Bytes of mapped data fed to a parser at a time (progress granularity).
@@ -63,12 +67,14 @@ impl<'c> Reader<'c> {
     pub(crate) fn new(config: &'c Config) -> Result<Reader<'c>, Error> {
         let mut c = Collector::new(config.strictness, config.ns);
         c.record_text_max = config.record_text_max.min(super::labels::MAX_RECORD_TEXT);
+        let mut initial_origin = None;
         if let Some(o) = &config.origin {
             let bad = |e: String| Error::new(ErrorKind::BadOrigin(format!("{o:?}: {e}")));
             let p = name::parse(o.as_bytes()).map_err(bad)?;
+            initial_origin = Some(p.labels.clone());
             c.set_apex(p.labels);
         }
-        Ok(Reader { c, config })
+        Ok(Reader { c, config, initial_origin })
     }
 
     pub(crate) fn finish(self) -> LabelSet {
@@ -107,7 +113,8 @@ impl<'c> Reader<'c> {
             .map_err(|e| Error::new(ErrorKind::Io(e)).with_path(&name))?;
         let idx = self.add_source(name.clone(), None, &opened)?;
         let canon = std::fs::canonicalize(&name).unwrap_or_else(|_| name.clone());
-        self.read_opened(idx, opened, self.config.format, vec![name], vec![canon], None)
+        let origin = self.initial_origin.clone();
+        self.read_opened(idx, opened, self.config.format, vec![name], vec![canon], origin)
     }
 
     pub(crate) fn read_include(

@@ -135,6 +135,66 @@ OTHER NS NS1.EXAMPLE.NET.\n";
     assert_eq!((acc.registered_labels, acc.duplicate_records, acc.deeper_records), (3, 1, 1));
 }
 
+/// A zone file as named loads it: no `$ORIGIN`, the origin given by the
+/// zone statement (`--origin`), relative owners and `@` (RFC 1035 §5.1).
+/// Read as the same file with the `$ORIGIN` line written out, in any
+/// chunks, on any path.
+#[test]
+fn origin_option_is_the_initial_origin() {
+    let mut body = String::from(
+        "$TTL 86400\n@ IN SOA ns1 hostmaster ( 1 1800 900\n 604800 86400 )\n IN NS ns1\n\
+         ns1 IN A 192.0.2.1\n",
+    );
+    for i in 0..300 {
+        body +=
+            &format!("name{i} IN NS ns1.name{i}\n\tIN NS ns.example.\nns1.name{i} A 192.0.2.2\n");
+    }
+    body +=
+        "Upper IN NS ns1\n@ IN NS ns2\n$ORIGIN sub.tld.\nunder NS ns1\n$ORIGIN tld.\nlast NS ns1\n";
+    let explicit = read_bytes("z", format!("$ORIGIN tld.\n{body}").as_bytes(), &Config::new());
+    let mut want = alabels(&explicit);
+    assert_eq!(want.len(), 303);
+    assert_eq!(want[..2], ["ns1", "name0"]);
+    assert_eq!(want[301..], ["upper", "last"]);
+    let acc = explicit.accounting();
+    let want_counts = (acc.apex_records, acc.deeper_records, acc.malformed);
+    assert_eq!(want_counts, (3, 301, 0));
+    want.sort();
+    let pools: Vec<_> = [1, 3]
+        .iter()
+        .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap())
+        .collect();
+    for origin in ["tld", "tld.", "TLD."] {
+        for chunk in [None, Some(64), Some(1000)] {
+            for fast in [true, false] {
+                let config =
+                    Config::new().origin(Some(origin)).chunk_bytes(chunk).zone_fast_path(fast);
+                for data in [body.as_bytes().to_vec(), gzip(body.as_bytes())] {
+                    for pool in &pools {
+                        let set = pool.install(|| read_bytes("z", &data, &config));
+                        let mut got = alabels(&set);
+                        got.sort();
+                        assert_eq!(got, want, "{origin} {chunk:?} {fast}");
+                        let acc = set.accounting();
+                        assert_eq!(
+                            (acc.apex_records, acc.deeper_records, acc.malformed),
+                            want_counts
+                        );
+                        assert_eq!(set.apex(), Some("tld."));
+                    }
+                }
+            }
+        }
+    }
+    // Without --origin, the records before the `$ORIGIN` line are
+    // malformed, with a reason that says what would place them.
+    let set = read_bytes("z", body.as_bytes(), &Config::new());
+    let acc = set.accounting();
+    assert_eq!((acc.registered_labels, acc.malformed), (1, 905));
+    let first = &acc.malformed_details[0];
+    assert_eq!((first.line, first.reason.as_str()), (2, "'@' without $ORIGIN or --origin"));
+}
+
 #[test]
 fn include_with_own_origin_does_not_leak() {
     let path = data_dir().join("parent.zone");

@@ -107,7 +107,7 @@ pub(super) fn entry(
             let (labels, first_label): (Vec<Vec<u8>>, Option<(usize, usize)>) = if raw == b"@" {
                 match &st.origin {
                     Some(o) => (o.clone(), None),
-                    None => return col.malformed(loc, "'@' without $ORIGIN"),
+                    None => return col.malformed(loc, "'@' without $ORIGIN or --origin"),
                 }
             } else {
                 let p = match name::parse(raw) {

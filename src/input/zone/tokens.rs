@@ -178,7 +178,9 @@ pub(super) fn unclosed_paren(buf: &[u8], pos: usize, leading_ws: bool) -> Scan {
 /// [`resolve`] under `origin` (the CZDS fast path resolves NS targets so).
 pub(crate) fn resolve_in(origin: Option<&[Vec<u8>]>, tok: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     if tok == b"@" {
-        return origin.map(<[Vec<u8>]>::to_vec).ok_or_else(|| "'@' without $ORIGIN".to_string());
+        return origin
+            .map(<[Vec<u8>]>::to_vec)
+            .ok_or_else(|| "'@' without $ORIGIN or --origin".to_string());
     }
     let p = name::parse(tok)?;
     resolve_parsed_in(origin, p)
@@ -191,7 +193,7 @@ pub(super) fn resolve_parsed_in(
     let mut labels = p.labels;
     if !p.absolute {
         let Some(origin) = origin else {
-            return Err("relative name without $ORIGIN".to_string());
+            return Err("relative name without $ORIGIN or --origin".to_string());
         };
         labels.extend(origin.iter().cloned());
     }
