@@ -50,6 +50,10 @@ for f in "$root"/samples/zone.txt "$root"/samples/czds.txt "$root"/tests/data/in
     seed_file zone_paths "$f" 000
     seed_file zone_paths "$f" 207
 done
+# A zone file as named loads it, without $ORIGIN, read with --origin
+# (bit 6 of the knobs) in chunks of 8 and 24 bytes.
+seed_file zone_paths "$fuzz/seeds/zone_paths/named-no-origin.zone" 107
+seed_file zone_paths "$fuzz/seeds/zone_paths/named-no-origin.zone" 127
 if [ -f "$shared/zones/root-2018-03-12.zone" ]; then
     head -n 400 "$shared/zones/root-2018-03-12.zone" | put zone_paths root-head 003
     grep -m 200 '^xn--' "$shared/zones/root-2018-03-12.zone" | put zone_paths root-idn 003

@@ -107,8 +107,12 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
 /// windows and parallel chunks of `chunk` bytes on 1 and 3 threads, with
 /// label text borrowed and copied.
 pub fn read_every_way(data: &[u8], format: Option<InputFormat>, chunk: usize) {
+    read_every_way_in(data, Config::new().format(format), chunk);
+}
+
+/// [`read_every_way`] from `base_config` (a format, an origin).
+fn read_every_way_in(data: &[u8], base_config: Config, chunk: usize) {
     let input = || Input::Bytes { name: "fuzz".into(), data: data.to_vec() };
-    let base_config = Config::new().format(format);
     let base = pool(1).install(|| outcome(read([input()], &base_config)));
     let check = |what: &str, got: Result<Vec<String>, String>| {
         if got != base {
@@ -183,12 +187,16 @@ pub fn lgr_table(data: &[u8]) {
     exercise_lgr(Lgr::from_table("fuzz.txt", &text), &[0x61, 0x2d, 0x30]);
 }
 
-/// Target `zone_paths`: the first byte picks the chunk size (1 to 64) and
-/// whether the format is forced to `zone` (top bit clear) or detected.
+/// Target `zone_paths`: the first byte picks the chunk size (1 to 64, its
+/// low six bits), whether `--origin tld.` is given (bit 6) and whether the
+/// format is forced to `zone` (top bit clear) or detected.
 pub fn zone_paths(data: &[u8]) {
     let Some((&knobs, rest)) = data.split_first() else { return };
     let format = (knobs & 0x80 == 0).then_some(InputFormat::Zone);
-    read_every_way(rest, format, usize::from(knobs & 0x3f) + 1);
+    // With `--origin`, relative names before any `$ORIGIN` are read under it.
+    let origin = (knobs & 0x40 != 0).then_some("tld.");
+    let config = Config::new().format(format).origin(origin);
+    read_every_way_in(rest, config, usize::from(knobs & 0x3f) + 1);
 }
 
 /// Target `list_csv`: the first byte picks the format (list, CSV,
