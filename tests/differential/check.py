@@ -5,6 +5,7 @@ independent implementations, on random inputs (see README.md here).
     check.py zone [SEED] [FILES]   master files: registered labels, against dnspython
     check.py csv  [SEED] [FILES]   CSV exports: the label column, against Python's csv
     check.py idna [SEED] [LABELS]  U-labels and A-labels: IDNA2008 validity, against `idna`
+    check.py file PATH ORIGIN      one master file (the root zone, a sample), as `zone`
 
 Environment: LGRSCAN (default target/release/lgrscan), ENTRIES (zone: most
 entries a file, default 40; a few hundred thousand cross the parallel
@@ -160,33 +161,45 @@ def gen_record(r, origin, before):
     return line + " ; trailing ( comment" if r.random() < 0.1 else line
 
 
-def zone(seed, files):
+def zone_differs(path, origin, text=None):
+    """Whether lgrscan and dnspython find other registered labels in the
+    master file `path` (whose text, when given, is `text`) under `origin`."""
     import dns.name
     import dns.zone
+    apex = dns.name.from_text(origin)
+    if text is None:
+        z = dns.zone.from_file(path, origin=origin, relativize=False, check_origin=False,
+                               allow_include=True)
+    else:
+        z = dns.zone.from_text(text.replace("\r\n", "\n"), origin=origin, relativize=False,
+                               check_origin=False, allow_include=True)
+    want = {n.labels[0].decode("latin-1").lower() for n in z.nodes
+            if len(n.labels) == len(apex.labels) + 1 and n.is_subdomain(apex)}
+    want = {w for w in want if set(w) != {"q"}}
+    rows, p = scan(path, "--lgr", q_only(), "--input-format", "zone", "--origin", origin)
+    got = {row["alabel"] for row in rows}
+    if p.returncode == 2 and "no registered labels" in p.stderr:
+        got = set()
+    elif p.returncode not in (0, 1):
+        got = None
+    if got == want:
+        return False
+    print("%s: lgrscan %s, dnspython %s: %s" % (
+        path, sorted(got - want) if got is not None else p.stderr.strip(),
+        sorted(want - (got or set())), p.stderr.strip()[:300]))
+    return True
+
+
+def zone(seed, files):
     entries = int(os.environ.get("ENTRIES", "40"))
-    lgr, apex, bad = q_only(), dns.name.from_text("tld."), 0
+    bad = 0
     for s in range(seed, seed + files):
         r = random.Random(s)
         text = gen_zone(r, entries)
         path = os.path.join(WORK, "case-%d.zone" % s)
         with open(path, "w", newline="") as f:
             f.write(text)
-        z = dns.zone.from_text(text.replace("\r\n", "\n"), origin="tld.", relativize=False,
-                               check_origin=False, allow_include=True)
-        want = {n.labels[0].decode("latin-1").lower() for n in z.nodes
-                if len(n.labels) == len(apex.labels) + 1 and n.is_subdomain(apex)}
-        want = {w for w in want if set(w) != {"q"}}
-        rows, p = scan(path, "--lgr", lgr, "--input-format", "zone", "--origin", "tld.")
-        got = {row["alabel"] for row in rows}
-        if p.returncode == 2 and "no registered labels" in p.stderr:
-            got = set()
-        elif p.returncode not in (0, 1):
-            got = None
-        if got != want:
-            bad += 1
-            print("%s: lgrscan %s, dnspython %s: %s" % (
-                path, sorted(got - want) if got is not None else p.stderr.strip(),
-                sorted(want - (got or set())), p.stderr.strip()[:300]))
+        bad += zone_differs(path, "tld.", text)
     return bad
 
 
@@ -347,6 +360,10 @@ def idna_labels(seed, n):
 
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
+    if what == "file" and len(sys.argv) == 4:
+        bad = zone_differs(sys.argv[2], sys.argv[3])
+        print("%s: %s" % (sys.argv[2], "disagreement" if bad else "the same registered labels"))
+        sys.exit(1 if bad else 0)
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     run = {"zone": (zone, 200), "csv": (csv_files, 500), "idna": (idna_labels, 20000)}
