@@ -2,7 +2,7 @@
 """Differential checks of lgrscan's readers and IDNA2008 layer against
 independent implementations, on random inputs (see README.md here).
 
-    check.py zone [SEED] [FILES]   master files: registered labels, against dnspython
+    check.py zone [SEED] [FILES]   master files: registered labels, NS targets, against dnspython
     check.py csv  [SEED] [FILES]   CSV exports: the label column, against Python's csv
     check.py idna [SEED] [LABELS]  U-labels and A-labels: IDNA2008 validity, against `idna`
     check.py file PATH ORIGIN      one master file (the root zone, a sample), as `zone`
@@ -78,7 +78,9 @@ def spell(r, label):
 def rdata(r):
     t = r.choice(["NS", "NS", "NS", "A", "AAAA", "TXT", "TXT2", "MX", "DS", "GENERIC", "CAA"])
     return {
-        "NS": ("NS", "ns%d.example.net." % r.randint(1, 9)),
+        "NS": ("NS", r.choice(["ns%d.example.net." % r.randint(1, 9), "ns1", "@",
+                               "ns.%s" % spell(r, rand_label(r)), "NS2.Example.NET.",
+                               "\\065b\\.c.example."])),
         "A": ("A", "192.0.2.%d" % r.randint(1, 254)),
         "AAAA": ("AAAA", "2001:db8::%x" % r.randint(1, 999)),
         "TXT": ("TXT", '"semi ; colon ( paren ) \\" quote"'),
@@ -162,9 +164,11 @@ def gen_record(r, origin, before):
 
 
 def zone_differs(path, origin, text=None):
-    """Whether lgrscan and dnspython find other registered labels in the
-    master file `path` (whose text, when given, is `text`) under `origin`."""
+    """Whether lgrscan and dnspython find other registered labels, or other
+    NS targets of one, in the master file `path` (whose text, when given,
+    is `text`) under `origin`."""
     import dns.name
+    import dns.rdataclass
     import dns.zone
     apex = dns.name.from_text(origin)
     if text is None:
@@ -173,20 +177,33 @@ def zone_differs(path, origin, text=None):
     else:
         z = dns.zone.from_text(text.replace("\r\n", "\n"), origin=origin, relativize=False,
                                check_origin=False, allow_include=True)
-    want = {n.labels[0].decode("latin-1").lower() for n in z.nodes
-            if len(n.labels) == len(apex.labels) + 1 and n.is_subdomain(apex)}
-    want = {w for w in want if set(w) != {"q"}}
-    rows, p = scan(path, "--lgr", q_only(), "--input-format", "zone", "--origin", origin)
-    got = {row["alabel"] for row in rows}
+    import dns.rdatatype
+    # Each registered label with the set of its NS targets.
+    want = {}
+    for name, node in z.nodes.items():
+        if len(name.labels) != len(apex.labels) + 1 or not name.is_subdomain(apex):
+            continue
+        label = name.labels[0].decode("latin-1").lower()
+        ns = node.get_rdataset(dns.rdataclass.IN, dns.rdatatype.NS)
+        targets = {rd.target.to_text().lower() for rd in ns} if ns else set()
+        if set(label) != {"q"}:
+            want[label] = targets
+    rows, p = scan(path, "--lgr", q_only(), "--input-format", "zone", "--origin", origin,
+                   "--check-ns")
+    got = {row["alabel"]: set(filter(None, row["ns"].split(";"))) for row in rows}
     if p.returncode == 2 and "no registered labels" in p.stderr:
-        got = set()
+        got = {}
     elif p.returncode not in (0, 1):
         got = None
     if got == want:
         return False
-    print("%s: lgrscan %s, dnspython %s: %s" % (
-        path, sorted(got - want) if got is not None else p.stderr.strip(),
-        sorted(want - (got or set())), p.stderr.strip()[:300]))
+    if got is None:
+        print("%s: lgrscan failed: %s" % (path, p.stderr.strip()[:300]))
+        return True
+    for label in sorted(set(got) | set(want)):
+        if got.get(label) != want.get(label):
+            print("%s: %s: lgrscan %s, dnspython %s" % (path, label, got.get(label),
+                                                         want.get(label)))
     return True
 
 
@@ -362,7 +379,8 @@ def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     if what == "file" and len(sys.argv) == 4:
         bad = zone_differs(sys.argv[2], sys.argv[3])
-        print("%s: %s" % (sys.argv[2], "disagreement" if bad else "the same registered labels"))
+        same = "the same registered labels and NS targets"
+        print("%s: %s" % (sys.argv[2], "disagreement" if bad else same))
         sys.exit(1 if bad else 0)
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 0
