@@ -3,6 +3,7 @@
 independent implementations, on random inputs (see README.md here).
 
     check.py zone [SEED] [FILES]   master files: registered labels, NS targets, against dnspython
+    check.py czds [SEED] [FILES]   CZDS-style dumps (any order, parallel chunks), as `zone`
     check.py csv  [SEED] [FILES]   CSV exports: the label column, against Python's csv
     check.py idna [SEED] [LABELS]  U-labels and A-labels: IDNA2008 validity, against `idna`
     check.py file PATH ORIGIN      one master file (the root zone, a sample), as `zone`
@@ -135,6 +136,43 @@ def gen_zone(r, entries):
     return text.replace("\n", "\r\n") if r.random() < 0.2 else text
 
 
+def gen_czds(r, entries):
+    """A CZDS-style dump: absolute owners, tabs, lower-case class and type,
+    in any order, a few lines for the careful parser."""
+    lines = ["tld.\t86400\tin\tsoa\ta.nic.tld. h.nic.tld. 1 1800 900 604800 86400",
+             "tld.\t172800\tin\tns\ta.nic.tld."]
+    names = [rand_label(r) for _ in range(max(1, entries // 2))]
+    for _ in range(r.randint(1, entries)):
+        name = r.choice(names) if r.random() < 0.3 else rand_label(r)
+        owner = (name if r.random() < 0.9 else name.upper()) + ".tld."
+        x = r.random()
+        if x < 0.6:
+            lines.append("%s\t86400\tin\tns\tns%d.example.net." % (owner, r.randint(1, 9)))
+        elif x < 0.75:
+            lines.append("ns1.%s\t86400\tin\ta\t192.0.2.1" % owner)
+        elif x < 0.85:
+            lines.append("%s\t3600\tin\tds\t( 1 8 2\n\t49FD46E6C4B45C55D4AC69CBD3CD34AC1AFE51DE"
+                         "49FD46E6C4B45C5549FD46E6 )" % owner)
+        elif x < 0.9:
+            lines.append("%s\t3600\tin\ttxt\t\"a ; b\"" % owner)
+        else:
+            lines.append("%s\t86400\tIN\tNS\tns.%s" % (owner, owner) + r.choice(["", " ", "\t"]))
+    return "\n".join(lines) + "\n"
+
+
+def czds(seed, files):
+    entries = int(os.environ.get("ENTRIES", "40"))
+    bad = 0
+    for s in range(seed, seed + files):
+        r = random.Random(s)
+        text = gen_czds(r, entries)
+        path = os.path.join(WORK, "case-%d.czds" % s)
+        with open(path, "w", newline="") as f:
+            f.write(text)
+        bad += zone_differs(path, "tld.", text)
+    return bad
+
+
 def gen_record(r, origin, before):
     o = r.random()
     # A blank owner repeats the one before: not after a directive, a blank
@@ -160,7 +198,10 @@ def gen_record(r, origin, before):
     mid = r.choice([[ttl, cls], [cls, ttl], [ttl], [cls], []])
     sep = r.choice([" ", "\t", "  \t"])
     line = owner + sep + sep.join(mid + [t, rd])
-    return line + " ; trailing ( comment" if r.random() < 0.1 else line
+    x = r.random()
+    if x < 0.1:
+        return line + " ; trailing ( comment"
+    return line + r.choice([" ", "\t", " \t "]) if x < 0.2 else line
 
 
 def zone_differs(path, origin, text=None):
@@ -384,7 +425,8 @@ def main():
         sys.exit(1 if bad else 0)
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    run = {"zone": (zone, 200), "csv": (csv_files, 500), "idna": (idna_labels, 20000)}
+    run = {"zone": (zone, 200), "czds": (czds, 200), "csv": (csv_files, 500),
+           "idna": (idna_labels, 20000)}
     if what not in run:
         sys.exit(__doc__)
     f, default = run[what]
