@@ -152,14 +152,13 @@ fn origin_option_is_the_initial_origin() {
     body +=
         "Upper IN NS ns1\n@ IN NS ns2\n$ORIGIN sub.tld.\nunder NS ns1\n$ORIGIN tld.\nlast NS ns1\n";
     let explicit = read_bytes("z", format!("$ORIGIN tld.\n{body}").as_bytes(), &Config::new());
-    let mut want = alabels(&explicit);
+    let want = alabels(&explicit);
     assert_eq!(want.len(), 303);
     assert_eq!(want[..2], ["ns1", "name0"]);
     assert_eq!(want[301..], ["upper", "last"]);
     let acc = explicit.accounting();
     let want_counts = (acc.apex_records, acc.deeper_records, acc.malformed);
     assert_eq!(want_counts, (3, 301, 0));
-    want.sort();
     let pools: Vec<_> = [1, 3]
         .iter()
         .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap())
@@ -172,9 +171,8 @@ fn origin_option_is_the_initial_origin() {
                 for data in [body.as_bytes().to_vec(), gzip(body.as_bytes())] {
                     for pool in &pools {
                         let set = pool.install(|| read_bytes("z", &data, &config));
-                        let mut got = alabels(&set);
-                        got.sort();
-                        assert_eq!(got, want, "{origin} {chunk:?} {fast}");
+                        // In input order: the first of a variant set holds it.
+                        assert_eq!(alabels(&set), want, "{origin} {chunk:?} {fast}");
                         let acc = set.accounting();
                         assert_eq!(
                             (acc.apex_records, acc.deeper_records, acc.malformed),
