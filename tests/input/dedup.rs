@@ -186,3 +186,43 @@ fn lists_and_csv_dedup_in_any_order() {
         }
     }
 }
+
+/// A label read first without a CSV row (from a list), then again out of
+/// order from a CSV file: the row goes to the label, and a label whose rows
+/// come twice keeps the first. Repeats inside the list, and a list of
+/// repeats only, leave the CSV file's labels their source.
+#[test]
+fn a_later_csv_row_goes_to_the_first_label() {
+    let dir = TempDir::new();
+    let mut rng = fastrand::Rng::with_seed(31);
+    let mut names: Vec<String> = (0..3000).map(|i| format!("n{i}")).collect();
+    rng.shuffle(&mut names);
+    // Repeats inside the first list too, and a second list of repeats
+    // only: the CSV file's labels start earlier, after no label of its own.
+    let list: String =
+        names[..2000].iter().chain(&names[..300]).map(|n| format!("{n}\n")).collect();
+    let repeats: String = names[1000..1100].iter().map(|n| format!("{n}\n")).collect();
+    rng.shuffle(&mut names);
+    let mut csv = String::from("label,registrant\n");
+    for n in &names {
+        csv += &format!("{n},first-{n}\n");
+    }
+    for n in &names[..500] {
+        csv += &format!("{n},second-{n}\n");
+    }
+    let inputs = [
+        dir.write("a.txt", list.as_bytes()),
+        dir.write("r.txt", repeats.as_bytes()),
+        dir.write("b.csv", csv.as_bytes()),
+    ];
+    let set = read(inputs.iter().map(|p| Input::Path(p.clone())), &Config::new()).unwrap();
+    set.accounting().check().unwrap();
+    assert_eq!(set.len(), 3000);
+    assert_eq!(set.accounting().duplicate_records, 300 + 100 + 2500);
+    for l in set.iter() {
+        let r = l.csv().and_then(|c| c.registrant).unwrap_or_default();
+        assert_eq!(r, format!("first-{}", l.alabel()), "{}", l.alabel());
+    }
+    let firsts: Vec<usize> = set.iter().map(|l| l.source()).collect();
+    assert!(firsts[..2000].iter().all(|&s| s == 0) && firsts[2000..].iter().all(|&s| s == 2));
+}
