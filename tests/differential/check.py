@@ -197,6 +197,7 @@ def zone_differs(path, origin, text=None):
     is `text`) under `origin`."""
     import dns.name
     import dns.rdataclass
+    import dns.rdatatype
     import dns.zone
     apex = dns.name.from_text(origin)
     if text is None:
@@ -205,7 +206,6 @@ def zone_differs(path, origin, text=None):
     else:
         z = dns.zone.from_text(text.replace("\r\n", "\n"), origin=origin, relativize=False,
                                check_origin=False, allow_include=True)
-    import dns.rdatatype
     # Each registered label with the set of its NS targets.
     want = {}
     for name, node in z.nodes.items():

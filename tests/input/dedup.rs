@@ -223,6 +223,6 @@ fn a_later_csv_row_goes_to_the_first_label() {
         let r = l.csv().and_then(|c| c.registrant).unwrap_or_default();
         assert_eq!(r, format!("first-{}", l.alabel()), "{}", l.alabel());
     }
-    let firsts: Vec<usize> = set.iter().map(|l| l.source()).collect();
-    assert!(firsts[..2000].iter().all(|&s| s == 0) && firsts[2000..].iter().all(|&s| s == 2));
+    let sources: Vec<usize> = set.iter().map(|l| l.source()).collect();
+    assert!(sources[..2000].iter().all(|&s| s == 0) && sources[2000..].iter().all(|&s| s == 2));
 }
