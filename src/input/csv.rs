@@ -7,7 +7,9 @@
 //! the first of `,`, `;` and tab that splits the header into a `label` or
 //! `domain` column (else `,`). Records are found first (a newline outside
 //! quotes ends one, so line numbers count `\n`, CRLF or not), then split
-//! into fields by `csv-core`. A quoted field still open after
+//! into fields: at the delimiters when the record holds no quote and no
+//! CR, else by `csv-core` (the same fields either way, tested against the
+//! `csv` crate). A quoted field still open after
 //! [`MAX_QUOTED_LINES`] lines or [`MAX_QUOTED_BYTES`] bytes is malformed at
 //! the record's first line, and reading goes on at the next line.
 //!
@@ -83,7 +85,9 @@ impl CsvState {
     }
 }
 
-/// Splits records into fields with `csv-core`, into reused buffers.
+/// Splits records into fields: a record without a quote or a CR by its
+/// delimiters, in place (most records: a CSV export quotes only the
+/// fields that need it); any other with `csv-core`, into reused buffers.
 #[derive(Default)]
 struct Fields {
     reader: Option<csv_core::Reader>,
@@ -92,9 +96,15 @@ struct Fields {
 }
 
 impl Fields {
-    /// The fields of `record`, as ranges of [`Fields::out`] (one
-    /// `Vec` kept from record to record).
-    fn split<'f>(&'f mut self, delimiter: u8, record: &[u8]) -> FieldIter<'f> {
+    /// The fields of `record` (one record, with its newline if it has one).
+    fn split<'f>(&'f mut self, delimiter: u8, record: &'f [u8]) -> FieldIter<'f> {
+        // Without a quote there is nothing to unquote, and without a CR
+        // the record's only terminator is its last byte: the fields are
+        // the bytes between delimiters, as `csv-core` would give them.
+        if memchr2(b'"', b'\r', record).is_none() {
+            let line = record.strip_suffix(b"\n").unwrap_or(record);
+            return FieldIter::Bare { rest: Some(line), delimiter };
+        }
         let rdr = self
             .reader
             .get_or_insert_with(|| csv_core::ReaderBuilder::new().delimiter(delimiter).build());
@@ -120,26 +130,37 @@ impl Fields {
                 break;
             }
         }
-        FieldIter { out: &self.out, ends: self.ends[..nend].iter(), start: 0 }
+        FieldIter::Decoded { out: &self.out, ends: self.ends[..nend].iter(), start: 0 }
     }
 }
 
-/// The fields of a record ([`Fields::split`]): each ends at the next of
-/// `ends` in `out`.
-struct FieldIter<'f> {
-    out: &'f [u8],
-    ends: std::slice::Iter<'f, usize>,
-    start: usize,
+/// The fields of a record ([`Fields::split`]).
+enum FieldIter<'f> {
+    /// Fields as they stand in the record: up to the next delimiter.
+    Bare { rest: Option<&'f [u8]>, delimiter: u8 },
+    /// Fields decoded by `csv-core`: each ends at the next of `ends` in
+    /// `out`.
+    Decoded { out: &'f [u8], ends: std::slice::Iter<'f, usize>, start: usize },
 }
 
 impl<'f> Iterator for FieldIter<'f> {
     type Item = &'f [u8];
 
     fn next(&mut self) -> Option<&'f [u8]> {
-        let end = *self.ends.next()?;
-        let f = &self.out[self.start..end];
-        self.start = end;
-        Some(f)
+        match self {
+            FieldIter::Bare { rest, delimiter } => {
+                let line = (*rest)?;
+                let end = memchr(*delimiter, line);
+                *rest = end.map(|k| &line[k + 1..]);
+                Some(&line[..end.unwrap_or(line.len())])
+            }
+            FieldIter::Decoded { out, ends, start } => {
+                let end = *ends.next()?;
+                let f = &out[*start..end];
+                *start = end;
+                Some(f)
+            }
+        }
     }
 }
 
@@ -349,6 +370,10 @@ fn read_row<'f>(
         match cols.get(i) {
             Some(Col::Label) => label = f,
             Some(Col::Registered) => {
+                if let Some(ts) = Timestamp::of_bare_date(f) {
+                    row.registered(ts);
+                    continue;
+                }
                 let t = field_text(f);
                 if !t.is_empty() {
                     match Timestamp::parse_rfc3339(&t) {
@@ -611,4 +636,50 @@ fn push_sorted_rows(
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fields of a record as the `csv` crate reads them: the reference
+    /// [`Fields::split`] must agree with, by its `csv-core` path or not.
+    fn csv_crate_fields(delimiter: u8, record: &[u8]) -> Vec<Vec<u8>> {
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(delimiter)
+            .from_reader(record);
+        let mut fields = csv::ByteRecord::new();
+        assert!(rdr.read_byte_record(&mut fields).unwrap(), "{record:?}");
+        fields.iter().map(<[u8]>::to_vec).collect()
+    }
+
+    #[test]
+    fn records_split_as_the_csv_crate_splits_them() {
+        let mut next = crate::testutil::random_u64s(11);
+        let alphabet = b"ab,,;\t \"\"\r.-";
+        // One splitter a delimiter, as one a file: its `csv-core` reader
+        // keeps the delimiter it was built with.
+        let mut splitters: [Fields; 3] = Default::default();
+        let mut bare = 0;
+        for _ in 0..60_000 {
+            let d = (next() % 3) as usize;
+            let (delimiter, fields) = ([b',', b';', b'\t'][d], &mut splitters[d]);
+            let len = 1 + next() % 12;
+            let mut record: Vec<u8> =
+                (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            // Records as `record_end` cuts them: the first byte visible,
+            // no newline but the last, which a last line may lack.
+            record[0] = b'x';
+            if !next().is_multiple_of(4) {
+                record.push(b'\n');
+            }
+            bare += usize::from(memchr2(b'"', b'\r', &record).is_none());
+            let got: Vec<Vec<u8>> = fields.split(delimiter, &record).map(<[u8]>::to_vec).collect();
+            assert_eq!(got, csv_crate_fields(delimiter, &record), "{:?}", record.escape_ascii());
+        }
+        // Both paths are taken.
+        assert!((10_000..50_000).contains(&bare), "{bare}");
+    }
 }
