@@ -13,10 +13,12 @@
 #   master-random   the same, owners in random order
 #   list            one A-label a line
 #   csv             label,registered,registrant
+#   csv-crlf        the same CSV with CRLF line ends (as Windows tools
+#                   export it), made from it with `sed`
 #
 # Each figure is the fastest of ROUNDS runs (default 3); the rounds
 # interleave `wc -l` and the scans so that the VM's drift reaches both
-# sides of a ratio. The reports of the four sorted shapes must be identical
+# sides of a ratio. The reports of the sorted shapes (all but the random two) must be identical
 # apart from the source and line columns, and so must the two random ones
 # (the holder of a set is the first member in input order).
 #
@@ -31,16 +33,18 @@ ROUNDS=${ROUNDS:-3}
 TARGET=${CARGO_TARGET_DIR:-target}
 REF=${LGRSCAN_REFERENCE_DIR:-../shared}
 DIR=$TARGET/bench/shapes-$N-$PCT
-SHAPES=${SHAPES:-czds-sorted czds-random master-sorted master-random list csv}
+SHAPES=${SHAPES:-czds-sorted czds-random master-sorted master-random list csv csv-crlf}
 . benches/lib.sh
 mkdir -p "$DIR"
 cargo build --release --quiet --bin lgrscan --example gen_zone
 BIN=$TARGET/release/lgrscan
 [ -s "$DIR/labels.csv" ] || "$TARGET/release/examples/gen_zone" shapes "$N" "$PCT" "$DIR" "$REF/golden/corpus.tsv"
+[ -s "$DIR/labels-crlf.csv" ] || sed 's/$/\r/' "$DIR/labels.csv" > "$DIR/labels-crlf.csv"
 file_of() {
   case $1 in
     list) echo "$DIR/labels.list" ;;
     csv) echo "$DIR/labels.csv" ;;
+    csv-crlf) echo "$DIR/labels-crlf.csv" ;;
     *) echo "$DIR/$1.zone" ;;
   esac
 }
@@ -85,5 +89,5 @@ same() { # prints whether the reports of the shapes given agree
   done
   [ -n "$first" ] && echo "reports identical apart from source, line and CSV columns: $*"
 }
-same czds-sorted master-sorted list csv || true
+same czds-sorted master-sorted list csv csv-crlf || true
 same czds-random master-random || true

@@ -8,8 +8,8 @@
 //! `domain` column (else `,`). Records are found first (a newline outside
 //! quotes ends one, so line numbers count `\n`, CRLF or not), then split
 //! into fields: at the delimiters when the record holds no quote and no
-//! CR, else by `csv-core` (the same fields either way, tested against the
-//! `csv` crate). A quoted field still open after
+//! CR but before its newline, else by `csv-core` (the same fields either
+//! way, tested against the `csv` crate). A quoted field still open after
 //! [`MAX_QUOTED_LINES`] lines or [`MAX_QUOTED_BYTES`] bytes is malformed at
 //! the record's first line, and reading goes on at the next line.
 //!
@@ -85,8 +85,8 @@ impl CsvState {
     }
 }
 
-/// Splits records into fields: a record without a quote or a CR by its
-/// delimiters, in place (most records: a CSV export quotes only the
+/// Splits records into fields: a record without a quote or a CR (but a
+/// CRLF's) by its delimiters, in place (most records: a CSV export quotes only the
 /// fields that need it); any other with `csv-core`, into reused buffers.
 #[derive(Default)]
 struct Fields {
@@ -99,10 +99,12 @@ impl Fields {
     /// The fields of `record` (one record, with its newline if it has one).
     fn split<'f>(&'f mut self, delimiter: u8, record: &'f [u8]) -> FieldIter<'f> {
         // Without a quote there is nothing to unquote, and without a CR
-        // the record's only terminator is its last byte: the fields are
-        // the bytes between delimiters, as `csv-core` would give them.
-        if memchr2(b'"', b'\r', record).is_none() {
-            let line = record.strip_suffix(b"\n").unwrap_or(record);
+        // but one before the newline (or at the end), the record's only
+        // terminator is its end, LF or CRLF: the fields are the bytes
+        // between delimiters, as `csv-core` would give them.
+        let line = record.strip_suffix(b"\n").unwrap_or(record);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if memchr2(b'"', b'\r', line).is_none() {
             return FieldIter::Bare { rest: Some(line), delimiter };
         }
         let rdr = self
@@ -670,10 +672,13 @@ mod tests {
             let mut record: Vec<u8> =
                 (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
             // Records as `record_end` cuts them: the first byte visible,
-            // no newline but the last, which a last line may lack.
+            // no newline but the last (LF or CRLF), which a last line may
+            // lack.
             record[0] = b'x';
-            if !next().is_multiple_of(4) {
-                record.push(b'\n');
+            match next() % 4 {
+                0 => {}
+                1 => record.extend_from_slice(b"\r\n"),
+                _ => record.push(b'\n'),
             }
             bare += usize::from(memchr2(b'"', b'\r', &record).is_none());
             let got: Vec<Vec<u8>> = fields.split(delimiter, &record).map(<[u8]>::to_vec).collect();
