@@ -86,8 +86,9 @@ impl CsvState {
 }
 
 /// Splits records into fields: a record without a quote or a CR (but a
-/// CRLF's) by its delimiters, in place (most records: a CSV export quotes only the
-/// fields that need it); any other with `csv-core`, into reused buffers.
+/// CRLF's) by its delimiters, in place (most records: a CSV export quotes
+/// only the fields that need it); any other with `csv-core`, into reused
+/// buffers.
 #[derive(Default)]
 struct Fields {
     reader: Option<csv_core::Reader>,
