@@ -18,9 +18,10 @@
 #
 # Each figure is the fastest of ROUNDS runs (default 3); the rounds
 # interleave `wc -l` and the scans so that the VM's drift reaches both
-# sides of a ratio. The reports of the sorted shapes (all but the random two) must be identical
-# apart from the source and line columns, and so must the two random ones
-# (the holder of a set is the first member in input order).
+# sides of a ratio. The reports of the sorted shapes (all but the random
+# two) must be identical apart from the source and line columns, and so
+# must the two random ones (the holder of a set is the first member in
+# input order).
 #
 # Usage: benches/formats.sh [NAMES] [IDN_PERCENT]   (defaults: 10000000 2)
 # Env: CARGO_TARGET_DIR (default: target), LGRSCAN_REFERENCE_DIR (default:

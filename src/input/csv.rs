@@ -681,8 +681,9 @@ mod tests {
                 1 => record.extend_from_slice(b"\r\n"),
                 _ => record.push(b'\n'),
             }
-            bare += usize::from(memchr2(b'"', b'\r', &record).is_none());
-            let got: Vec<Vec<u8>> = fields.split(delimiter, &record).map(<[u8]>::to_vec).collect();
+            let split = fields.split(delimiter, &record);
+            bare += usize::from(matches!(split, FieldIter::Bare { .. }));
+            let got: Vec<Vec<u8>> = split.map(<[u8]>::to_vec).collect();
             assert_eq!(got, csv_crate_fields(delimiter, &record), "{:?}", record.escape_ascii());
         }
         // Both paths are taken.
