@@ -104,17 +104,18 @@ impl CsvRowWriter {
         self.registered = Some(t);
     }
 
-    /// Sets the registrant; an empty value takes back an earlier one.
-    pub(crate) fn registrant(&mut self, value: &str) {
+    /// Sets the registrant (UTF-8 text, as each value here: it is read
+    /// back as `str`); an empty value takes back an earlier one.
+    pub(crate) fn registrant(&mut self, value: &[u8]) {
         set_str(&mut self.flags, REGISTRANT, &mut self.registrant, value);
     }
 
     /// Sets the LGR; an empty value takes back an earlier one.
-    pub(crate) fn lgr(&mut self, value: &str) {
+    pub(crate) fn lgr(&mut self, value: &[u8]) {
         set_str(&mut self.flags, LGR, &mut self.lgr, value);
     }
 
-    pub(crate) fn extra(&mut self, column: u32, value: &str) {
+    pub(crate) fn extra(&mut self, column: u32, value: &[u8]) {
         write_len(&mut self.extra, column as usize);
         write_str(&mut self.extra, value);
     }
@@ -141,7 +142,7 @@ impl CsvRowWriter {
     }
 }
 
-fn set_str(flags: &mut u8, flag: u8, buf: &mut Vec<u8>, value: &str) {
+fn set_str(flags: &mut u8, flag: u8, buf: &mut Vec<u8>, value: &[u8]) {
     buf.clear();
     if value.is_empty() {
         *flags &= !flag;
@@ -178,9 +179,9 @@ fn read_len(b: &mut &[u8]) -> Option<usize> {
     None
 }
 
-fn write_str(out: &mut Vec<u8>, s: &str) {
+fn write_str(out: &mut Vec<u8>, s: &[u8]) {
     write_len(out, s.len());
-    out.extend_from_slice(s.as_bytes());
+    out.extend_from_slice(s);
 }
 
 fn read_str<'a>(b: &mut &'a [u8]) -> Option<&'a str> {
@@ -196,16 +197,16 @@ mod tests {
     fn rows_read_back_as_written() {
         let mut w = CsvRowWriter::default();
         let mut data = Vec::new();
-        w.registrant("reg-1");
+        w.registrant(b"reg-1");
         w.registered(Timestamp::parse_rfc3339("2019-03-01T12:00:00.5Z").unwrap());
-        w.extra(3, &"x".repeat(300));
-        w.extra(0, "zero");
+        w.extra(3, "x".repeat(300).as_bytes());
+        w.extra(0, b"zero");
         w.pack_into(&mut data);
         let at = data.len();
         w.clear();
-        w.lgr("und-Latn");
-        w.registrant("reg-2");
-        w.registrant("");
+        w.lgr(b"und-Latn");
+        w.registrant(b"reg-2");
+        w.registrant(b"");
         w.pack_into(&mut data);
         let a = CsvFields::unpack(&data).unwrap();
         assert_eq!(a.registered.map(Timestamp::nanos), Some(500_000_000));
