@@ -657,6 +657,30 @@ mod tests {
         fields.iter().map(<[u8]>::to_vec).collect()
     }
 
+    /// A label's first row is its row, one without columns beyond the
+    /// label too (a later duplicate row's fields are not taken); rows
+    /// without columns keep nothing, not even row offsets.
+    #[test]
+    fn rows_without_columns_come_first_and_keep_nothing() {
+        use crate::input::{Config, Input, InputFormat, read};
+        let read_csv = |text: &[u8]| {
+            let input = Input::Bytes { name: "x.csv".into(), data: text.to_vec() };
+            read([input], &Config::new().format(Some(InputFormat::Csv))).unwrap()
+        };
+        let set = read_csv(b"label,registrant\na,\nb,reg-b\na,reg-a\nc,\n");
+        let registrant = |name: &str| {
+            let label = set.iter().find(|l| l.ulabel() == name).unwrap();
+            label.csv().and_then(|c| c.registrant).map(str::to_string)
+        };
+        assert_eq!(registrant("a"), None);
+        assert_eq!(registrant("b").as_deref(), Some("reg-b"));
+        assert_eq!(registrant("c"), None);
+        assert_eq!(set.accounting().duplicate_records, 1);
+        let only = read_csv(b"label,registrant\na,\nb, \n");
+        assert_eq!(only.len(), 2);
+        assert!(only.csv_at.is_empty() && only.csv_data.is_empty());
+    }
+
     /// `field_text` gives what `str::trim` gives of the field decoded
     /// (lossily), on its ASCII path and its other one: every ASCII white
     /// space and control character, non-ASCII white space, other

@@ -120,8 +120,12 @@ impl CsvRowWriter {
         write_str(&mut self.extra, value);
     }
 
-    /// Appends the packed row to `out`, after its length.
+    /// Appends the packed row to `out`, after its length; nothing for a
+    /// row without columns beyond the label.
     pub(crate) fn pack_into(&self, out: &mut Vec<u8>) {
+        if self.flags == 0 && self.extra.is_empty() {
+            return;
+        }
         let len = 1
             + self.registered.map_or(0, |t| if t.nanos() != 0 { 12 } else { 8 })
             + self.registrant.len()

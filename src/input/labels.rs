@@ -220,7 +220,7 @@ pub struct LabelSet {
     pub(crate) ns_targets: Vec<u32>,
     pub(crate) ns_names: Vec<Box<str>>,
     /// Per label the offset of its row in `csv_data` ([`NO_CSV_ROW`] for
-    /// none), or empty when no CSV was read.
+    /// none), or empty when no row had a column beyond the label.
     pub(crate) csv_at: Vec<u64>,
     /// The rows, packed (see [`super::csv_fields`]).
     pub(crate) csv_data: Vec<u8>,

@@ -85,6 +85,9 @@ pub(crate) struct Collector {
     deeper_seen: DistinctNames,
     outside_seen: DistinctNames,
     csv_columns: HashMap<String, u32>,
+    /// One bit a label: whether a CSV row was attached to it
+    /// ([`Collector::set_csv`]), a row without columns included.
+    csv_rowed: Vec<u64>,
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
     /// IDNA forms of list labels computed beforehand, in parallel and in line
@@ -168,6 +171,7 @@ impl Collector {
             deeper_seen: DistinctNames::default(),
             outside_seen: DistinctNames::default(),
             csv_columns: HashMap::new(),
+            csv_rowed: Vec::new(),
             pending: Vec::new(),
             list_forms: ListForms::default(),
         }
@@ -812,8 +816,21 @@ impl Collector {
 
     /// Attaches CSV fields (a row packed by
     /// [`CsvRowWriter::pack_into`](super::csv_fields::CsvRowWriter::pack_into))
-    /// to a label, unless it has some already.
+    /// to a label, unless a row was attached to it before: the first row
+    /// of a label is its row, one without columns beyond the label too.
+    /// Such a row is kept as none at all (`Label::csv` is `None`, which
+    /// every reader takes as empty fields): a label-only CSV of 10M rows
+    /// kept 100 MB of row offsets and empty rows before (CHANGELOG, #27).
     pub(crate) fn set_csv(&mut self, label: u32, packed: &[u8]) {
+        let (word, bit) = (label as usize / 64, 1u64 << (label % 64));
+        if self.csv_rowed.len() <= word {
+            self.csv_rowed.resize(word + 1, 0);
+        }
+        let seen = self.csv_rowed[word] & bit != 0;
+        self.csv_rowed[word] |= bit;
+        if seen || packed.is_empty() {
+            return;
+        }
         let n = self.set.records.len();
         if self.set.csv_at.len() < n {
             self.set.csv_at.resize(n, NO_CSV_ROW);
