@@ -1,6 +1,7 @@
 //! The columns of CSV rows beyond the label, packed: one byte string per
-//! row in [`LabelSet`](super::LabelSet)'s `csv_data`, read back through
-//! the borrowed view [`CsvFields`].
+//! row that has any in [`LabelSet`](super::LabelSet)'s `csv_data`, read
+//! back through the borrowed view [`CsvFields`] (a row without any is not
+//! stored).
 //!
 //! A row owned its fields as boxed strings before (88 bytes a row plus an
 //! allocation per value: 1.4 GB for 10M rows); packed, a row of a date and

@@ -87,7 +87,7 @@ pub(crate) struct Collector {
     csv_columns: HashMap<String, u32>,
     /// One bit a label: whether a CSV row was attached to it
     /// ([`Collector::set_csv`]), a row without columns included.
-    csv_rowed: Vec<u64>,
+    csv_row_seen: Vec<u64>,
     /// Forms entries whose IDNA forms are computed when the read finishes.
     pending: Vec<u32>,
     /// IDNA forms of list labels computed beforehand, in parallel and in line
@@ -171,7 +171,7 @@ impl Collector {
             deeper_seen: DistinctNames::default(),
             outside_seen: DistinctNames::default(),
             csv_columns: HashMap::new(),
-            csv_rowed: Vec::new(),
+            csv_row_seen: Vec::new(),
             pending: Vec::new(),
             list_forms: ListForms::default(),
         }
@@ -823,11 +823,11 @@ impl Collector {
     /// kept 100 MB of row offsets and empty rows before (CHANGELOG, #27).
     pub(crate) fn set_csv(&mut self, label: u32, packed: &[u8]) {
         let (word, bit) = (label as usize / 64, 1u64 << (label % 64));
-        if self.csv_rowed.len() <= word {
-            self.csv_rowed.resize(word + 1, 0);
+        if self.csv_row_seen.len() <= word {
+            self.csv_row_seen.resize(word + 1, 0);
         }
-        let seen = self.csv_rowed[word] & bit != 0;
-        self.csv_rowed[word] |= bit;
+        let seen = self.csv_row_seen[word] & bit != 0;
+        self.csv_row_seen[word] |= bit;
         if seen || packed.is_empty() {
             return;
         }
