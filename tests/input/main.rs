@@ -6,5 +6,6 @@ mod util;
 
 mod dedup;
 mod limits;
+mod lists;
 mod reader;
 mod zone_paths;
