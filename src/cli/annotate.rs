@@ -120,7 +120,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let lgr = super::load_lgr(&args.lgr)?.with_index_mode(args.index_mode.into());
     // Opened before the input is read: a path that cannot be written is an
     // error at once.
-    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let reads = super::read_paths(&args.inputs, std::slice::from_ref(&args.lgr), None);
+    let mut output =
+        args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     // The labels read, for the malformed lines the read dropped.
     let mut read_set = None;

@@ -43,7 +43,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         Format::Csv => DiffFormat::Csv,
         Format::Jsonl => DiffFormat::Jsonl,
     };
-    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let reads = [args.old.as_path(), args.new.as_path()];
+    let mut output =
+        args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let old = JsonlReport::read(&args.old)?;
     let new = JsonlReport::read(&args.new)?;
     let d = diff::diff(old, new);
@@ -80,7 +82,9 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
             "report writes a whole HTML page: give -o FILE (or redirect standard output)"
         );
     }
-    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let reads = [args.old.as_path(), args.new.as_path()];
+    let mut output =
+        args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let old = JsonlReport::read(&args.old)?;
     let new = JsonlReport::read(&args.new)?;
     let d = diff::diff(old, new);

@@ -374,6 +374,18 @@ pub fn output_done(written: anyhow::Result<()>) -> anyhow::Result<()> {
     }
 }
 
+/// The files a command reads that an output must not replace: its inputs
+/// and LGR files (not `-`, standard input, nor `builtin:` LGRs).
+pub fn read_paths<'a>(
+    inputs: &'a [String],
+    lgrs: &'a [String],
+    variants: Option<&'a str>,
+) -> Vec<&'a std::path::Path> {
+    let named = inputs.iter().chain(lgrs).map(String::as_str).chain(variants);
+    let files = named.filter(|n| *n != "-" && !n.starts_with("builtin:"));
+    files.map(std::path::Path::new).collect()
+}
+
 /// `--output FILE` opened for a report (see [`lgrscan::report::output`]),
 /// its temporary file removed if a signal ends the process.
 pub struct ReportFile {
@@ -384,9 +396,14 @@ pub struct ReportFile {
 }
 
 impl ReportFile {
-    /// Opens `path`; the error names it.
-    pub fn create(path: &std::path::Path) -> anyhow::Result<ReportFile> {
-        let (file, protected) = signals::create_protected(path)?;
+    /// Opens `path`, unless it is one of `spared` (the files the command
+    /// reads, its other outputs: see [`lgrscan::report::OutputFile::create_sparing`]);
+    /// the error names it.
+    pub fn create(
+        path: &std::path::Path,
+        spared: &[&std::path::Path],
+    ) -> anyhow::Result<ReportFile> {
+        let (file, protected) = signals::create_protected(path, spared)?;
         Ok(ReportFile { file, protected })
     }
 

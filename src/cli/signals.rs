@@ -67,14 +67,14 @@ fn install() -> anyhow::Result<()> {
 /// dropped (after the report is committed or abandoned).
 pub struct Protected(Option<PathBuf>);
 
-/// Opens `path` for a report with its temporary file, if any, on that
+/// Opens `path` for a report (unless it is one of `spared`) with its temporary file, if any, on that
 /// list. The handler is installed first and the list stays locked while
 /// the file is created, so no signal can come between the file's creation
 /// and its listing.
-pub fn create_protected(path: &Path) -> anyhow::Result<(OutputFile, Protected)> {
+pub fn create_protected(path: &Path, spared: &[&Path]) -> anyhow::Result<(OutputFile, Protected)> {
     install()?;
     let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-    let file = OutputFile::create(path)?;
+    let file = OutputFile::create_sparing(path, spared)?;
     let temp = file.temp_path().map(Path::to_path_buf);
     pending.extend(temp.clone());
     Ok((file, Protected(temp)))

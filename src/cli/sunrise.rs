@@ -132,7 +132,8 @@ fn build_into(
 
 fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let output = args.output.as_deref().expect("required by clap");
-    let mut file = super::ReportFile::create(output)?;
+    let reads = super::read_paths(&args.inputs, &args.lgrs, args.variants.as_deref());
+    let mut file = super::ReportFile::create(output, &reads)?;
     let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let labels = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;
@@ -284,7 +285,10 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     if candidates.is_empty() {
         anyhow::bail!("no candidate: give candidate files or --label");
     }
-    let mut output = args.output.as_deref().map(super::ReportFile::create).transpose()?;
+    let mut reads = super::read_paths(&args.against, &args.lgrs, args.variants.as_deref());
+    reads.extend(args.candidates.iter().map(PathBuf::as_path));
+    let mut output =
+        args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let given = (!args.lgrs.is_empty() || args.variants.is_some()).then(|| {
         let m = args.index_mode.unwrap_or_default();

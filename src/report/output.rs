@@ -25,6 +25,12 @@
 //!   a stream; there is nothing to replace atomically.
 //! - **A directory**: an error.
 //!
+//! [`OutputFile::create_sparing`] also refuses a path that is one of the
+//! files the run reads (the same file, whatever the link or name that
+//! reaches it), or another output of the run: a report renamed over a
+//! zone file would destroy it, and a typo or a shell's completion is
+//! enough to name one.
+//!
 //! Errors name the path the user gave, never the temporary file. This
 //! module prints nothing and installs no signal handler: a program that
 //! wants the temporary file removed when it is killed registers
@@ -83,8 +89,40 @@ impl OutputFile {
     /// file cannot be created, a device or FIFO that cannot be opened;
     /// each message names `path`.
     pub fn create(path: &Path) -> io::Result<OutputFile> {
+        Self::create_sparing(path, &[])
+    }
+
+    /// Opens `path` for a report, as [`OutputFile::create`] does, unless it
+    /// names the same file as one of `spared`: the files the run reads,
+    /// and its other outputs. A spared path that does not exist (yet) is
+    /// compared by name, with symbolic links followed; one that exists is
+    /// compared by file identity (device and inode on Unix), so a hard
+    /// link to an input is refused too. A device or FIFO, written in place,
+    /// is never refused.
+    ///
+    /// # Errors
+    /// As [`OutputFile::create`]; `path` is one of `spared`
+    /// ([`io::ErrorKind::InvalidInput`], naming both).
+    pub fn create_sparing(path: &Path, spared: &[&Path]) -> io::Result<OutputFile> {
         let named = |what: &str, e: io::Error| named_error(path, what, e);
         let dest = follow_symlinks(path).map_err(|e| named("cannot resolve", e))?;
+        // A device or FIFO is written in place: nothing is replaced.
+        let in_place = fs::metadata(&dest).is_ok_and(|m| !m.is_file());
+        if let Some(id) = Identity::of(&dest).filter(|_| !in_place) {
+            for &other in spared {
+                let same = follow_symlinks(other).ok().and_then(|o| Identity::of(&o));
+                if same.as_ref() == Some(&id) {
+                    let e = io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "it is the same file as {}, which this run also reads or writes",
+                            other.display()
+                        ),
+                    );
+                    return Err(named("refusing to write", e));
+                }
+            }
+        }
         let (how, out) = match fs::metadata(&dest) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let (temp, file) =
@@ -243,6 +281,32 @@ fn follow_symlinks(path: &Path) -> io::Result<PathBuf> {
         }
     }
     Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// What makes two paths the same file: an existing file's identity
+/// (device and inode), else the path with its directory made canonical.
+#[derive(Debug, PartialEq, Eq)]
+enum Identity {
+    #[cfg(unix)]
+    File(u64, u64),
+    Path(PathBuf),
+}
+
+impl Identity {
+    /// The identity of `path` (its symbolic links followed); `None` when
+    /// its directory cannot be resolved.
+    fn of(path: &Path) -> Option<Identity> {
+        #[cfg(unix)]
+        if let Ok(m) = fs::metadata(path) {
+            use std::os::unix::fs::MetadataExt;
+            return Some(Identity::File(m.dev(), m.ino()));
+        }
+        if let Ok(p) = fs::canonicalize(path) {
+            return Some(Identity::Path(p));
+        }
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Some(Identity::Path(fs::canonicalize(dir).ok()?.join(path.file_name()?)))
+    }
 }
 
 /// A new temporary file in `dest`'s directory: permission bits (and owner
@@ -418,5 +482,47 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::NotFound);
         let e = OutputFile::create(d.path()).err().unwrap();
         assert!(e.to_string().ends_with("is a directory"), "{e}");
+    }
+
+    /// A file the run reads is never replaced, whatever name reaches it;
+    /// another file is written as usual.
+    #[test]
+    fn spares_the_files_the_run_reads() {
+        let d = dir("spare");
+        let zone = d.path().join("zone.txt");
+        fs::write(&zone, "zone").unwrap();
+        let refused = |out: &Path, spared: &[&Path]| {
+            let e = OutputFile::create_sparing(out, spared).err().expect("refused");
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+            assert!(e.to_string().starts_with(&format!("refusing to write {}: ", out.display())));
+            assert!(e.to_string().contains(&spared[0].display().to_string()), "{e}");
+        };
+        refused(&zone, &[&zone]);
+        // The same file by another name: relative, through a symbolic link
+        // (either side), through a hard link.
+        let dotted = d.path().join(".").join("zone.txt");
+        refused(&dotted, &[&zone]);
+        let link = d.path().join("link.txt");
+        std::os::unix::fs::symlink("zone.txt", &link).unwrap();
+        refused(&link, &[&zone]);
+        refused(&zone, &[&link]);
+        let hard = d.path().join("hard.txt");
+        fs::hard_link(&zone, &hard).unwrap();
+        refused(&hard, &[&zone]);
+        // Two outputs of one run, neither written yet.
+        let report = d.path().join("report.csv");
+        refused(&report, &[&d.path().join(".").join("report.csv")]);
+        // Anything else is written; the input stays as it was.
+        let mut o = OutputFile::create_sparing(&report, &[&zone, Path::new("-")]).unwrap();
+        o.write_all(b"report").unwrap();
+        o.commit(Durability::Rename).unwrap();
+        assert_eq!(fs::read_to_string(&zone).unwrap(), "zone");
+        assert_eq!(fs::read_to_string(&report).unwrap(), "report");
+        let mut entries = entries(d.path());
+        entries.sort();
+        assert_eq!(entries, ["hard.txt", "link.txt", "report.csv", "zone.txt"]);
+        // A device is written in place, whatever else the run writes there.
+        let null = Path::new("/dev/null");
+        assert!(OutputFile::create_sparing(null, &[null]).is_ok());
     }
 }

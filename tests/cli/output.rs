@@ -1,7 +1,8 @@
 //! Where reports go (issue #28 §2): `--output` never clobbers a device, a
 //! FIFO, a symbolic link, a file's mode or its other hard links, never
 //! leaves a partial file (errors, a full disk, SIGTERM), and follows no
-//! link planted at its temporary name; a closed pipe ends every command
+//! link planted at its temporary name, never replaces a file the run
+//! reads; a closed pipe ends every command
 //! quietly with its documented status; text output escapes control
 //! characters from the data.
 //!
@@ -284,6 +285,66 @@ fn a_failed_write_keeps_the_old_report() {
 
 /// Runs lgrscan with its standard output a pipe whose reader has already
 /// gone: every write fails with EPIPE.
+/// No command writes its output over a file it reads (an input, a
+/// candidate file, an index, an LGR, a baseline), under any name that
+/// reaches it, nor `scan`'s two outputs over each other: each is exit 2
+/// naming both, with every file as it was and nothing created.
+#[test]
+fn outputs_never_replace_what_the_run_reads() {
+    let dir = temp_dir("spare");
+    let zone = dir.join("zone.txt");
+    fs::copy(root().join(ZONE), &zone).unwrap();
+    let lgr = dir.join("khmer.xml");
+    fs::copy(root().join("src/builtin/khmer.xml"), &lgr).unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink("zone.txt", &link).unwrap();
+    let hard = dir.join("hard.txt");
+    fs::hard_link(&zone, &hard).unwrap();
+    let (z, l, h, k) = (path_str(&zone), path_str(&link), path_str(&hard), path_str(&lgr));
+    let report = dir.join("report.jsonl");
+    let o = run(&["scan", "-q", "--format", "jsonl", "-o", path_str(&report), z]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    let idx = dir.join("zone.idx");
+    let o = run(&["index", z, "-o", path_str(&idx)]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let (r, i) = (path_str(&report), path_str(&idx));
+    let meta = dir.join("meta.json");
+    let before: Vec<(String, Vec<u8>)> =
+        entries(&dir).into_iter().map(|e| (e.clone(), fs::read(dir.join(&e)).unwrap())).collect();
+    let cases: [(&str, &str, Vec<&str>); 13] = [
+        ("scan input", z, vec!["scan", "-q", z, "-o", z]),
+        ("scan input by a symbolic link", z, vec!["scan", "-q", z, "-o", l]),
+        ("scan input by a hard link", h, vec!["scan", "-q", h, "-o", z]),
+        ("scan LGR", k, vec!["scan", "-q", "--lgr", k, z, "-o", k]),
+        ("scan baseline", r, vec!["scan", "-q", "--baseline", r, z, "-o", r]),
+        ("scan meta over output", "meta", vec!["scan", "-q", z, "-o", r, "--meta", r]),
+        ("annotate", z, vec!["annotate", "--lgr", "builtin:khmer", z, "-o", z]),
+        ("diff", r, vec!["diff", r, r, "-o", r]),
+        ("report", r, vec!["report", r, r, "-o", r]),
+        ("index", z, vec!["index", z, "-o", l]),
+        ("check index", i, vec!["check", "--against", i, "--label", "a", "-o", i]),
+        ("check input", z, vec!["check", "--against", z, "--label", "a", "-o", z]),
+        ("check candidates", z, vec!["check", "--against", i, z, "-o", z]),
+    ];
+    for (what, named, args) in cases {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), Some(2), "{what}: {err}");
+        assert!(err.contains("refusing to write"), "{what}: {err}");
+        if named != "meta" {
+            assert!(err.contains(&format!("same file as {named}")), "{what}: {err}");
+        }
+        for (e, bytes) in &before {
+            assert_eq!(&fs::read(dir.join(e)).unwrap(), bytes, "{what}: {e} changed");
+        }
+        assert_eq!(entries(&dir).len(), before.len(), "{what}: {:?}", entries(&dir));
+        assert!(!meta.exists());
+    }
+    // Another file is written.
+    let o = run(&["scan", "-q", z, "-o", path_str(&dir.join("other.csv"))]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+}
+
 fn closed_pipe(args: &[&str]) -> Output {
     let mut child =
         command(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
