@@ -157,7 +157,11 @@ fn meta_record(
     let vdigest = match &spec.variants {
         VariantSource::Lgr(l) => l.sha256(),
         VariantSource::Same => digests.first().cloned().unwrap_or_default(),
-        VariantSource::Merged => meta::merged_digest(&digests),
+        VariantSource::Merged => {
+            let order =
+                lgrscan::lgr::merge_order(&set.judges().iter().map(|l| &**l).collect::<Vec<_>>());
+            meta::merged_digest(&order.into_iter().map(|i| digests[i].clone()).collect::<Vec<_>>())
+        }
     };
     let mut options = serde_json::Map::new();
     let holder = match args.holder {

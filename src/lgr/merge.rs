@@ -114,6 +114,17 @@ impl Renamer {
 }
 
 /// The member's first language tag, or "".
+/// The order [`merge`] takes `set` in (indexes into it): by the first
+/// `<language>` tag, `und-` tags after the others, ties in the order given.
+/// The merge depends on this order only, so two sets in different orders
+/// that sort alike give the same merged LGR (and digest, see
+/// [`crate::report::meta::merged_digest`]).
+pub fn merge_order(set: &[&Lgr]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..set.len()).collect();
+    order.sort_by_key(|&i| tag_of(set[i]).replace("und-", "zzz"));
+    order
+}
+
 fn tag_of(lgr: &Lgr) -> &str {
     lgr.doc().meta.languages.first().map(String::as_str).unwrap_or("")
 }
@@ -168,8 +179,7 @@ pub fn merge(set: &[&Lgr]) -> Result<Lgr, LgrError> {
     if set.is_empty() {
         return Err(LgrError::new("cannot merge an empty set of LGRs"));
     }
-    let mut members: Vec<&Lgr> = set.to_vec();
-    members.sort_by_key(|l| tag_of(l).replace("und-", "zzz"));
+    let members: Vec<&Lgr> = merge_order(set).into_iter().map(|i| set[i]).collect();
 
     let mut m = Merger::default();
     let mut used_prefixes: Vec<String> = Vec::new();

@@ -2,8 +2,9 @@
 //! status `accepted`, counted apart and no cause for exit status 1.
 //!
 //! A baseline is either
-//! - a previous JSON Lines report of `scan` (its first octet is `{`):
-//!   every finding id in it is accepted; or
+//! - a previous JSON Lines report of `scan` (its first octet is `{`),
+//!   whole (as [`super::diff::JsonlReport::parse`] reads it): every
+//!   finding id in it is accepted; or
 //! - an allowlist CSV with a header naming `id`, `bundle` and `note`
 //!   columns (in any order, other columns ignored). Each row accepts one
 //!   finding id, or one variant bundle: labels (A-labels or U-labels)
@@ -70,24 +71,18 @@ impl Baseline {
         let text = std::fs::read_to_string(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let mut b = Baseline { path: path.to_path_buf(), ..Baseline::default() };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         if text.trim_start().starts_with('{') {
-            for (n, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let v: serde_json::Value =
-                    serde_json::from_str(line).map_err(|e| bad(path, n as u64 + 1, e))?;
-                let kind = v.get("kind").and_then(|k| k.as_str()).unwrap_or_default();
-                if kind == "meta" || kind == "summary" {
-                    continue;
-                }
-                let id = v.get("id").and_then(|k| k.as_str());
-                let id = id.ok_or_else(|| bad(path, n as u64 + 1, "a finding without an id"))?;
-                b.report_ids.insert(id.to_string());
-            }
+            let report = super::diff::JsonlReport::parse(text, &path.display().to_string())?;
+            b.report_ids = report
+                .rows
+                .iter()
+                .filter_map(|m| m.get("id")?.as_str())
+                .map(String::from)
+                .collect();
             return Ok(b);
         }
-        b.entries = read_allowlist(path, &text)?;
+        b.entries = read_allowlist(path, text)?;
         Ok(b)
     }
 
@@ -160,6 +155,35 @@ impl Baseline {
     }
 }
 
+/// The lines of a text, found from byte offsets read in increasing order
+/// (the `csv` crate's own line count is one short after CRLF line ends).
+struct LineOf<'t> {
+    text: &'t [u8],
+    at: usize,
+    line: u64,
+}
+
+impl LineOf<'_> {
+    /// The line of the record that starts at `offset`, as the `csv` crate
+    /// gives it: before the blank lines it skipped.
+    fn at(&mut self, offset: u64) -> u64 {
+        let mut to =
+            usize::try_from(offset).unwrap_or(usize::MAX).min(self.text.len()).max(self.at);
+        while self.text.get(to).is_some_and(|b| matches!(b, b'\r' | b'\n')) {
+            to += 1;
+        }
+        self.line += memchr::memchr_iter(b'\n', &self.text[self.at..to]).count() as u64;
+        self.at = to;
+        self.line
+    }
+}
+
+/// Whether `id` is a finding id: 16 lower-case hex digits
+/// ([`super::findings::finding_id`]).
+fn is_finding_id(id: &str) -> bool {
+    id.len() == 16 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 fn read_allowlist(path: &Path, text: &str) -> io::Result<Vec<Entry>> {
     let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
     let header = r.headers().map_err(|e| bad(path, 1, e))?.clone();
@@ -172,10 +196,12 @@ fn read_allowlist(path: &Path, text: &str) -> io::Result<Vec<Entry>> {
             "an allowlist needs a `note` column and an `id` or `bundle` column (or is a JSON Lines report)",
         ));
     }
-    let mut entries = Vec::new();
+    let mut lines = LineOf { text: text.as_bytes(), at: 0, line: 1 };
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut ids: HashMap<String, u64> = HashMap::new();
     for rec in r.records() {
-        let rec = rec.map_err(|e| bad(path, e.position().map_or(0, |p| p.line()), e))?;
-        let line = rec.position().map_or(0, |p| p.line());
+        let rec = rec.map_err(|e| bad(path, e.position().map_or(0, |p| lines.at(p.byte())), &e))?;
+        let line = rec.position().map_or(0, |p| lines.at(p.byte()));
         let get = |c: Option<usize>| c.and_then(|c| rec.get(c)).unwrap_or_default().trim();
         let e = Entry {
             line,
@@ -196,8 +222,22 @@ fn read_allowlist(path: &Path, text: &str) -> io::Result<Vec<Entry>> {
         if !e.id.is_empty() && !e.bundle.is_empty() {
             return Err(bad(path, line, "both an id and a bundle: one per row"));
         }
+        if get(bundle).contains(['\n', '\r', '"', ',']) {
+            let msg = "a bundle spans lines or holds a quote or comma (a quote left open?)";
+            return Err(bad(path, line, msg));
+        }
         if e.bundle.len() == 1 {
             return Err(bad(path, line, "a bundle names two labels or more"));
+        }
+        if !e.id.is_empty() && !is_finding_id(&e.id) {
+            let shown = super::terminal::escape_for_terminal(&e.id);
+            let msg = format!("{shown:?} is not a finding id (16 hex digits; a quote left open?)");
+            return Err(bad(path, line, msg));
+        }
+        if !e.id.is_empty()
+            && let Some(first) = ids.insert(e.id.clone(), line)
+        {
+            return Err(bad(path, line, format!("id {} again (first on line {first})", e.id)));
         }
         entries.push(e);
     }

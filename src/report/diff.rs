@@ -56,48 +56,83 @@ impl JsonlReport {
     /// Reads a JSON Lines report of `scan`.
     ///
     /// # Errors
-    /// Reading the file; a line that is not a JSON object, or a finding
-    /// without an id (a report of an older lgrscan), naming file and line.
+    /// Reading the file; what [`JsonlReport::parse`] refuses.
     pub fn read(path: &Path) -> io::Result<JsonlReport> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         JsonlReport::parse(&text, &path.display().to_string())
     }
 
-    /// Parses the text of a JSON Lines report of `scan`; `name` names it
-    /// in errors.
+    /// Parses the text of a JSON Lines report of `scan` (a UTF-8 byte
+    /// order mark at its start skipped); `name` names it in errors.
+    ///
+    /// A report is whole or refused: its first record is its meta record
+    /// and its last its summary record, so an empty file, or one cut
+    /// short at a line end (a failed or interrupted run's), is an error
+    /// rather than a report whose findings all look resolved.
     ///
     /// # Errors
-    /// A line that is not a JSON object, or a finding without an id,
-    /// naming `name` and the line.
+    /// A line that is not a JSON object, a finding without an id (a report
+    /// of an older lgrscan), a meta record
+    /// that is not first or a summary record that is not last, or either
+    /// missing, naming `name` and the line.
     pub fn parse(text: &str, name: &str) -> io::Result<JsonlReport> {
-        let bad = |n: usize, m: String| {
+        let bad = |n: usize, m: &str| {
             io::Error::new(io::ErrorKind::InvalidData, format!("{name}:{}: {m}", n + 1))
         };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut r = JsonlReport::default();
+        let mut last = 0;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let Value::Object(m) = serde_json::from_str(line).map_err(|e| bad(n, e.to_string()))?
+            last = n;
+            if r.summary.is_some() {
+                return Err(bad(n, "a record after the summary record, which ends a report"));
+            }
+            let Value::Object(m) =
+                serde_json::from_str(line).map_err(|e| bad(n, &e.to_string()))?
             else {
-                return Err(bad(n, "not a JSON object".into()));
+                return Err(bad(n, "not a JSON object"));
             };
-            match m.get("kind").and_then(Value::as_str) {
+            let kind = m.get("kind").and_then(Value::as_str);
+            if r.meta.is_none() && kind != Some("meta") {
+                return Err(bad(n, NOT_A_REPORT));
+            }
+            match kind {
+                Some("meta") if r.meta.is_some() => {
+                    return Err(bad(n, "a second meta record (two reports joined?)"));
+                }
                 Some("meta") => r.meta = Some(Value::Object(m)),
                 Some("summary") => r.summary = Some(Value::Object(m)),
-                _ if m.get("id").and_then(Value::as_str).is_none() => {
-                    return Err(bad(
-                        n,
-                        "a finding without an id (not a JSON Lines report of lgrscan scan)".into(),
-                    ));
+                _ => {
+                    if m.get("id").and_then(Value::as_str).is_none() {
+                        return Err(bad(
+                            n,
+                            "a finding without an id (not a JSON Lines report of lgrscan scan)",
+                        ));
+                    }
+                    r.rows.push(m);
                 }
-                _ => r.rows.push(m),
             }
+        }
+        if r.meta.is_none() {
+            return Err(bad(0, NOT_A_REPORT));
+        }
+        if r.summary.is_none() {
+            return Err(bad(
+                last,
+                "the report ends without its summary record: it is incomplete (cut short, or its run failed)",
+            ));
         }
         Ok(r)
     }
 }
+
+/// Why a file is not a JSON Lines report of `scan`.
+const NOT_A_REPORT: &str =
+    "not a JSON Lines report of lgrscan scan (it starts with its meta record)";
 
 /// What happened to a finding between two reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +169,14 @@ pub struct Entry {
     pub changed: Vec<&'static str>,
 }
 
+/// Whether a row of a report is a finding that counts (as
+/// [`super::scan::is_problem`] counts them): not the holder, an allocated
+/// or a near member of a variant set, which are listed for context.
+pub fn is_problem_row(m: &Map<String, Value>) -> bool {
+    text(m, "kind") != "collision"
+        || !matches!(text(m, "role").as_str(), "holder" | "allocated" | "near")
+}
+
 /// The difference between two reports.
 #[derive(Clone, Debug, Default)]
 pub struct Diff {
@@ -146,6 +189,9 @@ pub struct Diff {
     pub entries: Vec<Entry>,
     /// Findings in both reports with no change.
     pub unchanged: u64,
+    /// The holders' rows of the new report, then those of the old one
+    /// (context for the findings' sentences; no entries).
+    pub holders: Vec<Map<String, Value>>,
 }
 
 impl Diff {
@@ -170,14 +216,26 @@ fn id(m: &Map<String, Value>) -> &str {
     m.get("id").and_then(Value::as_str).unwrap_or_default()
 }
 
-/// Compares two reports.
+/// The rows of a report that count ([`is_problem_row`]).
+fn findings(r: &JsonlReport) -> Vec<&Map<String, Value>> {
+    r.rows.iter().filter(|m| is_problem_row(m)).collect()
+}
+
+/// Compares the findings of two reports: their rows that count
+/// ([`is_problem_row`]), so that its counts are those of the two scans'
+/// summaries. A member that becomes `allocated` (or a holder) is a
+/// resolved finding; one that stops being one, a new finding.
 pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
+    let holders = new.rows.iter().chain(&old.rows).filter(|m| text(m, "role") == "holder");
+    let holders = holders.cloned().collect();
+    let (old_rows, new_rows) = (findings(&old), findings(&new));
     let old_by_id: HashMap<&str, &Map<String, Value>> =
-        old.rows.iter().map(|m| (id(m), m)).collect();
-    let new_ids: std::collections::HashSet<&str> = new.rows.iter().map(id).collect();
-    let mut d = Diff { old_meta: old.meta.clone(), new_meta: new.meta.clone(), ..Diff::default() };
+        old_rows.iter().map(|m| (id(m), *m)).collect();
+    let new_ids: std::collections::HashSet<&str> = new_rows.iter().map(|m| id(m)).collect();
+    let mut d =
+        Diff { old_meta: old.meta.clone(), new_meta: new.meta.clone(), holders, ..Diff::default() };
     let mut changed = Vec::new();
-    for m in &new.rows {
+    for &m in &new_rows {
         match old_by_id.get(id(m)) {
             None => d.entries.push(Entry {
                 change: Change::New,
@@ -202,7 +260,7 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
         }
     }
     d.entries.append(&mut changed);
-    for o in &old.rows {
+    for &o in &old_rows {
         if !new_ids.contains(id(o)) {
             d.entries.push(Entry {
                 change: Change::Resolved,

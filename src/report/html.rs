@@ -16,7 +16,8 @@
 //! right-to-left label (Arabic, Hebrew, …) is laid out by its own first
 //! strong character (HTML §3.2.6.4), not by the page's direction.
 
-use super::diff::{Change, Diff, Entry, JsonlReport};
+use super::diff::{Change, Diff, Entry, JsonlReport, is_problem_row};
+use super::terminal::escape_for_terminal;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -30,28 +31,31 @@ pub const MAX_TABLE_ROWS: usize = 2000;
 type Row = Map<String, Value>;
 
 /// A field of a row as text: strings as they are, `null`/absent empty,
-/// arrays `;`-joined, numbers in decimal.
+/// arrays `;`-joined, numbers in decimal; shown as the text report shows
+/// it ([`shown`]).
 fn field(m: &Row, k: &str) -> String {
     match m.get(k) {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => shown(s),
         Some(Value::Array(a)) => {
-            a.iter().map(|v| v.as_str().unwrap_or_default()).collect::<Vec<_>>().join(";")
+            shown(&a.iter().map(|v| v.as_str().unwrap_or_default()).collect::<Vec<_>>().join(";"))
         }
         Some(v) => v.to_string(),
     }
 }
 
+/// Text from the data with its control characters and bidirectional
+/// overrides and isolates written as escapes, as on a terminal
+/// ([`escape_for_terminal`]): HTML escaping keeps markup out, not these,
+/// and an override inside a value (a registrar `U+202E evil`) would show
+/// it reversed (`live`), even inside `<bdi>`. No valid label has any.
+fn shown(text: &str) -> String {
+    escape_for_terminal(text).into_owned()
+}
+
 /// A count of a record, 0 when absent.
 fn count(v: &Value, path: &[&str]) -> u64 {
     path.iter().try_fold(v, |v, k| v.get(k)).and_then(Value::as_u64).unwrap_or(0)
-}
-
-/// Whether a row is a problem (as [`super::scan::is_problem`] counts
-/// them): not the holder, an allocated or a near member of a variant set.
-pub fn is_problem_row(m: &Row) -> bool {
-    field(m, "kind") != "collision"
-        || !matches!(field(m, "role").as_str(), "holder" | "allocated" | "near")
 }
 
 const CSS: &str = r#"
@@ -299,7 +303,7 @@ pub fn sentence(m: &Row, holder: Option<&Row>) -> String {
 fn meta_list(meta: Option<&Value>) -> Markup {
     let Some(m) = meta else { return html! { p.note { "No meta record." } } };
     let s = |v: &Value| match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => shown(s),
         Value::Null => "—".into(),
         v => v.to_string(),
     };
@@ -441,7 +445,9 @@ pub fn render_scan(report: &JsonlReport) -> String {
     let s = |p: &[&str]| count(&summary, p);
     let zone =
         report.meta.as_ref().and_then(|m| m["inputs"][0]["path"].as_str()).unwrap_or("(input)");
-    let apex = summary["apex"].as_str().map(|a| format!(" (apex {a})")).unwrap_or_default();
+    let zone = shown(zone);
+    let apex =
+        summary["apex"].as_str().map(|a| format!(" (apex {})", shown(a))).unwrap_or_default();
     let body = html! {
         h2 { "Run" }
         (meta_list(report.meta.as_ref()))
@@ -500,8 +506,7 @@ pub fn render_period(d: &Diff) -> String {
         ("new".to_string(), new.len() as u64),
         ("resolved".to_string(), resolved.len() as u64),
     ];
-    let all: Vec<Row> = new.iter().chain(&resolved).chain(&changed).cloned().collect();
-    let by_alabel = holders(&all);
+    let by_alabel = holders(&d.holders);
     let when = |m: &Option<Value>| {
         m.as_ref().and_then(|m| m["started"].as_str()).unwrap_or("?").to_string()
     };
@@ -605,5 +610,27 @@ mod tests {
         assert_eq!(page.matches(r#"<tr data-row="invalid">"#).count(), MAX_TABLE_ROWS);
         assert!(page.contains(&format!(r#"data-count="invalid-rows">{n}<"#)));
         assert!(page.contains(&format!("Showing {MAX_TABLE_ROWS} of {n};")));
+    }
+
+    /// Bidirectional overrides and controls from the data are shown as
+    /// escapes, as on a terminal: a registrar `U+202E evil` does not read
+    /// `live`, and an invalid label with an override is not reordered.
+    #[test]
+    fn overrides_from_the_data_are_shown_escaped() {
+        let row = |v: Value| v.as_object().cloned().unwrap();
+        let rows = vec![
+            row(serde_json::json!({"kind":"collision","role":"holder","ulabel":"123",
+                "alabel":"123","group":1,"registrar":"\u{202e}evil\u{202c}"})),
+            row(serde_json::json!({"kind":"collision","role":"blocked","ulabel":"१२३",
+                "alabel":"xn--d4bpq","holder":"123","group":1,"registrar":"\u{202e}evil"})),
+            row(serde_json::json!({"kind":"invalid","ulabel":"abc\u{202e}def\u{1b}[2J",
+                "alabel":"abc\u{202e}def","reason":"x"})),
+        ];
+        let page = render_scan(&JsonlReport { meta: None, summary: None, rows });
+        for c in ['\u{202e}', '\u{202c}', '\u{1b}'] {
+            assert!(!page.contains(c), "{c:?} in the page");
+        }
+        assert!(page.contains("\\u{202e}evil"), "the registrar, escaped");
+        assert!(page.contains("abc\\u{202e}def\\u{1b}[2J"), "the label, escaped");
     }
 }

@@ -124,7 +124,9 @@ pub fn soa_serial(text: &[u8]) -> Option<u32> {
 }
 
 /// The digest standing for an LGR merged from others: the SHA-256 of
-/// their digests, in order.
+/// their digests, in the order the merge takes them
+/// ([`crate::lgr::merge_order`]), so that the same set named in another
+/// order has the same digest (and its findings the same ids).
 pub fn merged_digest(parts: &[String]) -> String {
     let mut h = Sha256::new();
     for p in parts {

@@ -227,20 +227,22 @@ fn scan_report_in_a_browser() {
 fn period_report_in_a_browser() {
     let Some(browser) = chromium() else { return };
     let dir = temp_dir("html-period");
-    // The earlier month lacks some labels (new findings) and had two
-    // invalid labels since removed (resolved findings).
+    // The earlier month lacks three labels, registered since: variants of
+    // labels it has (new findings, two of them right-to-left); and it had
+    // two invalid labels since removed (resolved findings).
     let csv = std::fs::read_to_string(root().join("samples/labels.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    let old: String = lines
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i == 0 || i % 4 != 0)
-        .map(|(_, l)| format!("{l}\n"))
-        .collect::<String>()
+    let later = ["آئینۃ,", "قایٔم,", "ខេត្ត,"];
+    let kept = |keep: bool| -> String {
+        let rows = lines[1..].iter().filter(|l| later.iter().any(|p| l.starts_with(p)) != keep);
+        rows.map(|l| format!("{l}\n")).collect()
+    };
+    let old = format!("{}\n{}", lines[0], kept(true))
         + "bad_label,2019-01-01,reg-1,\n-lead,2019-01-01,reg-2,\n";
+    let new = format!("{}\n{}{}", lines[0], kept(true), kept(false));
     let (old_csv, new_csv) = (dir.join("old.csv"), dir.join("new.csv"));
     std::fs::write(&old_csv, old).unwrap();
-    std::fs::write(&new_csv, &csv).unwrap();
+    std::fs::write(&new_csv, new).unwrap();
     let (old_j, new_j, page) =
         (dir.join("old.jsonl"), dir.join("new.jsonl"), dir.join("period.html"));
     for (input, out) in [(&old_csv, &old_j), (&new_csv, &new_j)] {
