@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod csv_lines;
 pub mod error;
 mod hash;
 pub mod lgr;

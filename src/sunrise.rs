@@ -14,7 +14,7 @@
 //! holds a set it is valid in; candidates follow in `--priority` order, so
 //! the winner of a contention set is its holder.
 
-use crate::idna2008::{self, Finding, is_plain_ldh, to_labels};
+use crate::idna2008::{self, Finding, MAX_NAME_OCTETS, is_plain_ldh, to_labels};
 use crate::index::{Entry, Error, Index, KeyScratch, Keys};
 use crate::input::{self, Input, InputFormat, PlainRule, Settled, Timestamp};
 use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
@@ -589,17 +589,22 @@ pub fn check_with<'a>(
     }
     for &i in &order {
         let text = candidates[i].text.trim();
-        let line = if list_safe(text) {
+        let f = probes[i].forms();
+        // A line the list reader takes as one name: no longer than a name
+        // may be (RFC 1035 §2.3.4), else it would drop it as malformed.
+        let line = if list_safe(text) && text.len() <= MAX_NAME_OCTETS {
             text
-        } else if probes[i].forms().finding.is_none() {
-            &probes[i].forms().alabel
+        } else if f.finding.is_none() && f.alabel.len() <= MAX_NAME_OCTETS {
+            &f.alabel
         } else {
-            let f = probes[i].forms();
             let mut v = Verdict::new(f.alabel.clone(), f.ulabel.clone(), Status::Invalid);
             let d = v.detail_mut();
             d.lgr = "IDNA2008".into();
             d.disposition = "invalid".into();
-            d.reason = f.finding.as_ref().map(|f| f.to_string()).unwrap_or_default();
+            d.reason = match &f.finding {
+                Some(finding) => finding.to_string(),
+                None => format!("longer than {MAX_NAME_OCTETS} octets"),
+            };
             verdicts[i] = Some(v);
             continue;
         };
@@ -611,7 +616,7 @@ pub fn check_with<'a>(
     ctx.scan_and_judge(set, list, &mut verdicts)?;
     for i in 0..candidates.len() {
         if let Some(j) = duplicate_of[i] {
-            verdicts[i] = Some(duplicate_verdict(&ctx, &mut verdicts, j));
+            verdicts[i] = Some(duplicate_verdict(&ctx, &mut verdicts, i, j));
         }
     }
     number_sets(&mut verdicts);
@@ -816,12 +821,14 @@ impl<'a> Context<'_, 'a> {
     }
 }
 
-/// The verdict of a candidate that is the same label as the earlier candidate
-/// `j`: what `j` is, except that an available `j` and `i` contend (`j`
-/// wins, and becomes a contention set of its own).
+/// The verdict of candidate `i`, the same label as the earlier candidate
+/// `j`: what `j` is (with `i`'s own `same_registrant`), except that an
+/// available `j` and `i` contend (`j` wins, and becomes a contention set of
+/// its own).
 fn duplicate_verdict<'a>(
     ctx: &Context<'_, 'a>,
     verdicts: &mut [Option<Verdict<'a>>],
+    i: usize,
     j: usize,
 ) -> Verdict<'a> {
     let first = verdicts[j].clone().unwrap_or_else(|| {
@@ -844,7 +851,17 @@ fn duplicate_verdict<'a>(
             v.holder = ctx.holder_of(Row::Candidate(j)).ok().map(Box::new);
             v
         }
-        _ => Verdict { set: first.set, ..first },
+        _ => {
+            let mut v = Verdict { set: first.set, ..first };
+            // Whether the holder's registrant applies is this candidate's
+            // own answer, not the first one's.
+            if v.detail().same_registrant.is_some() {
+                let holder = v.holder.as_ref().and_then(|h| h.registrant.clone());
+                let same = SameRegistrant::of(holder.as_deref(), ctx.candidates[i].registrant());
+                v.detail_mut().same_registrant = Some(same);
+            }
+            v
+        }
     }
 }
 

@@ -41,6 +41,12 @@ pub struct Args {
     /// Most labels in one POST /v1/check.
     #[arg(long, default_value_t = 1000)]
     max_batch: usize,
+    /// Which candidate of a batch wins a contention set, as for `check`.
+    #[arg(long, value_enum, default_value = "input")]
+    priority: super::sunrise::PriorityArg,
+    /// Which registered label holds a variant set, as for `check`.
+    #[arg(long, value_enum, default_value = "input")]
+    holder: super::scan::Holder,
 }
 
 /// An index, its compiled LGR set and the judge of plain labels.
@@ -50,8 +56,11 @@ struct Loaded {
     plain: PlainJudge,
 }
 
+/// Opens the index at `path`, every block checked (a damaged block is
+/// refused here, at start or on SIGHUP, rather than found by a request).
 fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
     let index = Index::open(path)?;
+    index.verify().with_context(|| path.display().to_string())?;
     let set = index.spec().compile()?;
     let plain = PlainJudge::new(&set);
     Ok(Loaded { index, set, plain })
@@ -61,6 +70,7 @@ fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
 struct AppState {
     loaded: Arc<RwLock<Arc<Loaded>>>,
     max_batch: usize,
+    config: CheckConfig,
 }
 
 impl AppState {
@@ -81,8 +91,9 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let loaded = load(&args.index)?;
-    let state =
-        AppState { loaded: Arc::new(RwLock::new(Arc::new(loaded))), max_batch: args.max_batch };
+    let config = super::sunrise::check_config(args.holder, args.priority);
+    let loaded = Arc::new(RwLock::new(Arc::new(loaded)));
+    let state = AppState { loaded, max_batch: args.max_batch, config };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(serve(args, state))?;
     Ok(std::process::ExitCode::SUCCESS)
@@ -155,7 +166,10 @@ async fn run_check(
     state: &AppState,
     candidates: Vec<Candidate<'static>>,
 ) -> Result<Vec<Value>, Response> {
-    let loaded = state.current();
+    let (loaded, config) = (state.current(), state.config);
+    let apex = loaded.index.apex().map(str::to_string);
+    let candidates: Vec<_> =
+        candidates.into_iter().map(|c| c.without_suffix(apex.as_deref())).collect();
     let failed = |e: lgrscan::index::Error| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
     if candidates.len() == 1 {
         let quick =
@@ -166,9 +180,8 @@ async fn run_check(
     }
     tokio::task::spawn_blocking(move || {
         let l = &*loaded;
-        let verdicts =
-            sunrise::check_with(&l.index, &l.set, &l.plain, &candidates, &CheckConfig::default())
-                .map_err(failed)?;
+        let verdicts = sunrise::check_with(&l.index, &l.set, &l.plain, &candidates, &config)
+            .map_err(failed)?;
         Ok(rows(&candidates, &verdicts))
     })
     .await

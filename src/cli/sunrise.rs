@@ -137,8 +137,13 @@ fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let labels = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;
+    // An index that lacks dropped lines is not put in place (the file
+    // named keeps what it had): `check` and `serve` would answer from it
+    // as if it were whole. `--on-malformed warn|ignore` accepts them.
+    args.input
+        .malformed_outcome(&labels, &[])
+        .map_err(|e| e.context(format!("{} was not written", output.display())))?;
     file.commit(Durability::Rename)?;
-    args.input.malformed_outcome(&labels, &[])?;
     std::mem::forget(labels);
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -164,8 +169,22 @@ fn info(path: &Path, verify: bool) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// The options of a check (`check`, `serve`).
+pub fn check_config(holder: super::scan::Holder, priority: PriorityArg) -> CheckConfig {
+    CheckConfig {
+        holder: match holder {
+            super::scan::Holder::Input => HolderPolicy::Input,
+            super::scan::Holder::Registered => HolderPolicy::Registered,
+        },
+        priority: match priority {
+            PriorityArg::Input => Priority::Input,
+            PriorityArg::Date => Priority::Date,
+        },
+    }
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum PriorityArg {
+pub enum PriorityArg {
     /// The first candidate in input order wins a contention set.
     Input,
     /// The earliest `priority` date wins (candidates without one last).
@@ -254,12 +273,15 @@ const TYPES: &[FieldType] = &[
 /// Whether `path` is a saved index (by its magic bytes). Only a regular
 /// file is looked at: the bytes of a pipe read here would be lost to the
 /// input reader (and an index is mapped, so it is a regular file).
+/// Whether the regular file at `path` starts as an index does: with its
+/// magic number, or with a part of it (an index cut that short is then
+/// refused as truncated, not read as a list of one label).
 fn is_index(path: &str) -> bool {
-    let mut magic = [0u8; 8];
+    let mut head = Vec::with_capacity(8);
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
         && std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-            .is_ok_and(|()| &magic == index::format::MAGIC)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 8), &mut head))
+            .is_ok_and(|n| n > 0 && index::format::MAGIC.starts_with(&head))
 }
 
 pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -320,16 +342,12 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         Index::from_bytes(bytes)?
     };
     let set = index.spec().compile()?;
-    let config = CheckConfig {
-        holder: match args.holder {
-            super::scan::Holder::Input => HolderPolicy::Input,
-            super::scan::Holder::Registered => HolderPolicy::Registered,
-        },
-        priority: match args.priority {
-            PriorityArg::Input => Priority::Input,
-            PriorityArg::Date => Priority::Date,
-        },
-    };
+    let config = check_config(args.holder, args.priority);
+    // Names in the zone's form (`newbrand.example.`) are checked as the
+    // scan reads them: by their label.
+    let apex = index.apex().map(str::to_string);
+    let candidates: Vec<_> =
+        candidates.into_iter().map(|c| c.without_suffix(apex.as_deref())).collect();
     let verdicts = pool.install(|| sunrise::check(&index, &set, &candidates, &config))?;
     let format =
         args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {

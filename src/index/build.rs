@@ -392,6 +392,7 @@ impl Prepared<'_> {
             "variants": variants,
             "inputs": inputs,
             "sources": sources,
+            "apex": labels.apex(),
             "labels": labels.len() as u64,
             "entries": entries,
             "with_meta": (self.meta.len() / META) as u64,

@@ -531,7 +531,14 @@ impl Index {
         &self.file.header
     }
 
-    /// The number of labels.
+    /// The apex of the registered labels (`example.`), as the read found
+    /// it ([`crate::input::LabelSet::apex`]); `None` for a list of bare
+    /// labels, or an index of an lgrscan that did not record it.
+    pub fn apex(&self) -> Option<&str> {
+        self.file.header.get("apex").and_then(Value::as_str)
+    }
+
+    /// The number of labels in the index.
     pub fn labels(&self) -> u64 {
         self.file.header.get("labels").and_then(Value::as_u64).unwrap_or(0)
     }

@@ -155,29 +155,6 @@ impl Baseline {
     }
 }
 
-/// The lines of a text, found from byte offsets read in increasing order
-/// (the `csv` crate's own line count is one short after CRLF line ends).
-struct LineOf<'t> {
-    text: &'t [u8],
-    at: usize,
-    line: u64,
-}
-
-impl LineOf<'_> {
-    /// The line of the record that starts at `offset`, as the `csv` crate
-    /// gives it: before the blank lines it skipped.
-    fn at(&mut self, offset: u64) -> u64 {
-        let mut to =
-            usize::try_from(offset).unwrap_or(usize::MAX).min(self.text.len()).max(self.at);
-        while self.text.get(to).is_some_and(|b| matches!(b, b'\r' | b'\n')) {
-            to += 1;
-        }
-        self.line += memchr::memchr_iter(b'\n', &self.text[self.at..to]).count() as u64;
-        self.at = to;
-        self.line
-    }
-}
-
 /// Whether `id` is a finding id: 16 lower-case hex digits
 /// ([`super::findings::finding_id`]).
 fn is_finding_id(id: &str) -> bool {
@@ -196,7 +173,7 @@ fn read_allowlist(path: &Path, text: &str) -> io::Result<Vec<Entry>> {
             "an allowlist needs a `note` column and an `id` or `bundle` column (or is a JSON Lines report)",
         ));
     }
-    let mut lines = LineOf { text: text.as_bytes(), at: 0, line: 1 };
+    let mut lines = crate::csv_lines::CsvLines::new(text.as_bytes());
     let mut entries: Vec<Entry> = Vec::new();
     let mut ids: HashMap<String, u64> = HashMap::new();
     for rec in r.records() {

@@ -47,6 +47,37 @@ impl Candidate<'_> {
         self.applicant.as_ref().and_then(|a| a.priority)
     }
 
+    /// This candidate with the zone's suffix taken off its text, as a
+    /// scan reads a name in a list or a `domain` column: `apex`
+    /// (`example.`, any case, the root's dot optional), or a trailing dot
+    /// alone. A name under another suffix is left as it is (and judged
+    /// invalid).
+    pub fn without_suffix(mut self, apex: Option<&str>) -> Self {
+        let text = self.text.trim();
+        let body = text.strip_suffix('.').unwrap_or(text);
+        let apex = apex.map(|a| a.strip_suffix('.').unwrap_or(a)).filter(|a| !a.is_empty());
+        let label_len = match apex {
+            Some(a)
+                if body.len() > a.len() + 1
+                    && body.is_char_boundary(body.len() - a.len() - 1)
+                    && body[body.len() - a.len() - 1..].starts_with('.')
+                    && body[body.len() - a.len()..].eq_ignore_ascii_case(a) =>
+            {
+                body.len() - a.len() - 1
+            }
+            _ => body.len(),
+        };
+        if label_len == self.text.len() {
+            return self;
+        }
+        let start = text.as_ptr() as usize - self.text.as_ptr() as usize;
+        self.text = match self.text {
+            Cow::Borrowed(t) => Cow::Borrowed(&t[start..start + label_len]),
+            Cow::Owned(t) => Cow::Owned(t[start..start + label_len].to_string()),
+        };
+        self
+    }
+
     /// This candidate with its text owned, to outlive the list it was
     /// read from.
     pub fn into_owned(self) -> Candidate<'static> {
@@ -60,8 +91,9 @@ impl Candidate<'_> {
 /// lines skipped). `name` is used in errors.
 ///
 /// # Errors
-/// A CSV row without its label, a bad priority date, or text that is not
-/// UTF-8, each naming `name:line`.
+/// A CSV row without its label or whose label spans lines (a quote left
+/// open), a bad priority date, or text that is not UTF-8, each naming
+/// `name:line` (lines as written, CRLF ends and blank lines counted).
 pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<'a>>, Error> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -102,15 +134,24 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
     );
     let label = label.ok_or_else(|| Error::new(format!("{name}:1: no label column")))?;
     let mut out = Vec::new();
+    let mut lines = crate::csv_lines::CsvLines::new(text.as_bytes());
     for rec in rdr.records() {
-        let rec = rec.map_err(|e| Error::new(format!("{name}: {e}")))?;
-        let line = rec.position().map_or(0, |p| p.line());
+        let rec = rec.map_err(|e| {
+            let line = e.position().map_or(0, |p| lines.at(p.byte()));
+            Error::new(format!("{name}:{line}: {e}"))
+        })?;
+        let line = rec.position().map_or(0, |p| lines.at(p.byte()));
         let get = |c: Option<usize>| {
             c.and_then(|c| rec.get(c)).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
         };
         let Some(text) = get(Some(label)) else {
             return Err(Error::new(format!("{name}:{line}: no label in this row")));
         };
+        if text.contains(['\n', '\r']) {
+            // Which swallows the rows after it into one candidate.
+            let msg = "the label spans lines (a quote left open?)";
+            return Err(Error::new(format!("{name}:{line}: {msg}")));
+        }
         let priority = get(priority)
             .map(|p| Timestamp::parse_rfc3339(&p))
             .transpose()

@@ -140,3 +140,90 @@ fn against_a_piped_input_loses_no_bytes() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains(",registered,"), "{}", stdout(&out));
 }
+
+/// Candidates as a registry's files give them: CRLF ends and blank lines
+/// (lines named as written), a quote left open (an error, not one
+/// candidate swallowing the rest), names with the zone's suffix (checked
+/// by their label, as `scan` reads them), a label over 255 octets (an
+/// invalid row, not a failed check), and a label given twice by two
+/// registrants (each its own `same_registrant`).
+#[test]
+fn candidates_as_registries_write_them() {
+    let dir = temp();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let o = lgrscan(&["index", "samples/labels.csv", "-o", &p("labels.idx")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let check = |file: &str, body: &str| {
+        std::fs::write(p(file), body).unwrap();
+        lgrscan(&["check", "--against", &p("labels.idx"), &p(file), "--format", "csv"])
+    };
+    let rows = |o: &std::process::Output, col: &str| -> Vec<String> {
+        crate::util::rows(&stdout(o)).iter().map(|r| r[col].clone()).collect()
+    };
+    let o = check("crlf.csv", "label,registrant\r\nfoo,r1\r\n\r\nbar,r2\r\n");
+    assert_eq!(rows(&o, "line"), ["2", "4"]);
+    let o = check("bad.csv", "label,priority\r\nfoo,2024-01-01\r\n\r\nbaz,bad\r\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.csv:4: priority"), "{}", stderr(&o));
+    let o = check("quote.csv", "label,registrant\n\"newbrand,r1\nfoo,r2\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("quote.csv:2: the label spans lines"), "{}", stderr(&o));
+
+    // The suffix: the index's apex, in any case, the root's dot optional.
+    let o = lgrscan(&["index", "samples/zone.txt", "-o", &p("zone.idx")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::write(
+        p("names.txt"),
+        "eastnews.example.\nnic.EXAMPLE\nEASTNEWS\nnewbrand.\nx.other\n",
+    )
+    .unwrap();
+    let o = lgrscan(&["check", "--against", &p("zone.idx"), &p("names.txt"), "--format", "csv"]);
+    let want = ["registered", "registered", "registered", "available", "invalid"];
+    assert_eq!(rows(&o, "status"), want, "{}", stdout(&o));
+
+    let long = format!("newbrand\n{}\nbluecloud\n", "b".repeat(256));
+    let o = check("long.txt", &long);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(rows(&o, "status"), ["available", "invalid", "registered"]);
+
+    // آیٔین is an allocatable variant of a label of reg-9253.
+    for (body, same) in [
+        ("label,registrant\nآیٔین,reg-9253\nآیٔین,other\n", ["yes", "no"]),
+        ("label,registrant\nآیٔین,other\nآیٔین,reg-9253\n", ["no", "yes"]),
+    ] {
+        let o = check("twice.csv", body);
+        assert_eq!(rows(&o, "status"), ["variant-allocatable"; 2], "{body}");
+        assert_eq!(rows(&o, "same_registrant"), same, "{body}");
+    }
+}
+
+/// An index cut short of its magic bytes is refused as an index, never
+/// read as a list of candidates; a failed `index` run (a malformed line
+/// under `--on-malformed fail`) leaves the index named as it was.
+#[test]
+fn damaged_or_failed_indexes_are_never_used() {
+    let dir = temp();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let o = lgrscan(&["index", "samples/labels.csv", "-o", &p("labels.idx")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole = std::fs::read(p("labels.idx")).unwrap();
+    for n in 1..8 {
+        std::fs::write(p("cut.idx"), &whole[..n]).unwrap();
+        let o = lgrscan(&["check", "--against", &p("cut.idx"), "--label", "bluecloud"]);
+        assert_eq!(o.status.code(), Some(2), "{n} bytes: {}", stdout(&o));
+        assert!(stderr(&o).contains("not an lgrscan index"), "{n}: {}", stderr(&o));
+    }
+    std::fs::write(p("mal.csv"), "label,registered\ngoodone,2020-01-01\nbadone,notadate\n")
+        .unwrap();
+    let o = lgrscan(&["index", &p("mal.csv"), "-o", &p("labels.idx")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("was not written") && stderr(&o).contains("mal.csv:3"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(p("labels.idx")).unwrap(), whole, "the index named is as it was");
+    let o = lgrscan(&["index", &p("mal.csv"), "-o", &p("labels.idx"), "--on-malformed", "warn"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_ne!(std::fs::read(p("labels.idx")).unwrap(), whole, "warn writes it");
+}
