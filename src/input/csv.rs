@@ -228,13 +228,13 @@ fn record_end(b: &[u8], eof: bool, delimiter: Option<u8>) -> Option<(usize, u64,
         i == 0 || delimiter.map_or(matches!(b[i - 1], b',' | b';' | b'\t'), |d| b[i - 1] == d)
     };
     let (mut i, mut lines, mut quoted) = (0usize, 0u64, false);
-    let unclosed = || {
+    // The record's first line alone, malformed: the lines after it are
+    // read again as records of their own, not swallowed.
+    let unclosed = |when: &str| {
         let end = memchr(b'\n', b).map_or(b.len(), |k| k + 1);
-        let e = format!(
-            "quoted field not closed within {MAX_QUOTED_LINES} lines or {MAX_QUOTED_BYTES} bytes"
-        );
-        Some((end, 1, Some(e)))
+        Some((end, 1, Some(format!("quoted field not closed {when}"))))
     };
+    let bounds = || format!("within {MAX_QUOTED_LINES} lines or {MAX_QUOTED_BYTES} bytes");
     while let Some(k) = memchr2(b'"', b'\n', &b[i..]) {
         i += k;
         if b[i] == b'"' {
@@ -254,14 +254,17 @@ fn record_end(b: &[u8], eof: bool, delimiter: Option<u8>) -> Option<(usize, u64,
             return Some((i, lines, None));
         }
         if lines >= MAX_QUOTED_LINES || i > MAX_QUOTED_BYTES {
-            return unclosed();
+            return unclosed(&bounds());
         }
     }
     if quoted && lines > 0 && b.len() > MAX_QUOTED_BYTES {
-        return unclosed();
+        return unclosed(&bounds());
     }
     if !eof {
         return None;
+    }
+    if quoted && lines > 0 {
+        return unclosed("before the end of the file");
     }
     // The last line, without its newline.
     let lines = lines + u64::from(b.last().is_some_and(|&c| c != b'\n'));

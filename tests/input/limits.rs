@@ -103,3 +103,46 @@ fn csv_quote_inside_a_field_is_literal() {
     assert_eq!(set.get(2).unwrap().line(), 5);
     assert_eq!(set.accounting().malformed, 0);
 }
+
+/// A `(` or a CSV quote still open at the end of the input, fewer lines
+/// before it than the bounds: malformed at its own line as past the bounds,
+/// and the lines after it read as records (they were swallowed, and a
+/// `-bad` label after them never judged); every line accounted for. Zone
+/// files on the careful path and as a CZDS dump in parallel chunks, CSV in
+/// memory and streamed.
+#[test]
+fn open_at_the_end_of_the_input_swallows_nothing() {
+    let zone =
+        b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nok NS x.\nbad TXT ( \"x\"\n-bad NS x.\nz NS x.\n";
+    let mut czds = b"tld.\t1\tin\tsoa\ta. b. 1 2 3 4 5\n".to_vec();
+    for i in 0..20_000 {
+        czds.extend_from_slice(format!("n{i:05}.tld.\t1\tin\tns\tx.\n").as_bytes());
+    }
+    czds.extend_from_slice(
+        b"open.tld.\t1\tin\ttxt\t( \"x\"\n-bad.tld.\t1\tin\tns\tx.\nz.tld.\t1\tin\tns\tx.\n",
+    );
+    let csv = b"label\nok\n\"x\n-bad\nz\n";
+    for (name, data, labels, line) in [
+        ("z", &zone[..], 3, 4),
+        ("z.gz", &gzip(zone)[..], 3, 4),
+        ("c.txt", &czds[..], 20_002, 20_002),
+        ("l.csv", &csv[..], 3, 3),
+        ("l.csv.gz", &gzip(csv)[..], 3, 3),
+    ] {
+        let configs = [
+            Config::new(),
+            Config::new().chunk_bytes(Some(1 << 12)),
+            Config::new().zone_fast_path(false),
+        ];
+        for config in configs {
+            let set = read_bytes(name, data, &config);
+            assert_eq!(set.len(), labels, "{name}");
+            assert!(alabels(&set).contains(&"-bad".to_string()), "{name}");
+            assert!(alabels(&set).contains(&"z".to_string()), "{name}");
+            let m = &set.accounting().malformed_details;
+            assert_eq!((m.len(), m[0].line), (1, line), "{name}: {m:?}");
+            assert!(m[0].reason.contains("not closed before the end of the"), "{name}: {m:?}");
+            set.accounting().check().unwrap();
+        }
+    }
+}

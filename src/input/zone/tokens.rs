@@ -66,13 +66,18 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
     loop {
         if i >= buf.len() {
             if depth > 0 && lines > 0 && i - pos > MAX_PAREN_BYTES {
-                return unclosed_paren(buf, pos, leading_ws);
+                return unclosed_paren(buf, pos, leading_ws, &within_bounds());
             }
             if !eof {
                 return Scan::Incomplete;
             }
             if i > line_start {
                 lines += 1;
+            }
+            if depth > 0 && lines > 1 {
+                // As past the bounds: the lines after the first are read
+                // again as entries of their own, not swallowed.
+                return unclosed_paren(buf, pos, leading_ws, "before the end of the input");
             }
             if depth > 0 && error.is_none() {
                 error = Some("unbalanced parentheses: '(' not closed".to_string());
@@ -89,7 +94,7 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
                 i += 1;
                 line_start = i;
                 if depth > 0 && (lines >= MAX_PAREN_LINES || i - pos > MAX_PAREN_BYTES) {
-                    return unclosed_paren(buf, pos, leading_ws);
+                    return unclosed_paren(buf, pos, leading_ws, &within_bounds());
                 }
                 if depth == 0 {
                     return Scan::Entry { end: i, lines, error, leading_ws, comment };
@@ -164,14 +169,17 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
     }
 }
 
-/// The entry at `pos` when its `(` is still open past the bounds: its first
-/// line alone, malformed; the next line is read as a new entry.
-pub(super) fn unclosed_paren(buf: &[u8], pos: usize, leading_ws: bool) -> Scan {
+/// Where an open `(` was not closed: within the bounds.
+fn within_bounds() -> String {
+    format!("within {MAX_PAREN_LINES} lines or {MAX_PAREN_BYTES} bytes")
+}
+
+/// The entry at `pos` when its `(` is still open past the bounds or at the
+/// end of the input (`when`): its first line alone, malformed; the next
+/// line is read as a new entry.
+pub(super) fn unclosed_paren(buf: &[u8], pos: usize, leading_ws: bool, when: &str) -> Scan {
     let end = memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k + 1);
-    let error = Some(format!(
-        "unbalanced parentheses: '(' not closed within {MAX_PAREN_LINES} lines or \
-         {MAX_PAREN_BYTES} bytes"
-    ));
+    let error = Some(format!("unbalanced parentheses: '(' not closed {when}"));
     Scan::Entry { end, lines: 1, error, leading_ws, comment: false }
 }
 
