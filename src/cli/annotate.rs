@@ -2,11 +2,10 @@
 
 use super::RecordFormat;
 use anyhow::Context;
-use lgrscan::input::{self, Input};
+use lgrscan::input::{self, Input, MAX_LINE_BYTES};
 use lgrscan::lgr::{Label, Lgr};
 use lgrscan::report::{Durability, RecordWriter};
 use rayon::prelude::*;
-use std::io::Read;
 
 const FIELDS: &[&str] =
     &["source", "line", "input", "ulabel", "alabel", "lgr", "disposition", "reason", "index"];
@@ -79,7 +78,6 @@ fn record(
 
 /// `--literal`: every non-blank, non-comment line as its code points.
 fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 9]>> {
-    let mut text = String::new();
     let inputs: Vec<&str> = if args.inputs.is_empty() {
         vec!["-"]
     } else {
@@ -87,23 +85,24 @@ fn literal(args: &Args, lgr: &Lgr) -> anyhow::Result<Vec<[String; 9]>> {
     };
     let mut out = Vec::new();
     for name in inputs {
-        text.clear();
-        if name == "-" {
-            std::io::stdin().read_to_string(&mut text).context("reading standard input")?;
-        } else {
-            let bytes = super::read_whole(std::path::Path::new(name))?;
-            text = String::from_utf8(bytes).map_err(|e| {
-                let at = e.utf8_error().valid_up_to();
-                let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-                anyhow::anyhow!("{name}:{line}: not UTF-8 at byte offset {at}")
-            })?;
-        }
-        let lines: Vec<(u64, &str)> = text
+        // Read whole, as a file or standard input alike: at most
+        // `WHOLE_FILE_MAX` bytes, each line at most `MAX_LINE_BYTES`.
+        let bytes = super::read_whole(std::path::Path::new(name))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            anyhow::anyhow!("{name}:{line}: not UTF-8 at byte offset {at}")
+        })?;
+        let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let lines: Vec<(u64, &str)> = body
             .lines()
             .enumerate()
             .map(|(i, l)| (i as u64 + 1, l.trim_end_matches('\r').trim()))
             .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
             .collect();
+        if let Some((n, _)) = lines.iter().find(|(_, l)| l.len() > MAX_LINE_BYTES) {
+            anyhow::bail!("{name}:{n}: line longer than {MAX_LINE_BYTES} bytes");
+        }
         out.par_extend(lines.par_iter().map(|&(n, l)| {
             let alabel = if l.is_ascii() {
                 l.to_string()

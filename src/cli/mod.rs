@@ -331,9 +331,12 @@ pub const WHOLE_FILE_MAX: u64 = 256 << 20;
 pub fn read_whole(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(WHOLE_FILE_MAX + 1).read_to_end(&mut bytes))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let read = if path == std::path::Path::new("-") {
+        std::io::stdin().lock().take(WHOLE_FILE_MAX + 1).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(WHOLE_FILE_MAX + 1).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     if bytes.len() as u64 > WHOLE_FILE_MAX {
         anyhow::bail!(
             "{}: larger than {} MiB, the most this command reads of a file; split it",

@@ -210,7 +210,7 @@ impl Default for Config {
 /// `\DDD` escapes is 256 KiB). A longer line is malformed and skipped
 /// without being held in memory: a file of one 2 GB line, or a gzip
 /// stream of 1 GB of NULs, costs this much memory, not its size.
-pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The default limit of nested `$INCLUDE`s.
 pub const DEFAULT_INCLUDE_DEPTH: usize = 16;

@@ -99,3 +99,24 @@ fn literal_not_utf8_names_file_and_line() {
     let err = crate::util::stderr(&o);
     assert!(err.contains("bad.txt:2: not UTF-8 at byte offset 5"), "{err}");
 }
+
+/// `--literal` reads standard input as it reads a file: its byte order mark
+/// skipped, a line over 1 MiB an error naming it (a 20 MB line of NULs
+/// took 3 GB before, and standard input had no bound at all).
+#[test]
+fn literal_input_is_bounded() {
+    let o = crate::util::lgrscan_piped(
+        &["annotate", "--literal", "--lgr", "builtin:devanagari", "-"],
+        "\u{feff}भारत\n".as_bytes(),
+    );
+    assert_exit(&o, 0, "a byte order mark");
+    assert!(stdout(&o).contains("-\t1\tभारत\tभारत\txn--h2brj9c\t"), "{}", stdout(&o));
+    let mut long = b"abc\n".to_vec();
+    long.resize(long.len() + (2 << 20), 0);
+    let o = crate::util::lgrscan_piped(
+        &["annotate", "--literal", "--lgr", "builtin:ascii", "-"],
+        &long,
+    );
+    assert_exit(&o, 2, "a 2 MiB line");
+    assert!(crate::util::stderr(&o).contains("-:2: line longer than 1048576 bytes"));
+}
