@@ -334,16 +334,33 @@ fn one_record(
 }
 
 fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, Error> {
-    let mut label = false;
+    let bad = |col: &Collector, why: String| {
+        let path = col.path(loc.source).to_path_buf();
+        Error::new(ErrorKind::CsvHeader(why)).at(&path, loc.line, Some(loc.offset))
+    };
+    // The column of each known name, once: a second one would be read or
+    // dropped silently (`label,label` kept only the first label of a row).
+    let mut seen: Vec<(&str, String)> = Vec::new();
     let mut cols = Vec::with_capacity(fields.len());
     for f in fields {
         let f = String::from_utf8_lossy(f);
         let name = f.trim().to_ascii_lowercase();
-        cols.push(match name.as_str() {
-            "label" | "domain" if !label => {
-                label = true;
-                Col::Label
+        let known = match name.as_str() {
+            "label" | "domain" => Some("label"),
+            "registered" => Some("registered"),
+            "registrant" => Some("registrant"),
+            "lgr" => Some("lgr"),
+            _ => None,
+        };
+        if let Some(k) = known {
+            if let Some((_, first)) = seen.iter().find(|(s, _)| *s == k) {
+                let why = format!("two columns for the {k}: `{first}` and `{}`", f.trim());
+                return Err(bad(col, why));
             }
+            seen.push((k, f.trim().to_string()));
+        }
+        cols.push(match name.as_str() {
+            "label" | "domain" => Col::Label,
             "registered" => Col::Registered,
             "registrant" => Col::Registrant,
             "lgr" => {
@@ -353,10 +370,8 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
             _ => Col::Extra(col.csv_column(f.trim())),
         });
     }
-    if !label {
-        let path = col.path(loc.source).to_path_buf();
-        let e = Error::new(ErrorKind::CsvHeader("no `label` or `domain` column".into()));
-        return Err(e.at(&path, loc.line, Some(loc.offset)));
+    if !seen.iter().any(|(k, _)| *k == "label") {
+        return Err(bad(col, "no `label` or `domain` column".into()));
     }
     Ok(cols)
 }

@@ -133,6 +133,14 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
         col(&["priority", "priority_date"]),
     );
     let label = label.ok_or_else(|| Error::new(format!("{name}:1: no label column")))?;
+    for names in
+        [&["label", "domain"][..], &["registrant"], &["registrar"], &["priority", "priority_date"]]
+    {
+        let n = headers.iter().filter(|h| names.iter().any(|n| h.trim().eq_ignore_ascii_case(n)));
+        if n.count() > 1 {
+            return Err(Error::new(format!("{name}:1: two columns for the {}", names[0])));
+        }
+    }
     let mut out = Vec::new();
     let mut lines = crate::csv_lines::CsvLines::new(text.as_bytes());
     for rec in rdr.records() {

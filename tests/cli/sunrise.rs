@@ -165,6 +165,9 @@ fn candidates_as_registries_write_them() {
     let o = check("bad.csv", "label,priority\r\nfoo,2024-01-01\r\n\r\nbaz,bad\r\n");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.csv:4: priority"), "{}", stderr(&o));
+    let o = check("two.csv", "domain,label\nfoo,bar\n");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("two.csv:1: two columns for the label"), "{}", stderr(&o));
     let o = check("quote.csv", "label,registrant\n\"newbrand,r1\nfoo,r2\n");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("quote.csv:2: the label spans lines"), "{}", stderr(&o));

@@ -146,3 +146,21 @@ fn open_at_the_end_of_the_input_swallows_nothing() {
         }
     }
 }
+
+/// A CSV header with two columns for one field (`label,label`,
+/// `domain,label`, `registrant` twice) is an error naming it: one of the
+/// two would be read and the other dropped without a word.
+#[test]
+fn csv_columns_given_twice_are_errors() {
+    for (header, why) in [
+        ("label,label,registrant", "two columns for the label: `label` and `label`"),
+        ("domain,x,Label", "two columns for the label: `domain` and `Label`"),
+        ("label,registrant,registrant", "two columns for the registrant"),
+    ] {
+        let data = format!("{header}\nfoo,bar,r1\n");
+        let e =
+            read([Input::Bytes { name: "d.csv".into(), data: data.into_bytes() }], &Config::new())
+                .unwrap_err();
+        assert!(e.to_string().contains(why) && e.to_string().contains("d.csv:1"), "{header}: {e}");
+    }
+}
