@@ -105,6 +105,9 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
         .route("/v1/health", get(health))
         .route("/v1/index", get(index_header))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint") })
+        .method_not_allowed_fallback(|| async {
+            error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed on this endpoint")
+        })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state.clone());
     let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -198,17 +201,18 @@ fn candidate(text: &str) -> Result<Candidate<'static>, Response> {
 
 async fn check_one(
     State(state): State<AppState>,
-    query: Result<
-        Query<std::collections::HashMap<String, String>>,
-        axum::extract::rejection::QueryRejection,
-    >,
+    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let Ok(Query(q)) = query else {
         return error(StatusCode::BAD_REQUEST, "malformed query string");
     };
-    let Some(label) = q.get("label") else {
+    let mut labels = q.iter().filter(|(k, _)| k == "label").map(|(_, v)| v);
+    let Some(label) = labels.next() else {
         return error(StatusCode::BAD_REQUEST, "missing label parameter");
     };
+    if labels.next().is_some() {
+        return error(StatusCode::BAD_REQUEST, "one label parameter (POST checks several)");
+    }
     let c = match candidate(label) {
         Ok(c) => c,
         Err(r) => return r,
