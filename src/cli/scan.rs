@@ -142,6 +142,23 @@ pub struct Args {
     index_mode: super::ScanIndexModeArg,
 }
 
+/// `--output` and `--meta`, opened: neither replaces a file the scan
+/// reads, nor the other.
+fn open_outputs(
+    args: &Args,
+) -> anyhow::Result<(Option<super::ReportFile>, Option<super::ReportFile>)> {
+    let mut reads = super::read_paths(&args.inputs, &args.lgrs, args.variants.as_deref());
+    reads.extend(args.baseline.as_deref());
+    let (mut spare_output, mut spare_meta) = (reads.clone(), reads);
+    spare_output.extend(args.meta.as_deref());
+    spare_meta.extend(args.output.as_deref());
+    let output =
+        args.output.as_deref().map(|p| super::ReportFile::create(p, &spare_output)).transpose()?;
+    let meta =
+        args.meta.as_deref().map(|p| super::ReportFile::create(p, &spare_meta)).transpose()?;
+    Ok((output, meta))
+}
+
 /// The meta record of the run: the LGRs' digests are those of the bytes
 /// the set was compiled from (`spec`); the inputs' (`inputs`, computed
 /// while the scan ran) are given.
@@ -266,16 +283,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         .context("reading the baseline")?;
     // The output files are opened before the input is read: a path that
     // cannot be written is an error at once, not after the scan.
-    // Neither replaces a file the scan reads, nor the other.
-    let mut reads = super::read_paths(&args.inputs, &args.lgrs, args.variants.as_deref());
-    reads.extend(args.baseline.as_deref());
-    let (mut spare_output, mut spare_meta) = (reads.clone(), reads);
-    spare_output.extend(args.meta.as_deref());
-    spare_meta.extend(args.output.as_deref());
-    let mut output =
-        args.output.as_deref().map(|p| super::ReportFile::create(p, &spare_output)).transpose()?;
-    let mut meta_file =
-        args.meta.as_deref().map(|p| super::ReportFile::create(p, &spare_meta)).transpose()?;
+    let (mut output, mut meta_file) = open_outputs(&args)?;
     // The inputs' sizes and digests are computed beside the scan (one more
     // thread, reading each file once more) when a meta record is written.
     let want_meta = matches!(format, Format::Jsonl | Format::Html) || args.meta.is_some();
