@@ -249,7 +249,8 @@ impl LgrSpec {
     }
 
     /// Checks that `other` (LGRs given with an index) names the same LGRs:
-    /// same bytes (SHA-256), same variant LGR, same mode.
+    /// same bytes (SHA-256, whatever the file names), same variant LGR,
+    /// same mode.
     ///
     /// # Errors
     /// The first difference, named.
@@ -257,7 +258,11 @@ impl LgrSpec {
         let list = |s: &LgrSpec| -> Vec<String> {
             s.judges.iter().map(|l| format!("{} (sha256 {})", l.name, l.sha256())).collect()
         };
-        if list(self) != list(other) {
+        // By content: the same bytes under another file name are the same
+        // LGR (the index's own, with the names it was built with, is used).
+        let digests =
+            |s: &LgrSpec| -> Vec<String> { s.judges.iter().map(|l| l.sha256()).collect() };
+        if digests(self) != digests(other) {
             return Err(Error::new(format!(
                 "the LGRs given ({}) are not those the index was built with ({}); \
                  leave out --lgr to use the index's own",
@@ -270,7 +275,11 @@ impl LgrSpec {
             VariantSource::Merged => "the merge of the set".to_string(),
             VariantSource::Lgr(l) => format!("{} (sha256 {})", l.name, l.sha256()),
         };
-        if variant(self) != variant(other) {
+        let variant_digest = |s: &LgrSpec| match &s.variants {
+            VariantSource::Lgr(l) => l.sha256(),
+            _ => variant(s),
+        };
+        if variant_digest(self) != variant_digest(other) {
             return Err(Error::new(format!(
                 "the variant LGR given ({}) is not the index's ({})",
                 variant(other),

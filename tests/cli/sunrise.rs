@@ -1,7 +1,7 @@
 //! `lgrscan index` and `lgrscan check`: exit statuses, a saved index and
 //! `--against INPUT` give the same rows, LGR mismatch and damaged files.
 
-use crate::util::{lgrscan, lgrscan_piped, stderr, stdout};
+use crate::util::{lgrscan, lgrscan_piped, root, stderr, stdout};
 
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().expect("temporary directory")
@@ -71,6 +71,16 @@ fn lgr_mismatch_and_damage_are_errors() {
     }
     args.extend(["--variants", "builtin:common"]);
     let o = lgrscan(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // An LGR file's bytes under another name: the same LGR.
+    let (a, b) = (dir.path().join("a.xml"), dir.path().join("b.xml"));
+    std::fs::copy(root().join("src/builtin/khmer.xml"), &a).unwrap();
+    std::fs::copy(&a, &b).unwrap();
+    let k_idx = dir.path().join("k.idx");
+    let (a, b, k_idx) = (a.to_str().unwrap(), b.to_str().unwrap(), k_idx.to_str().unwrap());
+    let o = lgrscan(&["index", "samples/labels.csv", "--lgr", a, "-o", k_idx]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = lgrscan(&["check", "--against", k_idx, "--label", "ក្ដារ", "--lgr", b]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let mut bytes = std::fs::read(&idx).unwrap();
     bytes.truncate(bytes.len() - 3);
