@@ -11,7 +11,7 @@
 //! file again (a new file renamed into place) and swaps it in once it has
 //! opened and its LGRs compiled; requests in flight keep the one they
 //! started with. SIGTERM and SIGINT stop accepting and finish the requests
-//! in flight.
+//! in flight, waiting at most [`SHUTDOWN_GRACE`] for them.
 // Handlers return their error responses: built once per failed request,
 // never on a hot path, so boxing them buys nothing.
 #![allow(clippy::result_large_err)]
@@ -134,17 +134,32 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
             }
         }
     });
-    let shutdown = async {
+    let stopping = Arc::new(tokio::sync::Notify::new());
+    let stop = stopping.clone();
+    let shutdown = async move {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
             .expect("SIGTERM handler");
         tokio::select! {
             _ = term.recv() => {}
             _ = tokio::signal::ctrl_c() => {}
         }
+        stop.notify_one();
     };
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    let server = axum::serve(listener, app).with_graceful_shutdown(shutdown);
+    // Requests in flight are finished, for at most `SHUTDOWN_GRACE`: a
+    // client that stalls mid-request must not hold the service up.
+    tokio::select! {
+        served = std::future::IntoFuture::into_future(server) => served?,
+        () = async {
+            stopping.notified().await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        } => eprintln!("lgrscan: requests still open {SHUTDOWN_GRACE:?} after the signal: stopping"),
+    }
     Ok(())
 }
+
+/// How long a stopping service waits for the requests in flight.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 async fn health(State(state): State<AppState>) -> Response {
     let l = state.current();

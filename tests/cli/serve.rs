@@ -208,3 +208,32 @@ fn priority_date_decides_contention() {
         assert!(child.wait().unwrap().success());
     }
 }
+
+/// SIGTERM stops the service within its grace period even while a client
+/// holds a request half sent (it waited for the client to go).
+#[test]
+fn a_stalled_client_does_not_hold_off_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("labels.idx");
+    let idx_s = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let (mut child, addr) = start(idx_s);
+    let mut s = TcpStream::connect(&addr).expect("connect");
+    let head = "POST /v1/check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[\"a";
+    s.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    signal(&child, "-TERM");
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if t.elapsed() > Duration::from_secs(15) {
+            child.kill().unwrap();
+            panic!("still running 15 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    drop(s);
+}
