@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
 
 mod candidates;
-pub use candidates::{Applicant, Candidate, read_candidates};
+pub use candidates::{Applicant, Candidate, read_candidates, without_suffixes};
 
 /// Which candidate wins a contention set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

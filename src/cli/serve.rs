@@ -185,9 +185,7 @@ async fn run_check(
     candidates: Vec<Candidate<'static>>,
 ) -> Result<Vec<Value>, Response> {
     let (loaded, config) = (state.current(), state.config);
-    let apex = loaded.index.apex().map(str::to_string);
-    let candidates: Vec<_> =
-        candidates.into_iter().map(|c| c.without_suffix(apex.as_deref())).collect();
+    let candidates = sunrise::without_suffixes(&loaded.index, candidates);
     let failed = |e: lgrscan::index::Error| error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string());
     if candidates.len() == 1 {
         let quick =

@@ -67,10 +67,10 @@ fn install() -> anyhow::Result<()> {
 /// dropped (after the report is committed or abandoned).
 pub struct Protected(Option<PathBuf>);
 
-/// Opens `path` for a report (unless it is one of `spared`) with its temporary file, if any, on that
-/// list. The handler is installed first and the list stays locked while
-/// the file is created, so no signal can come between the file's creation
-/// and its listing.
+/// Opens `path` for a report (unless it is one of `spared`) with its
+/// temporary file, if any, on that list. The handler is installed first
+/// and the list stays locked while the file is created, so no signal can
+/// come between the file's creation and its listing.
 pub fn create_protected(path: &Path, spared: &[&Path]) -> anyhow::Result<(OutputFile, Protected)> {
     install()?;
     let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());

@@ -270,12 +270,11 @@ const TYPES: &[FieldType] = &[
     FieldType::Optional, // reason
 ];
 
-/// Whether `path` is a saved index (by its magic bytes). Only a regular
+/// Whether `path` is a saved index: a regular file that starts with its
+/// magic bytes, or with a part of them (an index cut that short is then
+/// refused as truncated, not read as a list of one label). Only a regular
 /// file is looked at: the bytes of a pipe read here would be lost to the
 /// input reader (and an index is mapped, so it is a regular file).
-/// Whether the regular file at `path` starts as an index does: with its
-/// magic number, or with a part of it (an index cut that short is then
-/// refused as truncated, not read as a list of one label).
 fn is_index(path: &str) -> bool {
     let mut head = Vec::with_capacity(8);
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
@@ -345,9 +344,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     let config = check_config(args.holder, args.priority);
     // Names in the zone's form (`newbrand.example.`) are checked as the
     // scan reads them: by their label.
-    let apex = index.apex().map(str::to_string);
-    let candidates: Vec<_> =
-        candidates.into_iter().map(|c| c.without_suffix(apex.as_deref())).collect();
+    let candidates = sunrise::without_suffixes(&index, candidates);
     let verdicts = pool.install(|| sunrise::check(&index, &set, &candidates, &config))?;
     let format =
         args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {

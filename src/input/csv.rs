@@ -345,12 +345,12 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
     for f in fields {
         let f = String::from_utf8_lossy(f);
         let name = f.trim().to_ascii_lowercase();
-        let known = match name.as_str() {
-            "label" | "domain" => Some("label"),
-            "registered" => Some("registered"),
-            "registrant" => Some("registrant"),
-            "lgr" => Some("lgr"),
-            _ => None,
+        let (kind, known) = match name.as_str() {
+            "label" | "domain" => (Col::Label, Some("label")),
+            "registered" => (Col::Registered, Some("registered")),
+            "registrant" => (Col::Registrant, Some("registrant")),
+            "lgr" => (Col::Lgr, Some("lgr")),
+            _ => (Col::Extra(col.csv_column(f.trim())), None),
         };
         if let Some(k) = known {
             if let Some((_, first)) = seen.iter().find(|(s, _)| *s == k) {
@@ -359,16 +359,10 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
             }
             seen.push((k, f.trim().to_string()));
         }
-        cols.push(match name.as_str() {
-            "label" | "domain" => Col::Label,
-            "registered" => Col::Registered,
-            "registrant" => Col::Registrant,
-            "lgr" => {
-                col.csv_pins();
-                Col::Lgr
-            }
-            _ => Col::Extra(col.csv_column(f.trim())),
-        });
+        if matches!(kind, Col::Lgr) {
+            col.csv_pins();
+        }
+        cols.push(kind);
     }
     if !seen.iter().any(|(k, _)| *k == "label") {
         return Err(bad(col, "no `label` or `domain` column".into()));

@@ -73,9 +73,9 @@ impl JsonlReport {
     ///
     /// # Errors
     /// A line that is not a JSON object, a finding without an id (a report
-    /// of an older lgrscan), a meta record
-    /// that is not first or a summary record that is not last, or either
-    /// missing, naming `name` and the line.
+    /// of an older lgrscan), a meta record that is not first or a summary
+    /// record that is not last, or either missing, naming `name` and the
+    /// line.
     pub fn parse(text: &str, name: &str) -> io::Result<JsonlReport> {
         let bad = |n: usize, m: &str| {
             io::Error::new(io::ErrorKind::InvalidData, format!("{name}:{}: {m}", n + 1))

@@ -2,6 +2,7 @@
 //! applicant) and how a list or a CSV of them is read.
 
 use super::Error;
+use crate::index::Index;
 use crate::input::Timestamp;
 use std::borrow::Cow;
 
@@ -53,27 +54,24 @@ impl Candidate<'_> {
     /// alone. A name under another suffix is left as it is (and judged
     /// invalid).
     pub fn without_suffix(mut self, apex: Option<&str>) -> Self {
+        let lead = self.text.len() - self.text.trim_start().len();
         let text = self.text.trim();
         let body = text.strip_suffix('.').unwrap_or(text);
-        let apex = apex.map(|a| a.strip_suffix('.').unwrap_or(a)).filter(|a| !a.is_empty());
-        let label_len = match apex {
-            Some(a)
-                if body.len() > a.len() + 1
-                    && body.is_char_boundary(body.len() - a.len() - 1)
-                    && body[body.len() - a.len() - 1..].starts_with('.')
-                    && body[body.len() - a.len()..].eq_ignore_ascii_case(a) =>
-            {
-                body.len() - a.len() - 1
-            }
-            _ => body.len(),
+        let in_apex = |a: &str| {
+            let cut = body.len().checked_sub(a.len() + 1)?;
+            let (label, suffix) = (body.get(..cut)?, body.get(cut..)?);
+            let under = !label.is_empty() && suffix[1..].eq_ignore_ascii_case(a);
+            (under && suffix.starts_with('.')).then_some(label)
         };
-        if label_len == self.text.len() {
+        let apex = apex.map(|a| a.trim_end_matches('.')).filter(|a| !a.is_empty());
+        let label = apex.and_then(in_apex).unwrap_or(body);
+        let range = lead..lead + label.len();
+        if range.len() == self.text.len() {
             return self;
         }
-        let start = text.as_ptr() as usize - self.text.as_ptr() as usize;
         self.text = match self.text {
-            Cow::Borrowed(t) => Cow::Borrowed(&t[start..start + label_len]),
-            Cow::Owned(t) => Cow::Owned(t[start..start + label_len].to_string()),
+            Cow::Borrowed(t) => Cow::Borrowed(&t[range]),
+            Cow::Owned(t) => Cow::Owned(t[range].to_string()),
         };
         self
     }
@@ -83,6 +81,14 @@ impl Candidate<'_> {
     pub fn into_owned(self) -> Candidate<'static> {
         Candidate { text: Cow::Owned(self.text.into_owned()), ..self }
     }
+}
+
+/// `candidates` as the index's zone names them: each by its label
+/// ([`Candidate::without_suffix`] with the index's apex), as `scan` reads a
+/// name in a list.
+pub fn without_suffixes<'a>(index: &Index, candidates: Vec<Candidate<'a>>) -> Vec<Candidate<'a>> {
+    let apex = index.apex();
+    candidates.into_iter().map(|c| c.without_suffix(apex)).collect()
 }
 
 /// Reads candidates: a CSV with a header naming a `label` (or `domain`)

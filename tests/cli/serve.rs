@@ -74,9 +74,7 @@ fn signal(child: &Child, sig: &str) {
 #[test]
 fn endpoints_errors_reload_and_shutdown() {
     let dir = tempfile::tempdir().unwrap();
-    let idx = dir.path().join("labels.idx");
-    let idx_s = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let idx_s = &crate::util::sample_index(dir.path());
     let (mut child, addr) = start(idx_s);
 
     let (st, body) = request(&addr, "GET", "/v1/health", None);
@@ -136,7 +134,7 @@ fn endpoints_errors_reload_and_shutdown() {
         new.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0));
-    std::fs::rename(&new, &idx).unwrap();
+    std::fs::rename(&new, idx_s).unwrap();
     signal(&child, "-HUP");
     let start = Instant::now();
     loop {
@@ -150,7 +148,7 @@ fn endpoints_errors_reload_and_shutdown() {
     // A damaged file is not swapped in (renamed into place too: the one
     // mapped must not change).
     std::fs::write(&new, b"not an index").unwrap();
-    std::fs::rename(&new, &idx).unwrap();
+    std::fs::rename(&new, idx_s).unwrap();
     signal(&child, "-HUP");
     std::thread::sleep(Duration::from_millis(300));
     let (st, body) = request(&addr, "GET", "/v1/check?label=newbrand", None);
@@ -174,7 +172,7 @@ fn endpoints_errors_reload_and_shutdown() {
     assert_eq!(o.status.code(), Some(0), "opening does not read the damaged block");
     let o = lgrscan(&["index", "info", "--verify", new.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "the damage is in a block");
-    std::fs::rename(&new, &idx).unwrap();
+    std::fs::rename(&new, idx_s).unwrap();
     signal(&child, "-HUP");
     std::thread::sleep(Duration::from_millis(500));
     let (st, body) = request(&addr, "GET", "/v1/health", None);
@@ -190,9 +188,7 @@ fn endpoints_errors_reload_and_shutdown() {
 #[test]
 fn priority_date_decides_contention() {
     let dir = tempfile::tempdir().unwrap();
-    let idx = dir.path().join("labels.idx");
-    let idx_s = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let idx_s = &crate::util::sample_index(dir.path());
     let batch = r#"[{"label": "ក្ដារ", "priority": "2024-05-01"}, {"label": "ក្តារ", "priority": "2023-01-01"}]"#;
     for (flags, winner) in [(&[][..], 0), (&["--priority", "date"][..], 1)] {
         let (mut child, addr) = start_with(idx_s, flags);
@@ -214,9 +210,7 @@ fn priority_date_decides_contention() {
 #[test]
 fn a_stalled_client_does_not_hold_off_shutdown() {
     let dir = tempfile::tempdir().unwrap();
-    let idx = dir.path().join("labels.idx");
-    let idx_s = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let idx_s = &crate::util::sample_index(dir.path());
     let (mut child, addr) = start(idx_s);
     let mut s = TcpStream::connect(&addr).expect("connect");
     let head = "POST /v1/check HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[\"a";

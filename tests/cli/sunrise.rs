@@ -54,9 +54,8 @@ fn saved_index_and_inputs_give_the_same_rows() {
 #[test]
 fn lgr_mismatch_and_damage_are_errors() {
     let dir = temp();
-    let idx = dir.path().join("labels.idx");
-    let idx_s = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let idx_s = &crate::util::sample_index(dir.path());
+    let idx = std::path::Path::new(idx_s);
     let o = lgrscan(&["check", "--against", idx_s, "--label", "x", "--lgr", "builtin:ascii"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not those the index was built with"), "{}", stderr(&o));
@@ -82,9 +81,9 @@ fn lgr_mismatch_and_damage_are_errors() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = lgrscan(&["check", "--against", k_idx, "--label", "ក្ដារ", "--lgr", b]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let mut bytes = std::fs::read(&idx).unwrap();
+    let mut bytes = std::fs::read(idx).unwrap();
     bytes.truncate(bytes.len() - 3);
-    std::fs::write(&idx, &bytes).unwrap();
+    std::fs::write(idx, &bytes).unwrap();
     let o = lgrscan(&["check", "--against", idx_s, "--label", "x"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("truncated index"), "{}", stderr(&o));
@@ -161,8 +160,7 @@ fn against_a_piped_input_loses_no_bytes() {
 fn candidates_as_registries_write_them() {
     let dir = temp();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let o = lgrscan(&["index", "samples/labels.csv", "-o", &p("labels.idx")]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    crate::util::sample_index(dir.path());
     let check = |file: &str, body: &str| {
         std::fs::write(p(file), body).unwrap();
         lgrscan(&["check", "--against", &p("labels.idx"), &p(file), "--format", "csv"])
@@ -217,8 +215,7 @@ fn candidates_as_registries_write_them() {
 fn damaged_or_failed_indexes_are_never_used() {
     let dir = temp();
     let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let o = lgrscan(&["index", "samples/labels.csv", "-o", &p("labels.idx")]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    crate::util::sample_index(dir.path());
     let whole = std::fs::read(p("labels.idx")).unwrap();
     for n in 1..8 {
         std::fs::write(p("cut.idx"), &whole[..n]).unwrap();

@@ -252,6 +252,15 @@ pub fn lgrscan(args: &[&str]) -> std::process::Output {
         .expect("run lgrscan")
 }
 
+/// Saves the index of `samples/labels.csv` in `dir` (as `labels.idx`);
+/// returns its path.
+pub fn sample_index(dir: &Path) -> String {
+    let idx = dir.join("labels.idx").to_str().expect("UTF-8 path").to_string();
+    let o = lgrscan(&["index", "samples/labels.csv", "-o", &idx]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    idx
+}
+
 /// Runs `lgrscan ARGS` in the package root with `input` on a pipe as its
 /// standard input (also readable as `/dev/stdin`).
 #[cfg(feature = "cli")]
