@@ -178,6 +178,13 @@ pub enum Finding {
         /// Condition number in RFC 5893 §2.
         rule: u8,
     },
+    /// A zone owner written as a U-label (raw UTF-8 octets): the DNS
+    /// holds the A-label, and a registry inserts that into the zone
+    /// ([RFC 5891 §4.5]), so IDNA-aware software never looks this name
+    /// up. Set by the zone reader, not by the conversion of a label alone.
+    ///
+    /// [RFC 5891 §4.5]: https://www.rfc-editor.org/rfc/rfc5891#section-4.5
+    ULabelInZone,
 }
 
 impl fmt::Display for Finding {
@@ -213,9 +220,13 @@ impl fmt::Display for Finding {
             Finding::ContextJ { cp } => write!(f, "U+{:04X} CONTEXTJ fails", cp as u32),
             Finding::ContextO { cp } => write!(f, "U+{:04X} CONTEXTO fails", cp as u32),
             Finding::Bidi { rule } => write!(f, "Bidi rule {rule} fails (RFC 5893)"),
+            Finding::ULabelInZone => f.write_str(ULABEL_IN_ZONE),
         }
     }
 }
+
+/// The text of [`Finding::ULabelInZone`].
+const ULABEL_IN_ZONE: &str = "U-label in the zone: the DNS holds its A-label (RFC 5891 §4.5)";
 
 //------------ LabelForms ------------------------------------------------
 

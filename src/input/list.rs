@@ -1,7 +1,7 @@
 //! Label lists: one label per line.
 //!
 //! A line holds a U-label or an A-label, optionally followed by the zone
-//! suffix (stripped when it matches the apex); `#` starts a comment (at the
+//! suffix (stripped when it matches the apex, in either IDNA form); `#` starts a comment (at the
 //! start of a line, or after white space); blank lines are skipped.
 //! Without an apex, the suffix of the first name with dots becomes the
 //! apex.
@@ -20,7 +20,7 @@ use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relat
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::sorted_run::{plain_mark, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
-use crate::idna2008::MAX_NAME_OCTETS;
+use crate::idna2008::{self, Forms, MAX_NAME_OCTETS};
 
 pub(crate) struct ListState {
     pub(crate) source: u32,
@@ -313,9 +313,17 @@ pub(crate) fn name_label(
         let orig = if mapped { Orig::Mapped } else { Orig::Text(body) };
         return col.register_row(loc, body, orig, mode).map(Some);
     };
-    let labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
+    // The suffix in A-label form: a list names its zone in either form
+    // (`bar.рф`, `foo.xn--p1ai`), and a U-label and its A-label are one
+    // label here, as they are for the registered label itself.
+    let mut labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
     if labels.iter().any(Vec::is_empty) {
         return col.malformed(loc, "empty label in name").map(|()| None);
+    }
+    for l in labels.iter_mut().skip(1).filter(|l| !l.is_ascii()) {
+        if let Forms::Owned { alabel, finding: None, .. } = idna2008::forms_bytes(l) {
+            *l = alabel.into_bytes();
+        }
     }
     if col.apex().is_none() {
         col.set_apex(labels[1..].to_vec());

@@ -71,8 +71,9 @@ impl Status {
 }
 
 /// A finding's stable id: the first 16 hex digits of the SHA-256 of its
-/// kind, A-label, index label and the variant LGR's identity (see
-/// [`crate::index::LgrSource::sha256`]), separated by NUL.
+/// kind, A-label (a zone owner's own octets where they are not its
+/// A-label, see [`RowContext::id`]), index label and the variant LGR's
+/// identity (see [`crate::index::LgrSource::sha256`]), separated by NUL.
 ///
 /// # Example
 /// ```
@@ -83,9 +84,14 @@ impl Status {
 /// assert_ne!(a, finding_id("invalid", "xn--fiqz9s", "中囯", "abc"));
 /// ```
 pub fn finding_id(kind: &str, alabel: &str, index: &str, variant_identity: &str) -> String {
+    id_of_parts([kind.as_bytes(), alabel.as_bytes(), index.as_bytes(), variant_identity.as_bytes()])
+}
+
+/// [`finding_id`] of its parts as octets.
+fn id_of_parts(parts: [&[u8]; 4]) -> String {
     let mut h = Sha256::new();
-    for part in [kind, alabel, index, variant_identity] {
-        h.update(part.as_bytes());
+    for part in parts {
+        h.update(part);
         h.update([0]);
     }
     let d = h.finalize();
@@ -129,10 +135,15 @@ impl<'a> RowContext<'a> {
         self.status.get(i).copied().unwrap_or_default()
     }
 
-    /// The id of `f` ([`finding_id`]).
+    /// The id of `f` ([`finding_id`]). A zone owner whose octets are not
+    /// its A-label (a raw U-label, octets that are not UTF-8) is a name
+    /// of its own in the DNS, so the octets stand for the A-label: its
+    /// findings never share an id with those of the A-label's owner.
     pub fn id(&self, f: &Finding) -> String {
-        let alabel = self.labels.get(f.label).map_or("", |l| l.alabel());
-        finding_id(f.kind.as_str(), alabel, &f.index, self.variant_identity)
+        let kind = f.kind.as_str().as_bytes();
+        let (index, identity) = (f.index.as_bytes(), self.variant_identity.as_bytes());
+        let key = u32::try_from(f.label).map_or(&b""[..], |i| self.labels.key_of(i));
+        id_of_parts([kind, key, index, identity])
     }
 
     /// The `registrant` column of a label's row (CSV input).

@@ -382,3 +382,47 @@ fn an_invalid_label_never_holds_a_variant_set() {
     assert!(csv.iter().all(|r| r["kind"] == "invalid"), "{csv:?}");
     assert_eq!(csv.len(), 2);
 }
+
+/// A zone owner written as raw UTF-8 is a DNS name of its own, not the
+/// A-label's: it is invalid (RFC 5891 §4.5, the zone holds A-labels), and
+/// its rows never share a finding id with the A-label owner's, in a
+/// master file and a CZDS dump, at one and two threads.
+#[test]
+fn a_u_label_owner_is_invalid_and_keeps_its_own_ids() {
+    let dir = crate::util::temp_dir("ulabel-owner");
+    let master = dir.join("u.zone");
+    std::fs::write(
+        &master,
+        "$ORIGIN example.\n@ IN SOA ns1 h 1 2 3 4 5\n@ IN NS ns1\n\
+         भारत IN NS ns1.other.\nxn--h2brj9c IN NS ns1.other.\n",
+    )
+    .expect("write zone");
+    let czds = dir.join("u.czds");
+    std::fs::write(
+        &czds,
+        "example.\t3600\tin\tsoa\tns1 h 1 2 3 4 5\n\
+         xn--h2brj9c.example.\t3600\tin\tns\tns1.other.\n\
+         भारत.example.\t3600\tin\tns\tns1.other.\n",
+    )
+    .expect("write dump");
+    for path in [&master, &czds] {
+        for threads in ["1", "2"] {
+            let csv = scan_rows(&[path.to_str().unwrap(), "--threads", threads], 1);
+            let invalid: Vec<&Row> = csv.iter().filter(|r| r["kind"] == "invalid").collect();
+            assert_eq!(invalid.len(), 1, "{path:?}: {csv:?}");
+            assert_eq!(invalid[0]["input"], "भारत");
+            assert!(invalid[0]["reason"].contains("RFC 5891 §4.5"), "{:?}", invalid[0]);
+            let role_of = |input: &str| {
+                csv.iter()
+                    .find(|r| r["kind"] == "collision" && r["input"] == input)
+                    .map(|r| &r["role"])
+            };
+            assert_eq!(role_of("xn--h2brj9c").map(String::as_str), Some("holder"), "{csv:?}");
+            assert_eq!(role_of("भारत").map(String::as_str), Some("invalid"), "{csv:?}");
+            let mut ids: Vec<&str> = csv.iter().map(|r| r["id"].as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), csv.len(), "{path:?}: {csv:?}");
+        }
+    }
+}

@@ -620,8 +620,8 @@ impl Collector {
         }
     }
 
-    /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the labels
-    /// registered without them, on the current rayon pool: each label's
+    /// Computes the IDNA forms (RFC 5891 §5.3–5.4 checks) of the zone
+    /// labels registered without them, on the current rayon pool: each label's
     /// conversion is independent of the others.
     fn compute_pending_forms(&mut self) {
         use rayon::prelude::*;
@@ -633,7 +633,14 @@ impl Collector {
             .map(|&i| match forms.get(i as usize) {
                 Some(FormsEntry::Full(f)) => f.pending.as_deref().map(|octets| {
                     let lower = octets.to_ascii_lowercase();
-                    split_forms(idna2008::forms_bytes(octets), &lower)
+                    let (alabel, ulabel, finding) =
+                        split_forms(idna2008::forms_bytes(octets), &lower);
+                    // A zone owner is octets: one that is not ASCII is a
+                    // U-label where the A-label belongs.
+                    let finding = finding.or_else(|| {
+                        (!octets.is_ascii()).then_some(idna2008::Finding::ULabelInZone)
+                    });
+                    (alabel, ulabel, finding)
                 }),
                 _ => None,
             })

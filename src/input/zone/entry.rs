@@ -130,8 +130,10 @@ pub(super) fn entry(
                 }
             }
             if col.apex().is_none() {
-                if is_soa {
-                    col.set_apex(labels.clone());
+                // The SOA's owner is the apex; with no SOA in absolute
+                // form before, the `$ORIGIN` in force (RFC 1035 §5.1).
+                if let Some(apex) = if is_soa { Some(&labels) } else { st.origin.as_ref() } {
+                    col.set_apex(apex.clone());
                     st.apex_plain = None;
                 } else {
                     return col.malformed(
@@ -240,9 +242,8 @@ pub(super) fn directive(
             Ok(l) => l,
             Err(e) => return col.malformed(loc, format!("$ORIGIN: {e}")),
         };
-        if col.apex().is_none() {
-            col.set_apex(labels.clone());
-        }
+        // Not the apex yet: a dump may start at `$ORIGIN .` or the parent
+        // and name the SOA relative to it (see the owner's record).
         st.origin = Some(labels);
         col.count(LineKind::Directive, 1);
         Ok(())

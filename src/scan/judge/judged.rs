@@ -149,6 +149,7 @@ pub(super) fn idna_family(f: &IdnaFinding) -> &'static str {
         IdnaFinding::ContextJ { .. } => "CONTEXTJ fails",
         IdnaFinding::ContextO { .. } => "CONTEXTO fails",
         IdnaFinding::Bidi { .. } => "Bidi rule fails (RFC 5893)",
+        IdnaFinding::ULabelInZone => "U-label in the zone, not its A-label",
     }
 }
 
