@@ -17,7 +17,7 @@
 #![allow(clippy::result_large_err)]
 
 use anyhow::Context;
-use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::extract::{DefaultBodyLimit, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -212,20 +212,19 @@ fn candidate(text: &str) -> Result<Candidate<'static>, Response> {
     Ok(Candidate { text: text.to_string().into(), ..Candidate::default() })
 }
 
-async fn check_one(
-    State(state): State<AppState>,
-    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
-) -> Response {
-    let Ok(Query(q)) = query else {
-        return error(StatusCode::BAD_REQUEST, "malformed query string");
+async fn check_one(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
+    let labels = match query_labels(query.as_deref().unwrap_or("")) {
+        Ok(l) => l,
+        Err(r) => return r,
     };
-    let mut labels = q.iter().filter(|(k, _)| k == "label").map(|(_, v)| v);
-    let Some(label) = labels.next() else {
-        return error(StatusCode::BAD_REQUEST, "missing label parameter");
+    let [label] = labels.as_slice() else {
+        let why = if labels.is_empty() {
+            "missing label parameter"
+        } else {
+            "one label parameter (POST checks several)"
+        };
+        return error(StatusCode::BAD_REQUEST, why);
     };
-    if labels.next().is_some() {
-        return error(StatusCode::BAD_REQUEST, "one label parameter (POST checks several)");
-    }
     let c = match candidate(label) {
         Ok(c) => c,
         Err(r) => return r,
@@ -234,6 +233,61 @@ async fn check_one(
         Ok(mut rows) => Json(rows.pop().unwrap_or(Value::Null)).into_response(),
         Err(r) => r,
     }
+}
+
+/// The `label` parameters of a query string (`application/x-www-form-
+/// urlencoded`): percent-decoded strictly, so that octets that are not
+/// UTF-8 are a 400, never a label with U+FFFD in their place (which
+/// `axum`'s `Query` decodes them to).
+fn query_labels(query: &str) -> Result<Vec<String>, Response> {
+    let decode = |s: &str| {
+        let s = s.replace('+', " ");
+        percent_encoding::percent_decode_str(&s).decode_utf8().map(|d| d.into_owned()).map_err(
+            |_| {
+                error(StatusCode::BAD_REQUEST, "the query string is not UTF-8 once percent-decoded")
+            },
+        )
+    };
+    let mut labels = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if decode(key)? == "label" {
+            labels.push(decode(value)?);
+        }
+    }
+    Ok(labels)
+}
+
+/// The label and applicant of a batch item given as an object: its
+/// fields are strings (or null) and known, so that a misspelt or mistyped
+/// field is an error rather than a field ignored.
+fn batch_item(fields: &serde_json::Map<String, Value>) -> Result<(String, Applicant), String> {
+    let mut label = None;
+    let mut applicant = Applicant::default();
+    for (key, value) in fields {
+        let text = match value {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            _ => return Err(format!("{key} is not a string")),
+        };
+        match key.as_str() {
+            "label" => label = text,
+            "registrant" => applicant.registrant = text,
+            "registrar" => applicant.registrar = text,
+            "priority" => {
+                applicant.priority = text
+                    .map(|p| Timestamp::parse_rfc3339(&p))
+                    .transpose()
+                    .map_err(|e| e.to_string())?;
+            }
+            _ => {
+                return Err(format!(
+                    "unknown field {key:?} (label, registrant, registrar, priority)"
+                ));
+            }
+        }
+    }
+    Ok((label.ok_or("no label")?, applicant))
 }
 
 async fn check_batch(
@@ -253,25 +307,16 @@ async fn check_batch(
     }
     let mut candidates = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let field = |k: &str| item.get(k).and_then(Value::as_str).map(str::to_string);
         let c = match item {
             Value::String(s) => candidate(s),
-            Value::Object(_) => match item.get("label").and_then(Value::as_str) {
-                Some(l) => candidate(l).and_then(|mut c| {
-                    let priority = field("priority")
-                        .map(|p| Timestamp::parse_rfc3339(&p))
-                        .transpose()
-                        .map_err(|e| error(StatusCode::BAD_REQUEST, format!("item {i}: {e}")))?;
-                    c.applicant = Applicant {
-                        registrant: field("registrant"),
-                        registrar: field("registrar"),
-                        priority,
-                    }
-                    .boxed();
-                    Ok(c)
+            Value::Object(fields) => batch_item(fields)
+                .map_err(|e| error(StatusCode::BAD_REQUEST, format!("item {i}: {e}")))
+                .and_then(|(label, applicant)| {
+                    candidate(&label).map(|mut c| {
+                        c.applicant = applicant.boxed();
+                        c
+                    })
                 }),
-                None => Err(error(StatusCode::BAD_REQUEST, format!("item {i}: no label"))),
-            },
             _ => Err(error(StatusCode::BAD_REQUEST, format!("item {i}: not a label"))),
         };
         match c {

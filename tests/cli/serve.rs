@@ -113,6 +113,12 @@ fn endpoints_errors_reload_and_shutdown() {
         ("POST", "/v1/check", Some(r#"{"label": "x"}"#), 400),
         ("POST", "/v1/check", Some(r#"["a","b","c","d"]"#), 413),
         ("POST", "/v1/check", Some(r#"[{"label": "a", "priority": "soon"}]"#), 400),
+        // Octets that are not UTF-8, and fields that would be ignored.
+        ("GET", "/v1/check?label=%FF", None, 400),
+        ("GET", "/v1/check?label=%E0%A4", None, 400),
+        ("POST", "/v1/check", Some(r#"[{"label": "a", "registrant": 7}]"#), 400),
+        ("POST", "/v1/check", Some(r#"[{"label": "a", "registrnt": "r-1"}]"#), 400),
+        ("POST", "/v1/check", Some(r#"[{"label": ["a"]}]"#), 400),
     ] {
         let (st, b) = request(&addr, method, path, body);
         assert_eq!(st, want, "{method} {path} {body:?}: {b}");
