@@ -360,11 +360,13 @@ pub fn read(inputs: impl IntoIterator<Item = Input>, config: &Config) -> Result<
     }
     let _finish = Finish(config.settle.as_deref());
     let inputs: Vec<Input> = inputs.into_iter().collect();
-    // Settling needs inputs that can be read again (see `settle`).
+    // Settling needs inputs that can be read again (see `settle`): regular
+    // files, not a pipe or FIFO behind a path (`/dev/stdin`, `<(zcat …)`),
+    // whose second read would find nothing or block.
     let paths: Option<Vec<std::path::PathBuf>> = inputs
         .iter()
         .map(|i| match i {
-            Input::Path(p) => Some(p.clone()),
+            Input::Path(p) if std::fs::metadata(p).is_ok_and(|m| m.is_file()) => Some(p.clone()),
             _ => None,
         })
         .collect();

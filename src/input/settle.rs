@@ -39,7 +39,7 @@
 //! that repeats a settled label; an IDN label outside the block told
 //! ahead) is done again: [`read`] then reads every input again without
 //! settling, so the result is the same either way; it settles only inputs
-//! it can read twice (files).
+//! it can read twice (regular files, not a pipe behind a path).
 //!
 //! [`Config::settle`]: super::Config::settle
 //! [`LabelSet::settled`]: super::LabelSet::settled

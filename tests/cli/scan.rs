@@ -426,3 +426,25 @@ fn a_u_label_owner_is_invalid_and_keeps_its_own_ids() {
         }
     }
 }
+
+/// A pipe behind a path (`/dev/stdin`, `<(zcat …)`) is read once: a sorted
+/// dump whose last owner repeats an earlier one is not settled (which
+/// would read the input again and find it empty, exit 0).
+#[test]
+fn a_pipe_behind_a_path_is_read_once() {
+    let mut dump = String::from("tld.\t86400\tin\tsoa\ta.nic.tld. h.nic.tld. 1 2 3 4 5\n");
+    // Letters only: labels with a digit are not settled (see `settle`).
+    let letters =
+        |i: usize| (0..4).rev().map(move |k| (b'a' + (i / 26usize.pow(k) % 26) as u8) as char);
+    let names: Vec<String> = (0..100_000).map(|i| letters(i).collect()).collect();
+    for n in &names {
+        dump += &format!("{n}.tld.\t3600\tin\tns\tns1.x.net.\n");
+    }
+    dump += &format!("{}.tld.\t3600\tin\tns\tns2.x.net.\n", names[1]);
+    let out =
+        crate::util::lgrscan_piped(&["scan", "/dev/stdin", "--format", "csv"], dump.as_bytes());
+    assert_exit(&out, 0, "scan /dev/stdin");
+    let s = summary(&stderr(&out));
+    assert_eq!(s.lines, 100_002);
+    assert_eq!(s.record_parts[..3], [1, 100_000, 1]);
+}
