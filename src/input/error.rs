@@ -63,6 +63,10 @@ pub enum ErrorKind {
     NoApex,
     /// The `--origin` given is not a valid domain name.
     BadOrigin(String),
+    /// An SOA record whose owner is outside the run's apex: a second
+    /// zone, whose names would all be outside the apex (RFC 1035 §5.2: an SOA
+    /// is at the top of its zone). The SOA's owner and the apex.
+    OtherZone(String, String),
 }
 
 impl Error {
@@ -161,6 +165,11 @@ impl fmt::Display for Error {
                 f.write_str("cannot tell the zone apex: give --origin, or a $ORIGIN or SOA record")
             }
             ErrorKind::BadOrigin(r) => write!(f, "bad origin: {r}"),
+            ErrorKind::OtherZone(soa, apex) => write!(
+                f,
+                "an SOA record for {soa}, but the apex is {apex}: one zone a run (scan each \
+                 zone on its own)"
+            ),
         }
     }
 }

@@ -37,13 +37,21 @@ fn byte_order_mark_is_skipped() {
 /// registered label, are errors with the reason.
 #[test]
 fn nothing_found_is_an_error() {
-    let zone = b"$ORIGIN example.\n@ SOA a. b. 1 2 3 4 5\nshop NS x.\n";
+    let zone = b"$ORIGIN example.\nshop NS x.\n";
     let e = read(
         [Input::Bytes { name: "z".into(), data: zone.to_vec() }],
         &Config::new().origin(Some("tld.")),
     )
     .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::OriginMatchesNothing(_)), "{e}");
+    // With the zone's SOA, the SOA names the zone it is.
+    let zone = b"$ORIGIN example.\n@ SOA a. b. 1 2 3 4 5\nshop NS x.\n";
+    let e = read(
+        [Input::Bytes { name: "z".into(), data: zone.to_vec() }],
+        &Config::new().origin(Some("tld.")),
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::OtherZone(..)), "{e}");
     let zone = b"$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nns1.shop A 192.0.2.1\n";
     let e =
         read([Input::Bytes { name: "z".into(), data: zone.to_vec() }], &Config::new()).unwrap_err();

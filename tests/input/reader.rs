@@ -739,6 +739,41 @@ fn several_inputs_share_apex_and_dedupe() {
     assert_eq!(set.accounting().duplicate_records, 9 + 3);
 }
 
+/// A second zone in one run is an error, not names "outside the apex"
+/// (exit 0 with none of them judged): its SOA's owner is not the apex.
+/// On the fast path and the careful one, mapped and as a stream, and in
+/// a master file; `--origin` for another zone likewise.
+#[test]
+fn a_second_zone_is_an_error() {
+    let dir = TempDir::new();
+    let aa = dir.write(
+        "aa.czds",
+        b"aa.\t86400\tin\tsoa\ta.nic.aa. h.nic.aa. 1 2 3 4 5\nfoo.aa.\t3600\tin\tns\tns1.x.net.\n",
+    );
+    let bb = dir.write(
+        "bb.czds",
+        b"bar.bb.\t3600\tin\tns\tns1.x.net.\nbb.\t86400\tIN\tSOA\ta. h. 1 2 3 4 5\n",
+    );
+    let master =
+        dir.write("bb.zone", b"$ORIGIN bb.\n@ 3600 IN SOA a. h. 1 2 3 4 5\nbar NS ns1.x.net.\n");
+    for second in [&bb, &master] {
+        for fast in [true, false] {
+            for mm in [MmapChoice::never(), mmap()] {
+                let config = Config::new().zone_fast_path(fast).mmap(mm);
+                let e = read([Input::Path(aa.clone()), Input::Path(second.clone())], &config)
+                    .unwrap_err();
+                assert!(
+                    matches!(e.kind(), ErrorKind::OtherZone(soa, apex) if soa == "bb." && apex == "aa."),
+                    "{e}"
+                );
+                assert_eq!(e.path(), Some(second.as_path()), "{e}");
+            }
+        }
+    }
+    let e = read([Input::Path(aa.clone())], &Config::new().origin(Some("bb."))).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::OtherZone(..)), "{e}");
+}
+
 //------------ Strictness and hostile input ------------------------------
 
 #[test]

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use super::state::{Include, ZoneState};
 use super::tokens::{Scan, Tok, is_class, is_ttl, resolve_in, resolve_parsed_in, scan_entry};
-use crate::input::Error;
 use crate::input::collect::{Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use crate::input::name::{self, Parsed};
+use crate::input::{Error, ErrorKind};
 
 /// Resolves a name token against the origin: absolute labels, case kept.
 pub(super) fn resolve(st: &ZoneState, tok: &[u8]) -> Result<Vec<Vec<u8>>, String> {
@@ -144,6 +144,9 @@ pub(super) fn entry(
                 }
             }
             let class = classify(col, st, buf, base, t, &labels, first_label, loc)?;
+            if is_soa && matches!(class, Class::Outside) {
+                return Err(other_zone(col, &labels, loc));
+            }
             st.prev_class = Some(class);
             class
         }
@@ -153,6 +156,13 @@ pub(super) fn entry(
         col.add_ns(i, t.as_bytes());
     }
     Ok(())
+}
+
+/// The error of an SOA record at `labels`, which are not the apex.
+fn other_zone(col: &Collector, labels: &[Vec<u8>], loc: Loc) -> Error {
+    let apex = col.apex().map_or_else(String::new, |a| a.text.clone());
+    let kind = ErrorKind::OtherZone(name::present(labels), apex);
+    Error::new(kind).at(col.path(loc.source), loc.line, Some(loc.offset))
 }
 
 #[allow(clippy::too_many_arguments)]

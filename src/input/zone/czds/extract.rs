@@ -11,6 +11,7 @@ use super::quick::{Letters, OwnerRun, quick_lines};
 use crate::input::hash::HashBuild;
 use crate::input::settle::RuleSnapshot;
 use crate::input::settle::Settling;
+use crate::input::zone::tokens::{is_class, is_ttl};
 use crate::simd::zone::{Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits};
 use std::collections::HashMap;
 
@@ -354,6 +355,9 @@ fn new_owner<const W: bool>(
         if n == a && name.eq_ignore_ascii_case(apex) {
             c.apex_records += 1;
             k.kind = Kind::Apex;
+        } else if is_soa_line(buf, pos) {
+            // Another zone's SOA: the careful parser refuses it.
+            return false;
         } else {
             c.outside_records += 1;
             c.outside.push(owner_hash(name, f & H_UPPER != 0));
@@ -361,6 +365,19 @@ fn new_owner<const W: bool>(
         }
     }
     true
+}
+
+/// Whether the record on the line at `pos` is an SOA: its type, after
+/// the owner and any TTL and class, is `SOA` in any case. Only asked of
+/// owners outside the apex, which are rare.
+fn is_soa_line(buf: &[u8], pos: usize) -> bool {
+    let end = memchr::memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k);
+    let fields = buf[pos..end].split(|b| matches!(b, b' ' | b'\t' | b'\r'));
+    fields
+        .filter(|f| !f.is_empty())
+        .skip(1)
+        .find(|f| !(is_ttl(f) || is_class(f)))
+        .is_some_and(|t| t.eq_ignore_ascii_case(b"SOA"))
 }
 
 /// A registered owner starts on the line at `pos` (`at`: with the byte
