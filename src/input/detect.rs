@@ -75,7 +75,9 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
         // A comma is in no name or zone directive: a first line with one is
         // a CSV header, so that one without a label column is reported as
         // such rather than read as a list of odd names.
-        let directive = matches!(first.first(), Some(b';' | b'$'));
+        // A zone record is no header (`domain IN A 192.0.2.1`, tab-separated,
+        // or a TXT record with a comma).
+        let directive = matches!(first.first(), Some(b';' | b'$')) || is_record(first);
         if !directive && (first.contains(&b',') || is_header(b';') || is_header(b'\t')) {
             return InputFormat::Csv;
         }
@@ -84,19 +86,28 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
         if line.first() == Some(&b';') {
             return InputFormat::Zone;
         }
-        let text = String::from_utf8_lossy(line);
-        let upper = text.to_ascii_uppercase();
-        if ["$ORIGIN", "$TTL", "$INCLUDE"].iter().any(|d| upper.starts_with(d)) {
+        let upper = line.to_ascii_uppercase();
+        if ["$ORIGIN", "$TTL", "$INCLUDE"].iter().any(|d| upper.starts_with(d.as_bytes())) {
             return InputFormat::Zone;
         }
-        let fields: Vec<&str> = upper.split_ascii_whitespace().collect();
-        if fields.len() >= 3
-            && fields[1..].iter().take(4).any(|f| ZONE_WORDS.contains(f) || f.starts_with("TYPE"))
-        {
+        if is_record(line) {
             return InputFormat::Zone;
         }
     }
     InputFormat::List
+}
+
+/// Whether `line` has three or more fields of which one of the four after
+/// the first is a class or a record type (`TYPE` and a number, RFC 3597).
+fn is_record(line: &[u8]) -> bool {
+    let upper = String::from_utf8_lossy(line).to_ascii_uppercase();
+    let fields: Vec<&str> = upper.split_ascii_whitespace().collect();
+    let is_type_number = |f: &str| {
+        f.strip_prefix("TYPE")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    fields.len() >= 3
+        && fields[1..].iter().take(4).any(|f| ZONE_WORDS.contains(f) || is_type_number(f))
 }
 
 #[cfg(test)]
@@ -109,6 +120,10 @@ mod tests {
         assert_eq!(detect(b"\"Domain\",x\n"), InputFormat::Csv);
         assert_eq!(detect(b"label;registered\nfoo;2019-01-01\n"), InputFormat::Csv);
         assert_eq!(detect(b"domain\tregistrant\nfoo\tr\n"), InputFormat::Csv);
+        // Zone records whose owner is a column name, or with a comma.
+        assert_eq!(detect(b"domain\tIN\tA\t192.0.2.1\nwww\tIN\tA\t192.0.2.2\n"), InputFormat::Zone);
+        assert_eq!(detect(b"label IN TXT \"a,b\"\n"), InputFormat::Zone);
+        assert_eq!(detect(b"label, type, class\nfoo, a, b\n"), InputFormat::Csv);
         assert_eq!(detect(b"name,registered\nfoo,2019-01-01\n"), InputFormat::Csv);
         assert_eq!(detect(b"$ORIGIN com.\n"), InputFormat::Zone);
         assert_eq!(detect(b"example.com.\t172800\tin\tns\tns1.example.com.\n"), InputFormat::Zone);

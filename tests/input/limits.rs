@@ -1,7 +1,7 @@
 //! Bounds and verdicts of the reader on hostile input (issue #28): entries
 //! that stay open, a byte order mark, reads that find nothing, CSV records.
 
-use lgrscan::input::{Config, ErrorKind, Input, InputFormat, read};
+use lgrscan::input::{Config, ErrorKind, Input, InputFormat, MmapChoice, read};
 
 use crate::util::*;
 
@@ -155,6 +155,34 @@ fn open_at_the_end_of_the_input_swallows_nothing() {
     }
 }
 
+/// A backslash before a line end inside a quoted string does not carry
+/// the string onto the next line: every line is counted, and the labels
+/// after it keep their line numbers, on every read path (the string was
+/// read on as one, and mapped and streamed reads disagreed).
+#[test]
+fn an_escaped_line_end_in_a_quote_keeps_the_lines() {
+    let mut zone = b"$ORIGIN ex.\n@ SOA a. b. 1 2 3 4 5\nfoo TXT \"a\\\nb\"\n".to_vec();
+    for i in 0..2000 {
+        zone.extend_from_slice(format!("n{i} A 192.0.2.1\n").as_bytes());
+    }
+    let dir = TempDir::new();
+    let path = dir.write("q.zone", &zone);
+    let stream = Config::new().mmap(MmapChoice::never());
+    // SAFETY: the file is not changed while it is mapped.
+    let mapped = Config::new().mmap(unsafe { MmapChoice::auto() });
+    for (config, what) in [(&stream, "stream"), (&mapped, "mapped")] {
+        let set = read([Input::Path(path.clone())], config).expect("reads");
+        set.accounting().check().unwrap();
+        assert_eq!(set.accounting().lines, 2004, "{what}");
+        assert_eq!(set.len(), 2000, "{what}");
+        assert_eq!(set.get(0).unwrap().line(), 5, "{what}");
+        let m = &set.accounting().malformed_details;
+        assert_eq!(m.iter().map(|m| m.line).collect::<Vec<_>>(), [3, 4], "{what}: {m:?}");
+    }
+    let set = read_bytes("q.zone.gz", &gzip(&zone), &Config::new());
+    assert_eq!((set.accounting().lines, set.get(0).unwrap().line()), (2004, 5));
+}
+
 /// A CSV header with two columns for one field (`label,label`,
 /// `domain,label`, `registrant` twice) is an error naming it: one of the
 /// two would be read and the other dropped without a word.
@@ -171,4 +199,27 @@ fn csv_columns_given_twice_are_errors() {
                 .unwrap_err();
         assert!(e.to_string().contains(why) && e.to_string().contains("d.csv:1"), "{header}: {e}");
     }
+}
+
+/// A directive with more arguments than it takes, or a `$TTL` that is not
+/// a TTL, is malformed: the text would be ignored (RFC 1035 §5.1 allows
+/// only a comment after the arguments). A comment after them is fine.
+#[test]
+fn directives_take_their_arguments_only() {
+    let zone = b"$ORIGIN ex.\n$ORIGIN ex. junk\n$TTL 300 junk\n$TTL abc\n$TTL 1h30M\n\
+                 @ SOA a. b. 1 2 3 4 5\nfoo A 1\n$ORIGIN ex. ; comment\n\
+                 $INCLUDE f.inc sub.ex. extra\n";
+    let set = read_bytes("x.zone", zone, &Config::new());
+    let m: Vec<(u64, &str)> =
+        set.accounting().malformed_details.iter().map(|m| (m.line, m.reason.as_str())).collect();
+    assert_eq!(
+        m,
+        [
+            (2, "$ORIGIN: unexpected \"junk\""),
+            (3, "$TTL: unexpected \"junk\""),
+            (4, "$TTL: \"abc\" is not a TTL"),
+            (9, "$INCLUDE: unexpected \"extra\""),
+        ]
+    );
+    assert_eq!(set.accounting().directive_lines, 3);
 }

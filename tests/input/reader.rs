@@ -210,6 +210,12 @@ fn the_apex_is_the_soa_owner_in_either_form() {
         assert_eq!(alabels(&set), ["foo", "bar", "ns1"]);
         assert_eq!(set.accounting().apex_records, 2);
     }
+    // The SOA found after the first records: not one in a comment, in any
+    // case.
+    let late = b";old.example. IN SOA a. b. 1 2 3 4 5\nfoo.ex. 3600 IN A 192.0.2.1\n\
+                 ex. 3600 IN sOa a. b. 1 2 3 4 5\n";
+    let set = read_bytes("late", late, &Config::new());
+    assert_eq!((set.apex(), alabels(&set)), (Some("ex."), vec!["foo".to_string()]));
     let no_soa = read_bytes("z", b"$ORIGIN tld.\nfoo NS ns1.other.\n", &Config::new());
     assert_eq!(no_soa.apex(), Some("tld."));
     let list = Config::new().format(Some(InputFormat::List));

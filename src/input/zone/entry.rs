@@ -207,34 +207,35 @@ pub(super) fn classify(
 /// buffer read so far of a stream.
 pub(super) fn find_soa_apex(data: &[u8]) -> Option<Vec<Vec<u8>>> {
     let is_space = |b: u8| matches!(b, b' ' | b'\t');
-    let mut best: Option<(usize, Vec<Vec<u8>>)> = None;
-    for pat in [&b"SOA"[..], b"soa", b"Soa"] {
-        for at in memchr::memmem::find_iter(data, pat) {
-            if best.as_ref().is_some_and(|(b, _)| *b < at) {
-                break;
-            }
-            let before = at.checked_sub(1).map(|k| data[k]);
-            let after = data.get(at + 3).copied();
-            if !before.is_some_and(is_space)
-                || !after.is_none_or(|b| is_space(b) || matches!(b, b'\r' | b'\n' | b'('))
-            {
-                continue;
-            }
-            let start = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);
-            let mut fields = data[start..at].split(|&b| is_space(b)).filter(|f| !f.is_empty());
-            let Some(owner) = fields.next() else { continue };
-            if is_space(data[start]) || !fields.all(|f| is_ttl(f) || is_class(f)) {
-                continue;
-            }
-            if let Ok(p) = name::parse(owner)
-                && p.absolute
-            {
-                best = Some((at, p.labels));
-                break;
-            }
+    // One pass over the `s`/`S` bytes: the type is `SOA` in any case.
+    for at in memchr::memchr2_iter(b's', b'S', data) {
+        if !data.get(at..at + 3).is_some_and(|t| t.eq_ignore_ascii_case(b"SOA")) {
+            continue;
+        }
+        let before = at.checked_sub(1).map(|k| data[k]);
+        let after = data.get(at + 3).copied();
+        if !before.is_some_and(is_space)
+            || !after.is_none_or(|b| is_space(b) || matches!(b, b'\r' | b'\n' | b'('))
+        {
+            continue;
+        }
+        let start = memchr::memrchr(b'\n', &data[..at]).map_or(0, |k| k + 1);
+        let mut fields = data[start..at].split(|&b| is_space(b)).filter(|f| !f.is_empty());
+        let Some(owner) = fields.next() else { continue };
+        // A comment line (RFC 1035 §5.1) is no record.
+        if owner.starts_with(b";")
+            || is_space(data[start])
+            || !fields.all(|f| is_ttl(f) || is_class(f))
+        {
+            continue;
+        }
+        if let Ok(p) = name::parse(owner)
+            && p.absolute
+        {
+            return Some(p.labels);
         }
     }
-    best.map(|(_, labels)| labels)
+    None
 }
 
 pub(super) fn directive(
@@ -244,6 +245,16 @@ pub(super) fn directive(
     loc: Loc,
 ) -> Result<(), Error> {
     let name = args[0];
+    // At most these arguments: more is text the directive would ignore
+    // (RFC 1035 §5.1 allows only a comment after them).
+    let most = if name.eq_ignore_ascii_case(b"$INCLUDE") { 3 } else { 2 };
+    if args.len() > most
+        && [&b"$ORIGIN"[..], b"$TTL", b"$INCLUDE"].iter().any(|d| name.eq_ignore_ascii_case(d))
+    {
+        let extra = String::from_utf8_lossy(args[most]);
+        return col
+            .malformed(loc, format!("{}: unexpected {extra:?}", String::from_utf8_lossy(name)));
+    }
     if name.eq_ignore_ascii_case(b"$ORIGIN") {
         let Some(arg) = args.get(1) else {
             return col.malformed(loc, "$ORIGIN without a name");
@@ -258,8 +269,15 @@ pub(super) fn directive(
         col.count(LineKind::Directive, 1);
         Ok(())
     } else if name.eq_ignore_ascii_case(b"$TTL") {
-        if args.len() < 2 {
+        let Some(ttl) = args.get(1) else {
             return col.malformed(loc, "$TTL without a value");
+        };
+        // Seconds, or BIND's units (`1h30m`): a number first, letters of
+        // units after.
+        let units = |b: &u8| b.is_ascii_digit() || b"smhdwSMHDW".contains(b);
+        if !is_ttl(ttl) || !ttl.iter().all(units) {
+            let ttl = String::from_utf8_lossy(ttl);
+            return col.malformed(loc, format!("$TTL: {ttl:?} is not a TTL"));
         }
         col.count(LineKind::Directive, 1);
         Ok(())

@@ -135,7 +135,11 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
                             error.get_or_insert_with(|| "unterminated quoted string".into());
                             break;
                         }
-                        Some(b'\\') => j += 2,
+                        // `\X` quotes X (RFC 1035 §5.1), but not a line end: a
+                        // quoted string ends on its line, and every line is
+                        // counted.
+                        Some(b'\\') if buf.get(j + 1).is_some_and(|&n| n != b'\n') => j += 2,
+                        Some(b'\\') => j += 1,
                         Some(b'"') => break,
                         Some(b'\n') => {
                             error.get_or_insert_with(|| "unterminated quoted string".into());
