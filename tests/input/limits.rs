@@ -223,3 +223,28 @@ fn directives_take_their_arguments_only() {
     );
     assert_eq!(set.accounting().directive_lines, 3);
 }
+
+/// A file whose every line opens a `(` is read in linear time: each line
+/// is malformed alone, and once a source has scanned 64 MiB for a `)` that
+/// never came, its bounds shrink to 32 lines and 4 KiB (the reason says
+/// which), instead of each line being scanned 128 KiB ahead.
+#[test]
+fn a_file_of_open_parentheses_is_read_in_linear_time() {
+    let mut zone = b"$ORIGIN ex.\n@ SOA a. b. 1 2 3 4 5\n".to_vec();
+    let n = 2000;
+    for _ in 0..n {
+        zone.extend_from_slice(format!("x ( {}\n", "a".repeat(120)).as_bytes());
+    }
+    zone.extend_from_slice(b"bar A 192.0.2.1\n");
+    for config in [Config::new(), Config::new().zone_fast_path(false)] {
+        let set = read_bytes("p.zone", &zone, &config);
+        assert_eq!(alabels(&set), ["bar"]);
+        let acc = set.accounting();
+        assert_eq!(acc.malformed, n);
+        let reasons: Vec<&str> = acc.malformed_details.iter().map(|m| m.reason.as_str()).collect();
+        assert!(reasons[0].ends_with("within 1000 lines or 131072 bytes"), "{reasons:?}");
+        // Near the end, the end of the input comes first.
+        let late = reasons[n as usize - 100];
+        assert!(late.ends_with("within 32 lines or 4096 bytes"), "{late:?}");
+    }
+}

@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::state::{Include, ZoneState};
-use super::tokens::{Scan, Tok, is_class, is_ttl, resolve_in, resolve_parsed_in, scan_entry};
+use super::tokens::{
+    FAILED_PAREN_BUDGET, PAREN_BOUNDS, Scan, TIGHT_PAREN_BOUNDS, Tok, is_class, is_ttl, resolve_in,
+    resolve_parsed_in, scan_entry,
+};
 use crate::input::collect::{Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use crate::input::name::{self, Parsed};
 use crate::input::{Error, ErrorKind};
@@ -28,9 +31,19 @@ pub(super) fn general_entry(
     eof: bool,
 ) -> Result<Option<usize>, Error> {
     let mut toks = std::mem::take(&mut st.toks);
-    let scan = scan_entry(buf, pos, eof, &mut toks);
+    let bounds =
+        if st.failed_paren_bytes > FAILED_PAREN_BUDGET { TIGHT_PAREN_BOUNDS } else { PAREN_BOUNDS };
+    let scan = scan_entry(buf, pos, eof, &mut toks, bounds);
     let res = match scan {
         Scan::Incomplete => Ok(None),
+        Scan::Unclosed { end, error, leading_ws, scanned } => {
+            st.failed_paren_bytes += scanned as u64;
+            let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
+            toks.clear();
+            let r2 = entry(col, st, buf, base, &toks, loc, 1, Some(error), leading_ws, false);
+            st.line += 1;
+            r2.map(|()| Some(end))
+        }
         Scan::Entry { end, lines, error, leading_ws, comment } => {
             let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
             let r2 = entry(col, st, buf, base, &toks, loc, lines, error, leading_ws, comment);

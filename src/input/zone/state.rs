@@ -33,6 +33,9 @@ pub(crate) struct ZoneState {
     /// Whether the file was searched for an SOA record (see
     /// [`find_soa_apex`]).
     pub(super) soa_searched: bool,
+    /// Bytes scanned for a `)` that never came (see
+    /// [`super::tokens::FAILED_PAREN_BUDGET`]).
+    pub(super) failed_paren_bytes: u64,
     /// An `$INCLUDE` just read, for the reader to open ([`parse`] returns
     /// after it).
     pub(crate) include: Option<Include>,
@@ -82,6 +85,7 @@ impl ZoneState {
             toks: Vec::new(),
             mapped,
             soa_searched: false,
+            failed_paren_bytes: 0,
             include: None,
         }
     }

@@ -40,10 +40,41 @@ pub(crate) const MAX_PAREN_LINES: u64 = 1000;
 /// base64 with white space fits).
 pub(crate) const MAX_PAREN_BYTES: usize = 128 << 10;
 
+/// How far an entry in parentheses may span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ParenBounds {
+    pub(crate) lines: u64,
+    pub(crate) bytes: usize,
+}
+
+/// The bounds of an entry in parentheses.
+pub(crate) const PAREN_BOUNDS: ParenBounds =
+    ParenBounds { lines: MAX_PAREN_LINES, bytes: MAX_PAREN_BYTES };
+
+/// The bounds once a source has spent [`FAILED_PAREN_BUDGET`] bytes on
+/// scans for a `)` that never came: each line of a file of lines that all
+/// open a `(` would otherwise be scanned 128 KiB ahead (a 125 MB file then
+/// takes hours). A DNSKEY or RRSIG in parentheses still fits.
+pub(crate) const TIGHT_PAREN_BOUNDS: ParenBounds = ParenBounds { lines: 32, bytes: 4 << 10 };
+
+/// Bytes of failed scans for a `)` after which a source uses
+/// [`TIGHT_PAREN_BOUNDS`]: about 500 failures at the full bounds.
+pub(crate) const FAILED_PAREN_BUDGET: u64 = 64 << 20;
+
 /// Result of scanning one entry.
 pub(super) enum Scan {
     /// Need more data.
     Incomplete,
+    /// A `(` still open past the bounds, or at the end of the input with
+    /// lines after its own: the first line alone, malformed (`error`); the
+    /// next line is read as a new entry. `scanned`: the bytes scanned for
+    /// the `)`.
+    Unclosed {
+        end: usize,
+        error: String,
+        leading_ws: bool,
+        scanned: usize,
+    },
     Entry {
         end: usize,
         lines: u64,
@@ -54,7 +85,13 @@ pub(super) enum Scan {
 }
 
 /// Splits one entry starting at `pos` into tokens.
-pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>) -> Scan {
+pub(super) fn scan_entry(
+    buf: &[u8],
+    pos: usize,
+    eof: bool,
+    toks: &mut Vec<Tok>,
+    bounds: ParenBounds,
+) -> Scan {
     toks.clear();
     let leading_ws = matches!(buf.get(pos), Some(b' ' | b'\t'));
     let mut i = pos;
@@ -65,8 +102,8 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
     let mut line_start = pos;
     loop {
         if i >= buf.len() {
-            if depth > 0 && lines > 0 && i - pos > MAX_PAREN_BYTES {
-                return unclosed_paren(buf, pos, leading_ws, &within_bounds());
+            if depth > 0 && lines > 0 && i - pos > bounds.bytes {
+                return unclosed_paren(buf, pos, leading_ws, &within(bounds), i - pos);
             }
             if !eof {
                 return Scan::Incomplete;
@@ -77,7 +114,13 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
             if depth > 0 && lines > 1 {
                 // As past the bounds: the lines after the first are read
                 // again as entries of their own, not swallowed.
-                return unclosed_paren(buf, pos, leading_ws, "before the end of the input");
+                return unclosed_paren(
+                    buf,
+                    pos,
+                    leading_ws,
+                    "before the end of the input",
+                    i - pos,
+                );
             }
             if depth > 0 && error.is_none() {
                 error = Some("unbalanced parentheses: '(' not closed".to_string());
@@ -93,8 +136,8 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
                 lines += 1;
                 i += 1;
                 line_start = i;
-                if depth > 0 && (lines >= MAX_PAREN_LINES || i - pos > MAX_PAREN_BYTES) {
-                    return unclosed_paren(buf, pos, leading_ws, &within_bounds());
+                if depth > 0 && (lines >= bounds.lines || i - pos > bounds.bytes) {
+                    return unclosed_paren(buf, pos, leading_ws, &within(bounds), i - pos);
                 }
                 if depth == 0 {
                     return Scan::Entry { end: i, lines, error, leading_ws, comment };
@@ -174,17 +217,22 @@ pub(super) fn scan_entry(buf: &[u8], pos: usize, eof: bool, toks: &mut Vec<Tok>)
 }
 
 /// Where an open `(` was not closed: within the bounds.
-fn within_bounds() -> String {
-    format!("within {MAX_PAREN_LINES} lines or {MAX_PAREN_BYTES} bytes")
+fn within(bounds: ParenBounds) -> String {
+    format!("within {} lines or {} bytes", bounds.lines, bounds.bytes)
 }
 
 /// The entry at `pos` when its `(` is still open past the bounds or at the
-/// end of the input (`when`): its first line alone, malformed; the next
-/// line is read as a new entry.
-pub(super) fn unclosed_paren(buf: &[u8], pos: usize, leading_ws: bool, when: &str) -> Scan {
+/// end of the input (`when`), after `scanned` bytes: see [`Scan::Unclosed`].
+pub(super) fn unclosed_paren(
+    buf: &[u8],
+    pos: usize,
+    leading_ws: bool,
+    when: &str,
+    scanned: usize,
+) -> Scan {
     let end = memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k + 1);
-    let error = Some(format!("unbalanced parentheses: '(' not closed {when}"));
-    Scan::Entry { end, lines: 1, error, leading_ws, comment: false }
+    let error = format!("unbalanced parentheses: '(' not closed {when}");
+    Scan::Unclosed { end, error, leading_ws, scanned }
 }
 
 /// [`resolve`] under `origin` (the CZDS fast path resolves NS targets so).
