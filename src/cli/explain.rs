@@ -5,17 +5,25 @@
 
 use anyhow::bail;
 use lgrscan::builtin;
+use lgrscan::idna2008::{self, Finding, LabelForms};
 use lgrscan::lgr::{Lgr, VariantLabel, fmt_cps, hex_cps};
 use lgrscan::report::escape_for_terminal as esc;
 use lgrscan::report::terminal::is_unsafe_for_terminal;
 use std::io::Write;
 
+/// The name of the IDNA2008 checks (RFC 5891 §5.3–§5.4, RFC 5892, RFC
+/// 5893) among the verdicts.
+const IDNA: &str = "IDNA2008";
+
+/// Why a label that fails IDNA2008 is judged by it.
+const IDNA_WHY: &str =
+    "a label that fails IDNA2008 is invalid whatever the LGRs say, as in scan and annotate";
+
 /// Generation steps tried before a variant listing falls back to the
 /// first `--limit` labels and the estimated size of the variant space.
 const FULL_ENUMERATION_STEPS: usize = 100_000;
 
-/// Longest DNS label, in octets (RFC 1035 §2.3.4).
-const MAX_LABEL_OCTETS: usize = 63;
+use idna2008::MAX_LABEL_OCTETS;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -53,25 +61,29 @@ pub struct Args {
     label: String,
 }
 
-/// The label's U-label and A-label.
-fn decode(input: &str) -> anyhow::Result<(String, String)> {
-    let folded = input.trim().to_ascii_lowercase();
-    if folded.is_empty() {
+/// The label's U-label, A-label and IDNA2008 finding, read as `annotate`
+/// and `scan` read a label ([`idna2008::to_labels`], RFC 5891 §5): ASCII
+/// letters folded to lower case, an `xn--` label decoded, both forms
+/// checked. A label with no code points to explain is an error: an empty
+/// one, one longer than a DNS label (RFC 1035 §2.3.4), or an `xn--` label
+/// that is no A-label (its Punycode does not decode, or decodes to ASCII).
+fn decode(input: &str) -> anyhow::Result<LabelForms> {
+    let trimmed = input.trim();
+    if trimmed.is_empty() {
         bail!("empty label");
     }
-    if let Some(p) = folded.strip_prefix("xn--") {
-        return match idna::punycode::decode_to_string(p) {
-            Some(u) if !u.is_ascii() => Ok((u, folded)),
-            Some(_) => bail!("{input}: fake A-label (decodes to ASCII)"),
-            None => bail!("{input}: punycode does not decode"),
-        };
+    let forms = idna2008::to_labels(trimmed);
+    match &forms.finding {
+        Some(Finding::TooLong { octets }) => bail!(
+            "the label is {} as an A-label; a DNS label holds at most {MAX_LABEL_OCTETS} octets \
+             (RFC 1035 section 2.3.4), so it cannot be registered",
+            if forms.alabel.is_ascii() { format!("{octets} octets") } else { "too long".into() }
+        ),
+        Some(f) if forms.ulabel.is_ascii() && forms.alabel.starts_with("xn--") => {
+            bail!("{}: {f}: not an A-label, no code points to explain", esc(input))
+        }
+        _ => Ok(forms),
     }
-    let alabel = if folded.is_ascii() {
-        folded.clone()
-    } else {
-        idna::punycode::encode_str(&folded).map(|p| format!("xn--{p}")).unwrap_or_default()
-    };
-    Ok((folded, alabel))
 }
 
 /// The code points as text, escaped for the terminal.
@@ -161,7 +173,7 @@ fn by_disposition<'a>(all: &[VariantLabel<'a>]) -> Vec<(&'a str, usize)> {
 /// The explanation as one JSON object.
 fn json(
     args: &Args,
-    (ulabel, alabel): (&str, &str),
+    (ulabel, alabel, idna): (&str, &str, Option<&str>),
     lgrs: &[Lgr],
     (judge, why): (usize, &str),
     vlgr: &Lgr,
@@ -207,12 +219,24 @@ fn json(
         }
         Variants::Estimated(e, first) => (None, Some(e), first.iter().map(variant).collect(), None),
     };
+    // The label's verdict, as `annotate` gives it: IDNA2008's when the
+    // label fails it, else the judging LGR's.
+    let (judged_by, why, disposition, reason) = match idna {
+        Some(f) => (IDNA, IDNA_WHY, "invalid", f.to_string()),
+        None => {
+            let v = lgrs[judge].judge(cps);
+            (lgrs[judge].name(), why, v.disposition, lgrs[judge].reason_text(&v.reason))
+        }
+    };
     json!({
         "label": ulabel,
         "alabel": alabel,
+        "disposition": disposition,
+        "reason": reason,
+        "idna2008": {"valid": idna.is_none(), "reason": idna},
         "code_points": points,
         "verdicts": verdicts,
-        "judged_by": lgrs[judge].name(),
+        "judged_by": judged_by,
         "judged_because": why,
         "variant_lgr": vlgr.name(),
         "index_mode": match args.index_mode {
@@ -225,18 +249,11 @@ fn json(
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let (ulabel, alabel) = decode(&args.label)?;
-    if alabel.is_empty() || alabel.len() > MAX_LABEL_OCTETS {
-        bail!(
-            "the label is {} as an A-label; a DNS label holds at most {MAX_LABEL_OCTETS} octets \
-             (RFC 1035 section 2.3.4), so it cannot be registered",
-            if alabel.is_empty() {
-                "too long".to_string()
-            } else {
-                format!("{} octets", alabel.len())
-            }
-        );
-    }
+    let forms = decode(&args.label)?;
+    let (ulabel, alabel) = (forms.ulabel.as_str(), forms.alabel.as_str());
+    // Why the label fails IDNA2008, as `annotate` and `scan` say it: such
+    // a label is invalid whatever the LGRs say of its code points.
+    let idna = forms.finding.as_ref().map(ToString::to_string);
     let cps: Vec<u32> = ulabel.chars().map(u32::from).collect();
     let default_set = args.lgr.is_empty();
     let specs: Vec<String> = if default_set {
@@ -264,13 +281,13 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
 
     let mut out = super::stdout();
     if args.format == Format::Json {
-        let v = json(&args, (&ulabel, &alabel), &lgrs, (judge, why), vlgr, &cps);
+        let v = json(&args, (ulabel, alabel, idna.as_deref()), &lgrs, (judge, why), vlgr, &cps);
         serde_json::to_writer_pretty(&mut out, &v)?;
         writeln!(out)?;
         out.flush()?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    writeln!(out, "label: {}  (A-label: {})", esc(&ulabel), esc(&alabel))?;
+    writeln!(out, "label: {}  (A-label: {})", esc(ulabel), esc(alabel))?;
     writeln!(out)?;
     writeln!(out, "code points (tags from {}):", esc(lgrs[judge].name()))?;
     let chars = &lgrs[judge].doc().chars;
@@ -289,7 +306,12 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     }
     writeln!(out)?;
     writeln!(out, "verdicts:")?;
-    let width = lgrs.iter().map(|l| esc(l.name()).len()).max().unwrap_or(0);
+    let width = lgrs.iter().map(|l| esc(l.name()).len()).max().unwrap_or(0).max(IDNA.len());
+    let (idna_result, idna_disp) =
+        if idna.is_some() { ("fails", "invalid") } else { ("passes", "") };
+    let idna_reason = esc(idna.as_deref().unwrap_or(""));
+    let idna_line = format!("  {IDNA:<width$}  {idna_result:<13} {idna_disp:<11} {idna_reason}");
+    writeln!(out, "{}", idna_line.trim_end())?;
     for l in &lgrs {
         let v = l.judge(&cps);
         writeln!(
@@ -301,7 +323,10 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             esc(&l.reason_text(&v.reason))
         )?;
     }
-    writeln!(out, "judged by: {} ({why})", esc(lgrs[judge].name()))?;
+    match &idna {
+        Some(f) => writeln!(out, "judged by: {IDNA}: invalid, {} ({IDNA_WHY})", esc(f))?,
+        None => writeln!(out, "judged by: {} ({why})", esc(lgrs[judge].name()))?,
+    }
     writeln!(out)?;
     match vlgr.index_label(&cps) {
         Some(i) => {
