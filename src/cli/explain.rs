@@ -57,20 +57,30 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     /// The label: a U-label, or an A-label (`xn--…`); ASCII letters are
-    /// folded to lower case.
+    /// folded to lower case. One label: a name (with a dot) is refused.
     label: String,
 }
 
 /// The label's U-label, A-label and IDNA2008 finding, read as `annotate`
 /// and `scan` read a label ([`idna2008::to_labels`], RFC 5891 §5): ASCII
 /// letters folded to lower case, an `xn--` label decoded, both forms
-/// checked. A label with no code points to explain is an error: an empty
-/// one, one longer than a DNS label (RFC 1035 §2.3.4), or an `xn--` label
+/// checked. A name (a dot in it) is an error, and so is a label with no
+/// code points to explain: an empty one, one longer than a DNS label (RFC 1035 §2.3.4), or an `xn--` label
 /// that is no A-label (its Punycode does not decode, or decodes to ASCII).
 fn decode(input: &str) -> anyhow::Result<LabelForms> {
     let trimmed = input.trim();
     if trimmed.is_empty() {
         bail!("empty label");
+    }
+    // A dot separates labels (RFC 1034 §3.1): `a.b` is a name, and read as
+    // one label its dot would be judged as a code point.
+    if trimmed.contains('.') {
+        let first = trimmed.split('.').find(|l| !l.is_empty()).unwrap_or("");
+        bail!(
+            "{}: a name, not a label: explain takes one label, without dots (e.g. {})",
+            esc(input),
+            esc(first)
+        );
     }
     let forms = idna2008::to_labels(trimmed);
     match &forms.finding {

@@ -270,3 +270,16 @@ fn explain_judges_idna2008_as_annotate_does() {
     assert_eq!(idna_line(&out), "IDNA2008 passes", "{out}");
     assert!(out.contains("judged by: builtin:ascii ("), "{out}");
 }
+
+/// A dotted input is a name, refused (exit 2): `a.b` was judged as one
+/// label holding U+002E.
+#[test]
+fn explain_refuses_a_name() {
+    for name in ["a.b", "ab.", ".ab", "xn--h2brj9c.example"] {
+        let o = lgrscan(&["explain", "--lgr", "builtin:ascii", name]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("a name, not a label: explain takes one label"), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}");
+    }
+}
