@@ -168,6 +168,12 @@ fn variants<'a>(vlgr: &'a Lgr, cps: &[u32], limit: usize) -> Variants<'a> {
     }
 }
 
+/// An estimate as text (`31381059609`, or `about 10^18` past 10^15, as
+/// [`Lgr::variant_estimate_text`] writes it), with one `about` before it.
+fn about(estimate: &str) -> String {
+    if estimate.starts_with("about ") { estimate.to_string() } else { format!("about {estimate}") }
+}
+
 /// Counts per disposition, in order of first appearance.
 fn by_disposition<'a>(all: &[VariantLabel<'a>]) -> Vec<(&'a str, usize)> {
     let mut by_disp: Vec<(&str, usize)> = Vec::new();
@@ -371,9 +377,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         Variants::Estimated(estimate, first) => {
             writeln!(
                 out,
-                "variant labels ({}): about {} (estimated variant space); the first {} shown",
+                "variant labels ({}): {} (estimated variant space); the first {} shown",
                 esc(vlgr.name()),
-                estimate,
+                about(&estimate),
                 first.len()
             )?;
             for v in &first {

@@ -283,3 +283,18 @@ fn explain_refuses_a_name() {
         assert!(o.stdout.is_empty(), "{name}");
     }
 }
+
+/// Past 10^15 the estimate is written `about 10^N`: one `about`, not the
+/// `about about 10^19` explain printed.
+#[test]
+fn explain_writes_a_huge_estimate_once() {
+    let out = ok(&["explain", "--limit", "2", &"1".repeat(40)]);
+    assert!(
+        out.contains(
+            "variant labels (builtin:common): about 10^19 (estimated variant space); \
+             the first 2 shown"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("about about"), "{out}");
+}
