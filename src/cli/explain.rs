@@ -164,7 +164,19 @@ fn variants<'a>(vlgr: &'a Lgr, cps: &[u32], limit: usize) -> Variants<'a> {
             all.sort_by_key(|v| v.disposition == "invalid");
             Variants::All(all)
         }
-        Err(e) => Variants::Estimated(e.estimate_text.clone(), vlgr.first_variants(cps, limit)),
+        Err(_) => {
+            // The largest product over the label's splits (lgr-core's
+            // estimate takes one split, and can say 1 of a huge space), and
+            // never fewer than the labels listed and the original.
+            let first = vlgr.first_variants(cps, limit);
+            let shown = first.len() as u128 + 1;
+            let estimate = if vlgr.variant_estimate_max(cps) < shown {
+                shown.to_string()
+            } else {
+                vlgr.variant_estimate_max_text(cps)
+            };
+            Variants::Estimated(estimate, first)
+        }
     }
 }
 

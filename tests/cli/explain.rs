@@ -298,3 +298,20 @@ fn explain_writes_a_huge_estimate_once() {
     );
     assert!(!out.contains("about about"), "{out}");
 }
+
+/// The estimate takes every split of the label: 63 `a`, whose longest
+/// elements (`a a a`) have no variant, were "about 1 (estimated variant
+/// space)" above the 3 variant labels listed.
+#[test]
+fn explain_estimates_over_every_split() {
+    let label = "a".repeat(63);
+    let out = ok(&["explain", "--lgr", &data("long-element.xml"), "--limit", "3", &label]);
+    assert!(
+        out.contains(
+            "variant labels (long-element.xml): about 10^18 (estimated variant space); \
+             the first 3 shown"
+        ),
+        "{out}"
+    );
+    assert_eq!(variant_lines(&out).len(), 3, "{out}");
+}
