@@ -5,17 +5,25 @@
 
 use anyhow::bail;
 use lgrscan::builtin;
+use lgrscan::idna2008::{self, Finding, LabelForms};
 use lgrscan::lgr::{Lgr, VariantLabel, fmt_cps, hex_cps};
 use lgrscan::report::escape_for_terminal as esc;
 use lgrscan::report::terminal::is_unsafe_for_terminal;
 use std::io::Write;
 
+/// The name of the IDNA2008 checks (RFC 5891 §5.3–§5.4, RFC 5892, RFC
+/// 5893) among the verdicts.
+const IDNA: &str = "IDNA2008";
+
+/// Why a label that fails IDNA2008 is judged by it.
+const IDNA_WHY: &str =
+    "a label that fails IDNA2008 is invalid whatever the LGRs say, as in scan and annotate";
+
 /// Generation steps tried before a variant listing falls back to the
 /// first `--limit` labels and the estimated size of the variant space.
 const FULL_ENUMERATION_STEPS: usize = 100_000;
 
-/// Longest DNS label, in octets (RFC 1035 §2.3.4).
-const MAX_LABEL_OCTETS: usize = 63;
+use idna2008::MAX_LABEL_OCTETS;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -49,29 +57,43 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
     /// The label: a U-label, or an A-label (`xn--…`); ASCII letters are
-    /// folded to lower case.
+    /// folded to lower case. One label: a name (with a dot) is refused.
     label: String,
 }
 
-/// The label's U-label and A-label.
-fn decode(input: &str) -> anyhow::Result<(String, String)> {
-    let folded = input.trim().to_ascii_lowercase();
-    if folded.is_empty() {
+/// The label's U-label, A-label and IDNA2008 finding, read as `annotate`
+/// and `scan` read a label ([`idna2008::to_labels`], RFC 5891 §5): ASCII
+/// letters folded to lower case, an `xn--` label decoded, both forms
+/// checked. A name (a dot in it) is an error, and so is a label with no
+/// code points to explain: an empty one, one longer than a DNS label (RFC 1035 §2.3.4), or an `xn--` label
+/// that is no A-label (its Punycode does not decode, or decodes to ASCII).
+fn decode(input: &str) -> anyhow::Result<LabelForms> {
+    let trimmed = input.trim();
+    if trimmed.is_empty() {
         bail!("empty label");
     }
-    if let Some(p) = folded.strip_prefix("xn--") {
-        return match idna::punycode::decode_to_string(p) {
-            Some(u) if !u.is_ascii() => Ok((u, folded)),
-            Some(_) => bail!("{input}: fake A-label (decodes to ASCII)"),
-            None => bail!("{input}: punycode does not decode"),
-        };
+    // A dot separates labels (RFC 1034 §3.1): `a.b` is a name, and read as
+    // one label its dot would be judged as a code point.
+    if trimmed.contains('.') {
+        let first = trimmed.split('.').find(|l| !l.is_empty()).unwrap_or("");
+        bail!(
+            "{}: a name, not a label: explain takes one label, without dots (e.g. {})",
+            esc(input),
+            esc(first)
+        );
     }
-    let alabel = if folded.is_ascii() {
-        folded.clone()
-    } else {
-        idna::punycode::encode_str(&folded).map(|p| format!("xn--{p}")).unwrap_or_default()
-    };
-    Ok((folded, alabel))
+    let forms = idna2008::to_labels(trimmed);
+    match &forms.finding {
+        Some(Finding::TooLong { octets }) => bail!(
+            "the label is {} as an A-label; a DNS label holds at most {MAX_LABEL_OCTETS} octets \
+             (RFC 1035 section 2.3.4), so it cannot be registered",
+            if forms.alabel.is_ascii() { format!("{octets} octets") } else { "too long".into() }
+        ),
+        Some(f) if forms.ulabel.is_ascii() && forms.alabel.starts_with("xn--") => {
+            bail!("{}: {f}: not an A-label, no code points to explain", esc(input))
+        }
+        _ => Ok(forms),
+    }
 }
 
 /// The code points as text, escaped for the terminal.
@@ -142,8 +164,26 @@ fn variants<'a>(vlgr: &'a Lgr, cps: &[u32], limit: usize) -> Variants<'a> {
             all.sort_by_key(|v| v.disposition == "invalid");
             Variants::All(all)
         }
-        Err(e) => Variants::Estimated(e.estimate_text.clone(), vlgr.first_variants(cps, limit)),
+        Err(_) => {
+            // The largest product over the label's splits (lgr-core's
+            // estimate takes one split, and can say 1 of a huge space), and
+            // never fewer than the labels listed and the original.
+            let first = vlgr.first_variants(cps, limit);
+            let shown = first.len() as u128 + 1;
+            let estimate = if vlgr.variant_estimate_max(cps) < shown {
+                shown.to_string()
+            } else {
+                vlgr.variant_estimate_max_text(cps)
+            };
+            Variants::Estimated(estimate, first)
+        }
     }
+}
+
+/// An estimate as text (`31381059609`, or `about 10^18` past 10^15, as
+/// [`Lgr::variant_estimate_text`] writes it), with one `about` before it.
+fn about(estimate: &str) -> String {
+    if estimate.starts_with("about ") { estimate.to_string() } else { format!("about {estimate}") }
 }
 
 /// Counts per disposition, in order of first appearance.
@@ -161,7 +201,7 @@ fn by_disposition<'a>(all: &[VariantLabel<'a>]) -> Vec<(&'a str, usize)> {
 /// The explanation as one JSON object.
 fn json(
     args: &Args,
-    (ulabel, alabel): (&str, &str),
+    (ulabel, alabel, idna): (&str, &str, Option<&str>),
     lgrs: &[Lgr],
     (judge, why): (usize, &str),
     vlgr: &Lgr,
@@ -207,12 +247,24 @@ fn json(
         }
         Variants::Estimated(e, first) => (None, Some(e), first.iter().map(variant).collect(), None),
     };
+    // The label's verdict, as `annotate` gives it: IDNA2008's when the
+    // label fails it, else the judging LGR's.
+    let (judged_by, why, disposition, reason) = match idna {
+        Some(f) => (IDNA, IDNA_WHY, "invalid", f.to_string()),
+        None => {
+            let v = lgrs[judge].judge(cps);
+            (lgrs[judge].name(), why, v.disposition, lgrs[judge].reason_text(&v.reason))
+        }
+    };
     json!({
         "label": ulabel,
         "alabel": alabel,
+        "disposition": disposition,
+        "reason": reason,
+        "idna2008": {"valid": idna.is_none(), "reason": idna},
         "code_points": points,
         "verdicts": verdicts,
-        "judged_by": lgrs[judge].name(),
+        "judged_by": judged_by,
         "judged_because": why,
         "variant_lgr": vlgr.name(),
         "index_mode": match args.index_mode {
@@ -225,18 +277,11 @@ fn json(
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let (ulabel, alabel) = decode(&args.label)?;
-    if alabel.is_empty() || alabel.len() > MAX_LABEL_OCTETS {
-        bail!(
-            "the label is {} as an A-label; a DNS label holds at most {MAX_LABEL_OCTETS} octets \
-             (RFC 1035 section 2.3.4), so it cannot be registered",
-            if alabel.is_empty() {
-                "too long".to_string()
-            } else {
-                format!("{} octets", alabel.len())
-            }
-        );
-    }
+    let forms = decode(&args.label)?;
+    let (ulabel, alabel) = (forms.ulabel.as_str(), forms.alabel.as_str());
+    // Why the label fails IDNA2008, as `annotate` and `scan` say it: such
+    // a label is invalid whatever the LGRs say of its code points.
+    let idna = forms.finding.as_ref().map(ToString::to_string);
     let cps: Vec<u32> = ulabel.chars().map(u32::from).collect();
     let default_set = args.lgr.is_empty();
     let specs: Vec<String> = if default_set {
@@ -264,13 +309,13 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
 
     let mut out = super::stdout();
     if args.format == Format::Json {
-        let v = json(&args, (&ulabel, &alabel), &lgrs, (judge, why), vlgr, &cps);
+        let v = json(&args, (ulabel, alabel, idna.as_deref()), &lgrs, (judge, why), vlgr, &cps);
         serde_json::to_writer_pretty(&mut out, &v)?;
         writeln!(out)?;
         out.flush()?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    writeln!(out, "label: {}  (A-label: {})", esc(&ulabel), esc(&alabel))?;
+    writeln!(out, "label: {}  (A-label: {})", esc(ulabel), esc(alabel))?;
     writeln!(out)?;
     writeln!(out, "code points (tags from {}):", esc(lgrs[judge].name()))?;
     let chars = &lgrs[judge].doc().chars;
@@ -289,7 +334,12 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     }
     writeln!(out)?;
     writeln!(out, "verdicts:")?;
-    let width = lgrs.iter().map(|l| esc(l.name()).len()).max().unwrap_or(0);
+    let width = lgrs.iter().map(|l| esc(l.name()).len()).max().unwrap_or(0).max(IDNA.len());
+    let (idna_result, idna_disp) =
+        if idna.is_some() { ("fails", "invalid") } else { ("passes", "") };
+    let idna_reason = esc(idna.as_deref().unwrap_or(""));
+    let idna_line = format!("  {IDNA:<width$}  {idna_result:<13} {idna_disp:<11} {idna_reason}");
+    writeln!(out, "{}", idna_line.trim_end())?;
     for l in &lgrs {
         let v = l.judge(&cps);
         writeln!(
@@ -301,7 +351,10 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             esc(&l.reason_text(&v.reason))
         )?;
     }
-    writeln!(out, "judged by: {} ({why})", esc(lgrs[judge].name()))?;
+    match &idna {
+        Some(f) => writeln!(out, "judged by: {IDNA}: invalid, {} ({IDNA_WHY})", esc(f))?,
+        None => writeln!(out, "judged by: {} ({why})", esc(lgrs[judge].name()))?,
+    }
     writeln!(out)?;
     match vlgr.index_label(&cps) {
         Some(i) => {
@@ -336,9 +389,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         Variants::Estimated(estimate, first) => {
             writeln!(
                 out,
-                "variant labels ({}): about {} (estimated variant space); the first {} shown",
+                "variant labels ({}): {} (estimated variant space); the first {} shown",
                 esc(vlgr.name()),
-                estimate,
+                about(&estimate),
                 first.len()
             )?;
             for v in &first {

@@ -512,15 +512,70 @@ impl Lgr {
     /// [`Lgr::variant_estimate`] as text: exact up to 10^15, else
     /// `about 10^N` (the product does not fit in a `u128` past 10^38).
     pub fn variant_estimate_text(&self, cps: &[u32]) -> String {
-        let Some(factors) = self.estimate_factors(cps) else { return "0".to_string() };
-        let exact = factors.iter().try_fold(1u128, |acc, &n| acc.checked_mul(n + 1));
-        match exact {
-            Some(e) if e <= 1_000_000_000_000_000 => e.to_string(),
-            _ => {
-                let log10: f64 = factors.iter().map(|&n| ((n + 1) as f64).log10()).sum();
-                format!("about 10^{}", log10.floor())
+        self.estimate_factors(cps).map_or_else(|| "0".to_string(), |f| factors_text(&f))
+    }
+
+    /// An estimate of the number of variant labels (RFC 7940 §8.2: each
+    /// element of the label replaced by itself or one of its variants)
+    /// that takes every way the label splits into elements: the largest,
+    /// over those splits, of the product of one plus each element's
+    /// non-reflexive variants. [`Lgr::variant_estimate`] takes one split,
+    /// the longest elements first, as the reference implementation does,
+    /// and says 1 for a label whose longest elements have no variants even
+    /// when its shorter ones have (`aaa` with no variant beside `a` with
+    /// one: 63 `a` have 2^63 variant labels). Never below
+    /// [`Lgr::variant_estimate`]; one pass over the label, in time
+    /// proportional to its length times the elements starting at each
+    /// position. 0 when the label does not split into elements.
+    pub fn variant_estimate_max(&self, cps: &[u32]) -> u128 {
+        let Some(factors) = self.max_split_factors(cps) else { return 0 };
+        factors.iter().fold(1u128, |acc, &n| acc.saturating_mul(n + 1))
+    }
+
+    /// [`Lgr::variant_estimate_max`] as text, written as
+    /// [`Lgr::variant_estimate_text`] writes its estimate.
+    pub fn variant_estimate_max_text(&self, cps: &[u32]) -> String {
+        self.max_split_factors(cps).map_or_else(|| "0".to_string(), |f| factors_text(&f))
+    }
+
+    /// The non-reflexive variant counts of the elements of the split of
+    /// `cps` whose product of one plus each is the largest (compared as
+    /// sums of logarithms, so that no product overflows); `None` when no
+    /// split exists.
+    fn max_split_factors(&self, cps: &[u32]) -> Option<Vec<u128>> {
+        let n = cps.len();
+        // best[i]: log10 of the best product for cps[i..] and the element
+        // that starts it (None: no split of cps[i..]).
+        let mut best: Vec<Option<(f64, u32)>> = vec![None; n + 1];
+        let mut end_log = vec![f64::NEG_INFINITY; n + 1];
+        end_log[n] = 0.0;
+        for i in (0..n).rev() {
+            let rest = &cps[i..];
+            for &ci in self.chars_from(rest[0]) {
+                let c = &self.chars[ci as usize];
+                if c.cps.is_empty() || !rest.starts_with(&c.cps) {
+                    continue;
+                }
+                let after = end_log[i + c.cps.len()];
+                if after == f64::NEG_INFINITY {
+                    continue;
+                }
+                let log = after + ((non_reflexive(c) + 1) as f64).log10();
+                if best[i].is_none_or(|(b, _)| log > b) {
+                    best[i] = Some((log, ci));
+                    end_log[i] = log;
+                }
             }
         }
+        let mut factors = Vec::new();
+        let mut i = 0;
+        while i < n {
+            let (_, ci) = best[i]?;
+            let c = &self.chars[ci as usize];
+            factors.push(non_reflexive(c));
+            i += c.cps.len();
+        }
+        (n > 0).then_some(factors)
     }
 
     /// The non-reflexive variant counts of the label's elements; `None`
@@ -531,15 +586,7 @@ impl Lgr {
         if !self.prelim(&label, Some(&mut chars)).is_empty() {
             return None;
         }
-        Some(
-            chars
-                .iter()
-                .map(|&ci| {
-                    let c = &self.chars[ci as usize];
-                    c.vars.iter().filter(|v| v.cps != c.cps).count() as u128
-                })
-                .collect(),
-        )
+        Some(chars.iter().map(|&ci| non_reflexive(&self.chars[ci as usize])).collect())
     }
 
     fn limit_error(&self, cps: &[u32], limit: usize) -> VariantLimitError {
@@ -554,6 +601,24 @@ impl Lgr {
     /// results write it: `action 3: … | variant types {blocked}`.
     pub fn variant_reason_text(&self, v: &VariantLabel<'_>) -> String {
         format!("{} | variant types {{{}}}", self.reason_text(&v.reason), v.types.join(","))
+    }
+}
+
+/// The number of variants of an element other than itself.
+fn non_reflexive(c: &super::Char) -> u128 {
+    c.vars.iter().filter(|v| v.cps != c.cps).count() as u128
+}
+
+/// The product of one plus each factor as text: exact up to 10^15, else
+/// `about 10^N`.
+fn factors_text(factors: &[u128]) -> String {
+    let exact = factors.iter().try_fold(1u128, |acc, &n| acc.checked_mul(n + 1));
+    match exact {
+        Some(e) if e <= 1_000_000_000_000_000 => e.to_string(),
+        _ => {
+            let log10: f64 = factors.iter().map(|&n| ((n + 1) as f64).log10()).sum();
+            format!("about 10^{}", log10.floor())
+        }
     }
 }
 
@@ -626,6 +691,34 @@ mod tests {
         assert!(e.to_string().contains("estimated variant space: about 10^59"), "{e}");
         assert_eq!(lgr.variant_estimate_text(&[0x61; 3]), "1000");
         assert_eq!(lgr.variant_estimate_text(&[0x7A]), "0");
+    }
+
+    /// `a a a` has no variant, `a` has one: the reference estimate takes
+    /// the longest elements (1 for 63 `a`), the estimate over splits
+    /// takes each `a` alone (2^63).
+    #[test]
+    fn the_estimate_over_splits_sees_short_elements_with_variants() {
+        let lgr = Lgr::from_xml(
+            "t",
+            r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+              <char cp="0061"><var cp="0062"/></char>
+              <char cp="0062"><var cp="0061"/></char>
+              <char cp="0061 0061 0061"/>
+              <char cp="0063"/>
+            </data></lgr>"#,
+        )
+        .expect("compiles");
+        let a63 = [0x61; 63];
+        assert_eq!(lgr.variant_estimate(&a63), 1);
+        assert_eq!(lgr.variant_estimate_max(&a63), 1 << 63);
+        assert_eq!(lgr.variant_estimate_max_text(&a63), "about 10^18");
+        assert_eq!(lgr.variant_estimate_max_text(&[0x61, 0x63, 0x61]), "4");
+        assert_eq!(lgr.variant_estimate_max(&[0x63; 4]), 1);
+        assert_eq!(lgr.variant_estimate_max(&[0x61, 0x7A]), 0);
+        assert_eq!(lgr.variant_estimate_max_text(&[]), "0");
+        // Never below the reference estimate.
+        let nine = nine_variants();
+        assert_eq!(nine.variant_estimate_max(&[0x61; 3]), nine.variant_estimate(&[0x61; 3]));
     }
 
     #[test]

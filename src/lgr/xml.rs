@@ -410,7 +410,17 @@ impl<'i> Parser<'_, 'i> {
     }
 
     fn rules(&self, node: Node, doc: &mut LgrDoc) -> R<()> {
-        for e in self.elements(node)? {
+        let elements = self.elements(node)?;
+        // Every definition with its line (the first of a name), then those
+        // seen so far.
+        let mut all = Defined::default();
+        for e in &elements {
+            all.add(e, self.line(*e));
+        }
+        let mut seen = Defined::default();
+        for e in elements.iter().copied() {
+            self.check_backward_refs(e, &all, &seen)?;
+            seen.add(&e, 0);
             match e.tag_name().name() {
                 n if CLASS_ELEMENTS.contains(&n) => {
                     let name = e
@@ -479,6 +489,38 @@ impl<'i> Parser<'_, 'i> {
                     });
                 }
                 other => return Err(self.err(e, format!("unknown element <{other}> in <rules>"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a reference (`by-ref`) in the top-level element `e` of
+    /// `<rules>` to a rule or class defined after it: "It is an error to
+    /// reference a rule or class for which the definition has not been
+    /// seen" (RFC 7940 §6.3.4). `seen` holds the names defined before `e`.
+    /// A name defined nowhere is left to the compiler's "reference to
+    /// undefined" error; a context rule of `<data>` (`when`, `not-when`)
+    /// and an action's `match` are no `by-ref` and may name a rule defined
+    /// later.
+    fn check_backward_refs(&self, e: Node, all: &Defined, seen: &Defined) -> R<()> {
+        for r in e.descendants().filter(|d| d.is_element()) {
+            let Some(name) = r.attribute("by-ref") else { continue };
+            let (kind, earlier, anywhere) = match r.tag_name().name() {
+                "rule" => ("rule", &seen.rules, &all.rules),
+                "class" => ("class", &seen.classes, &all.classes),
+                _ => continue,
+            };
+            if earlier.contains_key(name) {
+                continue;
+            }
+            if let Some(line) = anywhere.get(name) {
+                return Err(self.err(
+                    r,
+                    format!(
+                        "{kind} '{name}' is referenced before its definition (line {line}); \
+                         RFC 7940 section 6.3.4 allows references to earlier definitions only"
+                    ),
+                ));
             }
         }
         Ok(())
@@ -674,6 +716,27 @@ impl<'i> Parser<'_, 'i> {
             }
             other => return Err(self.err(e, format!("unknown element <{other}> in a rule"))),
         })
+    }
+}
+
+/// Names of rules and classes defined in `<rules>`, each with the line of
+/// its first definition.
+#[derive(Default)]
+struct Defined<'a> {
+    rules: std::collections::HashMap<&'a str, u32>,
+    classes: std::collections::HashMap<&'a str, u32>,
+}
+
+impl<'a> Defined<'a> {
+    /// Adds the top-level element `e` of `<rules>` when it defines a name.
+    fn add(&mut self, e: &Node<'a, '_>, line: u32) {
+        let Some(name) = e.attribute("name") else { return };
+        let map = match e.tag_name().name() {
+            "rule" => &mut self.rules,
+            n if CLASS_ELEMENTS.contains(&n) => &mut self.classes,
+            _ => return,
+        };
+        map.entry(name).or_insert(line);
     }
 }
 

@@ -120,6 +120,8 @@ fn doubling_rules(levels: usize, extra: &str) -> String {
         })
         .collect();
     rules.push(format!("<rule name=\"r{levels}\"><char cp=\"0061\"/></rule>"));
+    // Each definition before its references (RFC 7940 §6.3.4).
+    rules.reverse();
     format!("{NS}<data><char cp=\"0061\"/></data><rules>{}{extra}</rules></lgr>", rules.concat())
 }
 
@@ -137,11 +139,13 @@ fn rule_expanding_to_2_to_the_30_is_refused_even_unused() {
 #[test]
 fn chain_of_20000_rule_references_is_refused() {
     let n = 20_000;
+    // Each definition before its references (RFC 7940 §6.3.4).
     let rules: String = (0..n)
+        .rev()
         .map(|i| format!("<rule name=\"c{i}\"><rule by-ref=\"c{}\"/></rule>", i + 1))
         .collect();
     let text = format!(
-        "{NS}<data><char cp=\"0061\"/></data><rules>{rules}<rule name=\"c{n}\"><char cp=\"0061\"/></rule><action disp=\"invalid\" match=\"c0\"/></rules></lgr>"
+        "{NS}<data><char cp=\"0061\"/></data><rules><rule name=\"c{n}\"><char cp=\"0061\"/></rule>{rules}<action disp=\"invalid\" match=\"c0\"/></rules></lgr>"
     );
     let (_d, path) = file("chain.xml", &text);
     assert_refused(
@@ -154,10 +158,11 @@ fn chain_of_20000_rule_references_is_refused() {
 fn chain_of_20000_class_references_loads() {
     let n = 20_000;
     let classes: String = (0..n)
+        .rev()
         .map(|i| format!("<union name=\"k{i}\"><class by-ref=\"k{}\"/></union>", i + 1))
         .collect();
     let text = format!(
-        "{NS}<data><char cp=\"0061\"/></data><rules>{classes}<class name=\"k{n}\">0061</class></rules></lgr>"
+        "{NS}<data><char cp=\"0061\"/></data><rules><class name=\"k{n}\">0061</class>{classes}</rules></lgr>"
     );
     let (_d, path) = file("classes.xml", &text);
     let o = lgr_info(&path, &[]);

@@ -180,9 +180,10 @@ fn explain_a_label_from_another_script_and_as_a_label() {
 
 #[test]
 fn explain_names_the_failing_rule_and_cuts_the_list() {
-    // A leading combining mark: invalid under every LGR of the set; the
-    // judging LGR is the one covering most code points.
-    let out = ok(&["explain", "\u{093e}क"]);
+    // A nukta after a consonant that takes none: invalid under every LGR of
+    // the set (and valid under IDNA2008); the judging LGR is the one
+    // covering most code points.
+    let out = ok(&["explain", "कम\u{093c}ल"]);
     assert!(out.contains("judged by: builtin:devanagari"), "{out}");
     assert!(out.contains("not eligible"), "{out}");
     let out = ok(&["explain", "--limit", "3", "123"]);
@@ -223,4 +224,94 @@ fn explain_with_another_variant_lgr() {
     let vars = variant_lines(&out);
     assert!(vars.iter().any(|(d, l)| d == "blocked" && l == "१२३"), "{out}");
     assert!(!vars.iter().any(|(_, l)| l == "១២៣"), "{out}");
+}
+
+/// The IDNA2008 line of `explain`'s verdicts, its words joined by one space.
+fn idna_line(out: &str) -> String {
+    let line = out.lines().find(|l| l.starts_with("  IDNA2008 ")).unwrap_or_default();
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `explain` gives the IDNA2008 verdict and reason `annotate` gives (it
+/// read `ab-` and friends as Punycode only, and called them valid).
+#[test]
+fn explain_judges_idna2008_as_annotate_does() {
+    let labels = ["ab-", "e\u{301}a", "a\u{200d}b", "xn--abc", "\u{c9}a", "1\u{628}"];
+    let o = crate::util::lgrscan_piped(
+        &["annotate", "--lgr", "builtin:ascii", "-"],
+        labels.join("\n").as_bytes(),
+    );
+    let rows = String::from_utf8(o.stdout).expect("UTF-8");
+    let reasons: Vec<(String, String)> = rows
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[6].to_string(), f[7].to_string())
+        })
+        .collect();
+    assert_eq!(reasons.len(), labels.len(), "{rows}");
+    for (label, (disp, reason)) in labels.iter().zip(&reasons) {
+        assert_eq!(disp, "invalid", "{label:?}: {rows}");
+        let out = ok(&["explain", "--lgr", "builtin:ascii", label]);
+        let want = format!("IDNA2008 fails invalid {reason}");
+        assert_eq!(idna_line(&out), want, "{label:?}\n{out}");
+        assert!(out.contains(&format!("judged by: IDNA2008: invalid, {reason} (")), "{out}");
+        let json = ok(&["explain", "--lgr", "builtin:ascii", "--format", "json", label]);
+        let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(
+            (&v["disposition"], &v["reason"]),
+            (&(disp.as_str().into()), &(reason.as_str().into()))
+        );
+        assert_eq!(v["idna2008"]["valid"], false, "{json}");
+    }
+    // A valid label passes, and its LGR judges it.
+    let out = ok(&["explain", "--lgr", "builtin:ascii", "ab"]);
+    assert_eq!(idna_line(&out), "IDNA2008 passes", "{out}");
+    assert!(out.contains("judged by: builtin:ascii ("), "{out}");
+}
+
+/// A dotted input is a name, refused (exit 2): `a.b` was judged as one
+/// label holding U+002E.
+#[test]
+fn explain_refuses_a_name() {
+    for name in ["a.b", "ab.", ".ab", "xn--h2brj9c.example"] {
+        let o = lgrscan(&["explain", "--lgr", "builtin:ascii", name]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("a name, not a label: explain takes one label"), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}");
+    }
+}
+
+/// Past 10^15 the estimate is written `about 10^N`: one `about`, not the
+/// `about about 10^19` explain printed.
+#[test]
+fn explain_writes_a_huge_estimate_once() {
+    let out = ok(&["explain", "--limit", "2", &"1".repeat(40)]);
+    assert!(
+        out.contains(
+            "variant labels (builtin:common): about 10^19 (estimated variant space); \
+             the first 2 shown"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("about about"), "{out}");
+}
+
+/// The estimate takes every split of the label: 63 `a`, whose longest
+/// elements (`a a a`) have no variant, were "about 1 (estimated variant
+/// space)" above the 3 variant labels listed.
+#[test]
+fn explain_estimates_over_every_split() {
+    let label = "a".repeat(63);
+    let out = ok(&["explain", "--lgr", &data("long-element.xml"), "--limit", "3", &label]);
+    assert!(
+        out.contains(
+            "variant labels (long-element.xml): about 10^18 (estimated variant space); \
+             the first 3 shown"
+        ),
+        "{out}"
+    );
+    assert_eq!(variant_lines(&out).len(), 3, "{out}");
 }

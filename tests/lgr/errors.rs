@@ -197,7 +197,12 @@ fn cyclic_class_references() {
         "<union name=\"a\"><class by-ref=\"b\"/><class>0061</class></union>\n\
          <union name=\"b\"><class by-ref=\"a\"/><class>0062</class></union>",
     );
-    assert_eq!(err(&text), "<input>:6: <union>: class 'a': cyclic class reference: a -> b -> a");
+    // A cycle refers to a definition not yet seen (RFC 7940 §6.3.4).
+    assert_eq!(
+        err(&text),
+        "<input>:6:17: <class>: class 'b' is referenced before its definition (line 7); \
+          RFC 7940 section 6.3.4 allows references to earlier definitions only"
+    );
 }
 
 #[test]
@@ -207,13 +212,23 @@ fn cyclic_rule_references() {
         "<rule name=\"a\"><char cp=\"0061\"/><rule by-ref=\"b\"/></rule>\n\
          <rule name=\"b\"><rule by-ref=\"a\"/></rule>",
     );
-    assert_eq!(err(&text), "<input>:6: <rule>: rule 'a': cyclic rule reference: a -> b -> a");
+    // A cycle refers to a definition not yet seen (RFC 7940 §6.3.4).
+    assert_eq!(
+        err(&text),
+        "<input>:6:33: <rule>: rule 'b' is referenced before its definition (line 7); \
+          RFC 7940 section 6.3.4 allows references to earlier definitions only"
+    );
 }
 
 #[test]
 fn self_referencing_rule() {
     let text = lgr(r#"<char cp="0061"/>"#, r#"<rule name="a"><rule by-ref="a"/></rule>"#);
-    assert_eq!(err(&text), "<input>:6: <rule>: rule 'a': cyclic rule reference: a -> a");
+    // The rule's own definition is not complete where it refers to it.
+    assert_eq!(
+        err(&text),
+        "<input>:6:16: <rule>: rule 'a' is referenced before its definition (line 6); \
+          RFC 7940 section 6.3.4 allows references to earlier definitions only"
+    );
 }
 
 #[test]
@@ -453,4 +468,41 @@ fn mutated_lgrs_never_panic() {
     }
     println!("{n} mutations: {ok} loaded, {err} refused, {} panicked", panics.len());
     assert!(panics.is_empty(), "panics:\n{}", panics.join("\n"));
+}
+
+/// "It is an error to reference a rule or class for which the definition
+/// has not been seen" (RFC 7940 §6.3.4): such an LGR loaded (lgr-core
+/// refuses it: "cannot reference inexisting class 'B'").
+#[test]
+fn forward_references_are_errors() {
+    let class = lgr(
+        r#"<char cp="0061" when="after-b"/><char cp="0062"/>"#,
+        "<rule name=\"after-b\"><look-behind><class by-ref=\"B\"/></look-behind><anchor/></rule>\n\
+         <class name=\"B\">0062</class>",
+    );
+    assert_eq!(
+        err(&class),
+        "<input>:6:35: <class>: class 'B' is referenced before its definition (line 7); \
+         RFC 7940 section 6.3.4 allows references to earlier definitions only"
+    );
+    let rule = lgr(
+        r#"<char cp="0061"/>"#,
+        "<rule name=\"a\"><rule by-ref=\"b\"/></rule>\n<rule name=\"b\"><char cp=\"0061\"/></rule>",
+    );
+    assert!(err(&rule).starts_with(
+        "<input>:6:16: <rule>: rule 'b' is referenced before its definition (line 7)"
+    ));
+    let in_class = lgr(
+        r#"<char cp="0061"/>"#,
+        "<union name=\"u\"><class by-ref=\"k\"/><class>0062</class></union>\n<class name=\"k\">0061</class>",
+    );
+    assert!(err(&in_class).contains("class 'k' is referenced before its definition (line 7)"));
+    // A `when` on a <char> and an action's `match` name rules, not by
+    // reference: they may come before the rule (data precedes rules).
+    let later = lgr(
+        r#"<char cp="0061" when="r"/><char cp="0062"/>"#,
+        "<action disp=\"invalid\" match=\"r\"/>\n<class name=\"B\">0062</class>\n\
+         <rule name=\"r\"><look-behind><class by-ref=\"B\"/></look-behind><anchor/></rule>",
+    );
+    Lgr::from_xml("t.xml", &later).expect("backward references load");
 }
