@@ -2,6 +2,7 @@
 //! applicant) and how a list or a CSV of them is read.
 
 use super::Error;
+use crate::idna2008::{self, Forms};
 use crate::index::Index;
 use crate::input::Timestamp;
 use std::borrow::Cow;
@@ -50,18 +51,20 @@ impl Candidate<'_> {
 
     /// This candidate with the zone's suffix taken off its text, as a
     /// scan reads a name in a list or a `domain` column: `apex`
-    /// (`example.`, any case, the root's dot optional), or a trailing dot
-    /// alone. A name under another suffix is left as it is (and judged
+    /// (`example.`, any case and either IDNA form, the root's dot
+    /// optional), or a trailing dot alone. A name under another suffix is left as it is (and judged
     /// invalid).
     pub fn without_suffix(mut self, apex: Option<&str>) -> Self {
         let lead = self.text.len() - self.text.trim_start().len();
         let text = self.text.trim();
         let body = text.strip_suffix('.').unwrap_or(text);
+        // The suffix in either IDNA form (`१२३.рф` under `xn--p1ai.`), as
+        // the list reader compares it.
         let in_apex = |a: &str| {
-            let cut = body.len().checked_sub(a.len() + 1)?;
-            let (label, suffix) = (body.get(..cut)?, body.get(cut..)?);
-            let under = !label.is_empty() && suffix[1..].eq_ignore_ascii_case(a);
-            (under && suffix.starts_with('.')).then_some(label)
+            let (label, suffix) = body.split_once('.')?;
+            let apex_labels = a.split('.').map(str::to_ascii_lowercase);
+            let under = !label.is_empty() && suffix.split('.').map(alabel_of).eq(apex_labels);
+            under.then_some(label)
         };
         let apex = apex.map(|a| a.trim_end_matches('.')).filter(|a| !a.is_empty());
         let label = apex.and_then(in_apex).unwrap_or(body);
@@ -81,6 +84,17 @@ impl Candidate<'_> {
     pub fn into_owned(self) -> Candidate<'static> {
         Candidate { text: Cow::Owned(self.text.into_owned()), ..self }
     }
+}
+
+/// A suffix label in A-label form, lower case: a U-label converted, any
+/// other text as it is.
+fn alabel_of(label: &str) -> String {
+    if !label.is_ascii()
+        && let Forms::Owned { alabel, finding: None, .. } = idna2008::forms_bytes(label.as_bytes())
+    {
+        return alabel;
+    }
+    label.to_ascii_lowercase()
 }
 
 /// `candidates` as the index's zone names them: each by its label
@@ -182,4 +196,35 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stripped(text: &str, apex: Option<&str>) -> String {
+        let c = Candidate { text: text.into(), ..Candidate::default() };
+        c.without_suffix(apex).text.into_owned()
+    }
+
+    /// The apex in either form and any case; multi-byte characters
+    /// anywhere (a byte offset into `naïve` panicked); other suffixes kept.
+    #[test]
+    fn the_suffix_is_taken_off_in_either_form() {
+        let cases = [
+            ("naïve", Some("tld."), "naïve"),
+            ("naïve.tld.", Some("tld."), "naïve"),
+            ("aébcdefg", Some("example."), "aébcdefg"),
+            ("१२३.рф", Some("xn--p1ai."), "१२३"),
+            ("१२३.XN--P1AI.", Some("xn--p1ai."), "१२३"),
+            ("foo.bar.example", Some("example."), "foo.bar.example"),
+            ("foo.other", Some("example."), "foo.other"),
+            (".example", Some("example."), ".example"),
+            ("newbrand.", None, "newbrand"),
+            (" ab.Example ", Some("example."), "ab"),
+        ];
+        for (text, apex, want) in cases {
+            assert_eq!(stripped(text, apex), want, "{text:?} under {apex:?}");
+        }
+    }
 }
