@@ -248,3 +248,31 @@ fn a_file_of_open_parentheses_is_read_in_linear_time() {
         assert!(late.ends_with("within 32 lines or 4096 bytes"), "{late:?}");
     }
 }
+
+/// A label over 63 octets (RFC 1035 §2.3.4) in a name below the apex or
+/// outside it is malformed, on the fast path and the careful one: no
+/// server loads the zone. A registered label that long is judged instead
+/// (IDNA2008: label too long).
+#[test]
+fn labels_over_63_octets_are_malformed_below_the_registered_label() {
+    let long = "a".repeat(64);
+    let master = format!(
+        "$ORIGIN ex.\n@ SOA a. b. 1 2 3 4 5\nfoo A 1\n{long}.foo A 1\n{long} A 1\nx.{long}.other. A 1\n"
+    );
+    let czds = format!(
+        "ex.\t1\tin\tsoa\ta. b. 1 2 3 4 5\nfoo.ex.\t1\tin\ta\t1\n{long}.foo.ex.\t1\tin\ta\t1\n\
+         {long}.ex.\t1\tin\ta\t1\nx.{long}.other.\t1\tin\ta\t1\n"
+    );
+    for (name, data, lines) in [("l.zone", &master, [4, 6]), ("l.czds", &czds, [3, 5])] {
+        for fast in [true, false] {
+            let set = read_bytes(name, data.as_bytes(), &Config::new().zone_fast_path(fast));
+            assert_eq!(alabels(&set), ["foo", long.as_str()], "{name} {fast}");
+            let m = &set.accounting().malformed_details;
+            assert_eq!(m.iter().map(|m| m.line).collect::<Vec<_>>(), lines, "{name} {fast}");
+            assert!(
+                m.iter().all(|m| m.reason == "owner: label of 64 octets (at most 63)"),
+                "{m:?}"
+            );
+        }
+    }
+}

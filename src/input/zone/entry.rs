@@ -8,6 +8,7 @@ use super::tokens::{
     FAILED_PAREN_BUDGET, PAREN_BOUNDS, Scan, TIGHT_PAREN_BOUNDS, Tok, is_class, is_ttl, resolve_in,
     resolve_parsed_in, scan_entry,
 };
+use crate::idna2008::MAX_LABEL_OCTETS;
 use crate::input::collect::{Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use crate::input::name::{self, Parsed};
 use crate::input::{Error, ErrorKind};
@@ -156,6 +157,9 @@ pub(super) fn entry(
                     );
                 }
             }
+            if let Some(long) = long_label(col, &labels) {
+                return col.malformed(loc, format!("owner: label of {long} octets (at most 63)"));
+            }
             let class = classify(col, st, buf, base, t, &labels, first_label, loc)?;
             if is_soa && matches!(class, Class::Outside) {
                 return Err(other_zone(col, &labels, loc));
@@ -169,6 +173,19 @@ pub(super) fn entry(
         col.add_ns(i, t.as_bytes());
     }
     Ok(())
+}
+
+/// The length of a label of the owner `labels` over 63 octets (RFC 1035
+/// §2.3.4), a name no server loads; not the registered label's, which the
+/// scan judges (IDNA2008: label too long).
+fn long_label(col: &Collector, labels: &[Vec<u8>]) -> Option<usize> {
+    labels.iter().find(|l| l.len() > MAX_LABEL_OCTETS)?;
+    let registered = col.apex().is_some_and(|a| {
+        let mut lower = labels.to_vec();
+        name::lower(&mut lower);
+        a.relation(&lower) == Relation::Registered
+    });
+    labels.iter().skip(usize::from(registered)).map(Vec::len).find(|&n| n > MAX_LABEL_OCTETS)
 }
 
 /// The error of an SOA record at `labels`, which are not the apex.

@@ -8,6 +8,7 @@ use super::chunk::{
 };
 use super::fields::{AfterOwner, FieldsCache, check_after_owner};
 use super::quick::{Letters, OwnerRun, quick_lines};
+use crate::idna2008::MAX_LABEL_OCTETS;
 use crate::input::hash::HashBuild;
 use crate::input::settle::RuleSnapshot;
 use crate::input::settle::Settling;
@@ -343,6 +344,9 @@ fn new_owner<const W: bool>(
             new_registered::<W>(c, rule, &mut k.last_reg, buf, label, (pos, f), o, &mut s.chars);
             k.kind = Kind::Registered;
         } else {
+            if has_long_label(head) {
+                return false;
+            }
             c.deeper_records += 1;
             c.deeper.push(owner_hash(name, f & H_UPPER != 0 || !exact));
             k.kind = Kind::Deeper;
@@ -355,8 +359,9 @@ fn new_owner<const W: bool>(
         if n == a && name.eq_ignore_ascii_case(apex) {
             c.apex_records += 1;
             k.kind = Kind::Apex;
-        } else if is_soa_line(buf, pos) {
-            // Another zone's SOA: the careful parser refuses it.
+        } else if is_soa_line(buf, pos) || has_long_label(name) {
+            // Another zone's SOA, or a label no server loads: the careful
+            // parser refuses them.
             return false;
         } else {
             c.outside_records += 1;
@@ -365,6 +370,13 @@ fn new_owner<const W: bool>(
         }
     }
     true
+}
+
+/// Whether a label of `name` is over 63 octets (RFC 1035 §2.3.4); only
+/// a name longer than that is split.
+#[inline]
+fn has_long_label(name: &[u8]) -> bool {
+    name.len() > MAX_LABEL_OCTETS && name.split(|&b| b == b'.').any(|l| l.len() > MAX_LABEL_OCTETS)
 }
 
 /// Whether the record on the line at `pos` is an SOA: its type, after
