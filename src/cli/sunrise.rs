@@ -409,7 +409,7 @@ fn fields<'a>(c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
         number(v.set.map(u64::from)),
         text(h.map(|h| &*h.ulabel)),
         text(h.map(|h| if h.candidate.is_some() { "candidate" } else { &*h.source })),
-        number(h.map(|h| h.line)),
+        number(h.map(|h| h.line).filter(|&n| n != 0)),
         text(h.and_then(|h| h.registrant.as_deref())),
         text(d.same_registrant.map(|s| s.as_str())),
         Cow::Borrowed(&d.disposition),
@@ -492,7 +492,10 @@ fn write_rows(
                     line += &format!(" (set {})", f[5]);
                 }
                 if !f[6].is_empty() {
-                    line += &format!("  holder {} ({}:{}", f[6], f[7], f[8]);
+                    line += &format!("  holder {} ({}", f[6], f[7]);
+                    if !f[8].is_empty() {
+                        line += &format!(":{}", f[8]);
+                    }
                     if !f[9].is_empty() {
                         line += &format!(", registrant {}", f[9]);
                     }

@@ -237,3 +237,18 @@ fn damaged_or_failed_indexes_are_never_used() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_ne!(std::fs::read(p("labels.idx")).unwrap(), whole, "warn writes it");
 }
+
+/// A candidate given with `--label` has no line: a row it holds says so
+/// (`holder_line` null, `(candidate)` in text), not line 0.
+#[test]
+fn a_command_line_holder_has_no_line() {
+    let args = ["check", "--against", "samples/labels.csv", "--label", "ក្ដារ", "--label", "ក្តារ"];
+    let o = lgrscan(&[&args[..], &["--format", "jsonl"]].concat());
+    let rows: Vec<serde_json::Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 2, "{}", stdout(&o));
+    assert_eq!(rows[1]["holder_source"], "candidate");
+    assert!(rows.iter().all(|r| r["holder_line"].is_null()), "{rows:?}");
+    let o = lgrscan(&[&args[..], &["--format", "text"]].concat());
+    assert!(stdout(&o).contains("holder ក្ដារ (candidate)"), "{}", stdout(&o));
+}
