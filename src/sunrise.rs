@@ -15,7 +15,7 @@
 //! the winner of a contention set is its holder.
 
 use crate::idna2008::{self, Finding, MAX_NAME_OCTETS, is_plain_ldh, to_labels};
-use crate::index::{Entry, Error, Index, KeyScratch, Keys};
+use crate::index::{Entry, Error, Index, KeyScratch, Keys, Pin};
 use crate::input::{self, Input, InputFormat, PlainRule, Settled, Timestamp};
 use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
 use rayon::prelude::*;
@@ -218,6 +218,11 @@ impl<'a> Verdict<'a> {
         Verdict { alabel, ulabel, status, set: None, holder: None, detail: None }
     }
 }
+
+/// The `lgr` value given for a registered label whose pin names no LGR of
+/// the set: the scan judges it invalid, as it judged it when the index was
+/// built (the pin's own text is not kept).
+const NO_SUCH_LGR: &str = "(an LGR not in the set)";
 
 /// Whether a text can be a line of a label list as it is (see
 /// [`crate::input`]'s list format): no white space, comment, dot or
@@ -564,7 +569,9 @@ pub fn check_with<'a>(
     let mut reg: Vec<(Entry, String, Option<Timestamp>)> = Vec::with_capacity(registered.len());
     for (_, e) in registered {
         let alabel = index.alabel(&e)?;
-        if list_safe(&alabel) {
+        // A quote would open a CSV field (below): only an invalid label
+        // has one, and an invalid label holds no set.
+        if list_safe(&alabel) && !alabel.contains('"') {
             let date = match config.holder {
                 HolderPolicy::Registered => index.meta(e.position)?.registered,
                 _ => None,
@@ -581,10 +588,24 @@ pub fn check_with<'a>(
     if config.priority == Priority::Date {
         order.sort_by_key(|&i| (candidates[i].priority().is_none(), candidates[i].priority(), i));
     }
+    // A registered label pinned to an LGR (its CSV `lgr` column) is judged
+    // by that one, as `scan` judges it: the scan's input is then a CSV
+    // with that column (tab-separated: no line holds white space).
+    let pins = (reg.iter().map(|(e, ..)| index.meta(e.position).map(|m| m.pin)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let csv = pins.iter().any(Option::is_some);
     let mut rows: Vec<Row> = (0..reg.len()).map(Row::Registered).collect();
-    let mut list = String::new();
-    for (_, alabel, _) in &reg {
+    let mut list = String::from(if csv { "label\tlgr\n" } else { "" });
+    for ((_, alabel, _), pin) in reg.iter().zip(&pins) {
         list.push_str(alabel);
+        if csv {
+            list.push('\t');
+            list.push_str(match pin {
+                Some(Pin::Lgr(k)) => set.judges().get(*k).map_or(NO_SUCH_LGR, |l| l.name()),
+                Some(Pin::Unknown) => NO_SUCH_LGR,
+                None => "",
+            });
+        }
         list.push('\n');
     }
     for &i in &order {
@@ -592,7 +613,7 @@ pub fn check_with<'a>(
         let f = probes[i].forms();
         // A line the list reader takes as one name: no longer than a name
         // may be (RFC 1035 §2.3.4), else it would drop it as malformed.
-        let line = if list_safe(text) && text.len() <= MAX_NAME_OCTETS {
+        let line = if list_safe(text) && text.len() <= MAX_NAME_OCTETS && !text.contains('"') {
             text
         } else if f.finding.is_none() && f.alabel.len() <= MAX_NAME_OCTETS {
             &f.alabel
@@ -613,7 +634,7 @@ pub fn check_with<'a>(
         rows.push(Row::Candidate(i));
     }
     let ctx = Context { index, candidates, probes: &probes, reg: &reg, rows: &rows };
-    ctx.scan_and_judge(set, list, &mut verdicts)?;
+    ctx.scan_and_judge(set, list, csv, &mut verdicts)?;
     for i in 0..candidates.len() {
         if let Some(j) = duplicate_of[i] {
             verdicts[i] = Some(duplicate_verdict(&ctx, &mut verdicts, i, j));
@@ -706,18 +727,24 @@ impl<'a> Context<'_, 'a> {
         }
     }
 
-    /// Scans `list` (the lines of `rows`) and fills the verdicts of the
-    /// candidates in it.
+    /// Scans `list` (the lines of `rows`, after a header line when `csv`)
+    /// and fills the verdicts of the candidates in it.
     fn scan_and_judge(
         &self,
         set: &LgrSet,
         list: String,
+        csv: bool,
         verdicts: &mut [Option<Verdict<'a>>],
     ) -> Result<(), Error> {
         if self.rows.is_empty() {
             return Ok(());
         }
-        let config = input::Config::new().format(Some(InputFormat::List));
+        let config = if csv {
+            input::Config::new().format(Some(InputFormat::Csv)).delimiter(Some(b'\t'))
+        } else {
+            input::Config::new().format(Some(InputFormat::List))
+        };
+        let first_row = 1 + usize::from(csv);
         let data = list.into_bytes();
         let labels = input::read([Input::Bytes { name: "candidates".into(), data }], &config)
             .map_err(|e| Error::new(format!("reading the candidates: {e}")))?;
@@ -729,7 +756,7 @@ impl<'a> Context<'_, 'a> {
         );
         let row_of = |label: usize| -> Option<Row> {
             let line = labels.get(label)?.line() as usize;
-            self.rows.get(line.checked_sub(1)?).copied()
+            self.rows.get(line.checked_sub(first_row)?).copied()
         };
         // Per group: whether a candidate other than the holder conflicts.
         let mut contended: HashMap<u32, bool> = HashMap::new();

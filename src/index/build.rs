@@ -232,7 +232,7 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     let dir_bits = (usize::BITS - (entries / 32).max(1).leading_zeros()).min(32);
     let (dir, fps, positions) = place(&mut chunks, entries, dir_bits);
     let alabel_bytes: u64 = chunks.iter().map(|c| c.text_len).sum();
-    let (meta, meta_text) = meta_records(labels, alabel_bytes);
+    let (meta, meta_text) = meta_records(labels, set, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
     if text_len >= 1 << 48 {
         return Err(Error::new("too much label text for one index (256 TiB)"));
@@ -253,18 +253,23 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
 
 /// The `meta` section and the CSV values' text (to follow the A-labels,
 /// whose text is `base` bytes).
-fn meta_records(labels: &LabelSet, base: u64) -> (Vec<u8>, Vec<u8>) {
+fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>) {
     let (mut meta, mut text) = (Vec::new(), Vec::new());
     let registrar_col =
         labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
     for l in labels.iter() {
         let Some(c) = l.csv() else { continue };
         let registrar = registrar_col.and_then(|k| c.extra(k as u32));
-        if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() {
+        // The `lgr` pin: the judging LGR's position + 1, or `PIN_UNKNOWN`.
+        let pin = c
+            .lgr
+            .filter(|p| !p.trim().is_empty())
+            .map_or(0, |p| set.find(p).map_or(super::PIN_UNKNOWN, |k| k as u32 + 1));
+        if c.registered.is_none() && c.registrant.is_none() && registrar.is_none() && pin == 0 {
             continue;
         }
         put_u32(&mut meta, l.index() as u32);
-        put_u32(&mut meta, 0);
+        put_u32(&mut meta, pin);
         let date = c.registered.map(|t| t.to_string());
         for v in [date.as_deref(), c.registrant, registrar] {
             let r = v.map_or(NO_TEXT, |v| {

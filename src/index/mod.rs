@@ -29,9 +29,11 @@
 //!   reference (offset: 48 bits, length: 16 bits, into `text`) and its
 //!   line (u32);
 //! - `meta`: 32 bytes per label with CSV columns, by input position:
-//!   position (u32), zero (u32), then the `registered` date (RFC 3339
-//!   text), `registrant` and `registrar` as text references (u64,
-//!   `u64::MAX`: none);
+//!   position (u32), its `lgr` pin (u32: 0 none, else the judging LGR's
+//!   position in the header + 1, [`PIN_UNKNOWN`] for a pin naming none;
+//!   0 in indexes written before pins were kept), then the `registered`
+//!   date (RFC 3339 text), `registrant` and `registrar` as text
+//!   references (u64, `u64::MAX`: none);
 //! - `sources`: runs of labels by source, (first position, source number)
 //!   as two u32, the paths in the header;
 //! - `text`: the A-labels and CSV values;
@@ -401,9 +403,24 @@ pub struct Entry {
     pub line: u32,
 }
 
+/// A `meta` record's pin naming no LGR of the index's set.
+pub const PIN_UNKNOWN: u32 = u32::MAX;
+
+/// The `lgr` column of a registered label (which LGR of the set judges
+/// it), as an index keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pin {
+    /// The judging LGR at this position of the set.
+    Lgr(usize),
+    /// A pin that names no LGR of the set: the label is invalid.
+    Unknown,
+}
+
 /// The CSV columns of a registered label.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Meta {
+    /// `lgr`, when the label was pinned to one.
+    pub pin: Option<Pin>,
     /// `registered`.
     pub registered: Option<Timestamp>,
     /// `registrant`.
@@ -677,7 +694,13 @@ impl Index {
                         ),
                         None => None,
                     };
+                    let pin = match get_u32(m, 4) {
+                        0 => None,
+                        PIN_UNKNOWN => Some(Pin::Unknown),
+                        k => Some(Pin::Lgr(k as usize - 1)),
+                    };
                     return Ok(Meta {
+                        pin,
                         registered,
                         registrant: self.text(get_u64(m, 16))?,
                         registrar: self.text(get_u64(m, 24))?,

@@ -252,3 +252,28 @@ fn a_command_line_holder_has_no_line() {
     let o = lgrscan(&[&args[..], &["--format", "text"]].concat());
     assert!(stdout(&o).contains("holder ក្ដារ (candidate)"), "{}", stdout(&o));
 }
+
+/// A registered label's CSV `lgr` pin judges it in `check` as in `scan`:
+/// `2025` is pinned to kashmiri (`samples/labels.csv`), invalid there, so
+/// it holds no set and `२०२५` is available, with a saved index and with
+/// the input; likewise a pin naming no LGR of the set.
+#[test]
+fn a_registered_labels_lgr_pin_is_kept() {
+    let dir = temp();
+    let idx = dir.path().join("labels.idx");
+    let idx = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx]).status.code(), Some(0));
+    let status = |against: &str| {
+        let o = lgrscan(&["check", "--against", against, "--label", "२०२५", "--format", "jsonl"]);
+        let row: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        row["status"].as_str().unwrap().to_string()
+    };
+    assert_eq!(status("samples/labels.csv"), "available");
+    assert_eq!(status(idx), "available");
+    let unknown = dir.path().join("unknown.csv");
+    std::fs::write(&unknown, "label,lgr\n2025,nosuch\n").unwrap();
+    assert_eq!(status(unknown.to_str().unwrap()), "available");
+    let unpinned = dir.path().join("unpinned.csv");
+    std::fs::write(&unpinned, "label,lgr\n2025,\n").unwrap();
+    assert_eq!(status(unpinned.to_str().unwrap()), "variant-blocked");
+}
