@@ -253,7 +253,7 @@ impl Config {
     }
 
     /// Sets the apex (`--origin`), in presentation format; a missing
-    /// trailing dot is implied.
+    /// trailing dot is implied, and a U-label stands for its A-label.
     pub fn origin(mut self, origin: Option<&str>) -> Config {
         self.origin = origin.map(str::to_string);
         self

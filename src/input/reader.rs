@@ -70,7 +70,17 @@ impl<'c> Reader<'c> {
         let mut initial_origin = None;
         if let Some(o) = &config.origin {
             let bad = |e: String| Error::new(ErrorKind::BadOrigin(format!("{o:?}: {e}")));
-            let p = name::parse(o.as_bytes()).map_err(bad)?;
+            let mut p = name::parse(o.as_bytes()).map_err(bad)?;
+            // A zone holds A-labels (RFC 5891 §4.5): `--origin рф` is the
+            // zone `xn--p1ai.`.
+            for l in p.labels.iter_mut().filter(|l| !l.is_ascii()) {
+                match crate::idna2008::forms_bytes(l) {
+                    crate::idna2008::Forms::Owned { alabel, finding: None, .. } => {
+                        *l = alabel.into_bytes();
+                    }
+                    _ => return Err(bad("a label is not a valid U-label".into())),
+                }
+            }
             initial_origin = Some(p.labels.clone());
             c.set_apex(p.labels);
         }

@@ -216,6 +216,10 @@ fn the_apex_is_the_soa_owner_in_either_form() {
                  ex. 3600 IN sOa a. b. 1 2 3 4 5\n";
     let set = read_bytes("late", late, &Config::new());
     assert_eq!((set.apex(), alabels(&set)), (Some("ex."), vec!["foo".to_string()]));
+    // `--origin` as a U-label is the zone of its A-label.
+    let rf = b"@ 3600 IN SOA ns. h. 1 2 3 4 5\n123 3600 IN NS ns1.dns.net.\n";
+    let set = read_bytes("rf", rf, &Config::new().origin(Some("\u{0440}\u{0444}")));
+    assert_eq!((set.apex(), alabels(&set)), (Some("xn--p1ai."), vec!["123".to_string()]));
     let no_soa = read_bytes("z", b"$ORIGIN tld.\nfoo NS ns1.other.\n", &Config::new());
     assert_eq!(no_soa.apex(), Some("tld."));
     let list = Config::new().format(Some(InputFormat::List));
