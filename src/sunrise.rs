@@ -231,6 +231,16 @@ fn list_safe(s: &str) -> bool {
     !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || c.is_control() || c == '#' || c == '.')
 }
 
+/// A registered label in the scan around the candidates: its entry, its
+/// A-label (its line), its `registered` date when that decides the holder
+/// and its `lgr` pin.
+struct RegisteredRow {
+    entry: Entry,
+    alabel: String,
+    date: Option<Timestamp>,
+    pin: Option<Pin>,
+}
+
 /// What a line of the scan's list is.
 #[derive(Clone, Copy)]
 enum Row {
@@ -566,21 +576,22 @@ pub fn check_with<'a>(
     close_over_keys(index, &keys, &mut registered)?;
     // The scan's input: registered labels by holder policy, then the
     // candidates by priority.
-    let mut reg: Vec<(Entry, String, Option<Timestamp>)> = Vec::with_capacity(registered.len());
-    for (_, e) in registered {
-        let alabel = index.alabel(&e)?;
+    let mut reg: Vec<RegisteredRow> = Vec::with_capacity(registered.len());
+    for (_, entry) in registered {
+        let alabel = index.alabel(&entry)?;
         // A quote would open a CSV field (below): only an invalid label
         // has one, and an invalid label holds no set.
         if list_safe(&alabel) && !alabel.contains('"') {
+            let meta = index.meta(entry.position)?;
             let date = match config.holder {
-                HolderPolicy::Registered => index.meta(e.position)?.registered,
+                HolderPolicy::Registered => meta.registered,
                 _ => None,
             };
-            reg.push((e, alabel, date));
+            reg.push(RegisteredRow { entry, alabel, date, pin: meta.pin });
         }
     }
     if config.holder == HolderPolicy::Registered {
-        reg.sort_by_key(|(e, _, d)| (d.is_none(), *d, e.position));
+        reg.sort_by_key(|r| (r.date.is_none(), r.date, r.entry.position));
     }
     let mut order: Vec<usize> = (0..candidates.len())
         .filter(|&i| verdicts[i].is_none() && duplicate_of[i].is_none())
@@ -591,17 +602,15 @@ pub fn check_with<'a>(
     // A registered label pinned to an LGR (its CSV `lgr` column) is judged
     // by that one, as `scan` judges it: the scan's input is then a CSV
     // with that column (tab-separated: no line holds white space).
-    let pins = (reg.iter().map(|(e, ..)| index.meta(e.position).map(|m| m.pin)))
-        .collect::<Result<Vec<_>, Error>>()?;
-    let csv = pins.iter().any(Option::is_some);
+    let csv = reg.iter().any(|r| r.pin.is_some());
     let mut rows: Vec<Row> = (0..reg.len()).map(Row::Registered).collect();
     let mut list = String::from(if csv { "label\tlgr\n" } else { "" });
-    for ((_, alabel, _), pin) in reg.iter().zip(&pins) {
-        list.push_str(alabel);
+    for r in &reg {
+        list.push_str(&r.alabel);
         if csv {
             list.push('\t');
-            list.push_str(match pin {
-                Some(Pin::Lgr(k)) => set.judges().get(*k).map_or(NO_SUCH_LGR, |l| l.name()),
+            list.push_str(match r.pin {
+                Some(Pin::Lgr(k)) => set.judges().get(k).map_or(NO_SUCH_LGR, |l| l.name()),
                 Some(Pin::Unknown) => NO_SUCH_LGR,
                 None => "",
             });
@@ -708,14 +717,14 @@ struct Context<'c, 'a> {
     index: &'a Index,
     candidates: &'a [Candidate<'a>],
     probes: &'c [Probe<'a>],
-    reg: &'c [(Entry, String, Option<Timestamp>)],
+    reg: &'c [RegisteredRow],
     rows: &'c [Row],
 }
 
 impl<'a> Context<'_, 'a> {
     fn holder_of(&self, row: Row) -> Result<Holder<'a>, Error> {
         match row {
-            Row::Registered(r) => registered_holder(self.index, &self.reg[r].0),
+            Row::Registered(r) => registered_holder(self.index, &self.reg[r].entry),
             Row::Candidate(c) => Ok(Holder {
                 alabel: self.probes[c].forms().alabel.clone(),
                 ulabel: self.probes[c].forms().ulabel.clone(),

@@ -5,7 +5,7 @@
 
 use anyhow::bail;
 use lgrscan::builtin;
-use lgrscan::idna2008::{self, Finding, LabelForms};
+use lgrscan::idna2008::{self, Finding, LabelForms, MAX_LABEL_OCTETS};
 use lgrscan::lgr::{Lgr, VariantLabel, fmt_cps, hex_cps};
 use lgrscan::report::escape_for_terminal as esc;
 use lgrscan::report::terminal::is_unsafe_for_terminal;
@@ -22,8 +22,6 @@ const IDNA_WHY: &str =
 /// Generation steps tried before a variant listing falls back to the
 /// first `--limit` labels and the estimated size of the variant space.
 const FULL_ENUMERATION_STEPS: usize = 100_000;
-
-use idna2008::MAX_LABEL_OCTETS;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

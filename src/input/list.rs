@@ -1,8 +1,9 @@
 //! Label lists: one label per line.
 //!
 //! A line holds a U-label or an A-label, optionally followed by the zone
-//! suffix (stripped when it matches the apex, in either IDNA form); `#` starts a comment (at the
-//! start of a line, or after white space); blank lines are skipped.
+//! suffix (stripped when it matches the apex, in either IDNA form); `#`
+//! starts a comment (at the start of a line, or after white space); blank
+//! lines are skipped.
 //! Without an apex, the suffix of the first name with dots becomes the
 //! apex.
 //!
@@ -20,7 +21,7 @@ use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relat
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::sorted_run::{plain_mark, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
-use crate::idna2008::{self, Forms, MAX_NAME_OCTETS};
+use crate::idna2008::{MAX_NAME_OCTETS, to_alabel};
 
 pub(crate) struct ListState {
     pub(crate) source: u32,
@@ -321,7 +322,7 @@ pub(crate) fn name_label(
         return col.malformed(loc, "empty label in name").map(|()| None);
     }
     for l in labels.iter_mut().skip(1).filter(|l| !l.is_ascii()) {
-        if let Forms::Owned { alabel, finding: None, .. } = idna2008::forms_bytes(l) {
+        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(|u| to_alabel(u).ok()) {
             *l = alabel.into_bytes();
         }
     }

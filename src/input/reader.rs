@@ -9,6 +9,7 @@ use super::labels::{LabelSet, SourceInfo};
 use super::source::{self, Data, Input, Opened};
 use super::zone::{self, Include, MAX_INCLUDES, ZoneState};
 use super::{Config, Error, ErrorKind, InputFormat, MAX_LINE_BYTES, csv, detect, list, name};
+use crate::idna2008::to_alabel;
 
 /// How much of a stream is read at a time.
 const CHUNK: usize = 16 << 20;
@@ -74,12 +75,10 @@ impl<'c> Reader<'c> {
             // A zone holds A-labels (RFC 5891 §4.5): `--origin рф` is the
             // zone `xn--p1ai.`.
             for l in p.labels.iter_mut().filter(|l| !l.is_ascii()) {
-                match crate::idna2008::forms_bytes(l) {
-                    crate::idna2008::Forms::Owned { alabel, finding: None, .. } => {
-                        *l = alabel.into_bytes();
-                    }
-                    _ => return Err(bad("a label is not a valid U-label".into())),
-                }
+                let alabel = std::str::from_utf8(l).ok().and_then(|u| to_alabel(u).ok());
+                *l = alabel
+                    .ok_or_else(|| bad("a label is not a valid U-label".into()))?
+                    .into_bytes();
             }
             initial_origin = Some(p.labels.clone());
             c.set_apex(p.labels);

@@ -545,10 +545,9 @@ impl Lgr {
     fn max_split_factors(&self, cps: &[u32]) -> Option<Vec<u128>> {
         let n = cps.len();
         // best[i]: log10 of the best product for cps[i..] and the element
-        // that starts it (None: no split of cps[i..]).
+        // that starts it (None: no split of cps[i..]; the empty end: 0).
         let mut best: Vec<Option<(f64, u32)>> = vec![None; n + 1];
-        let mut end_log = vec![f64::NEG_INFINITY; n + 1];
-        end_log[n] = 0.0;
+        best[n] = Some((0.0, u32::MAX));
         for i in (0..n).rev() {
             let rest = &cps[i..];
             for &ci in self.chars_from(rest[0]) {
@@ -556,14 +555,10 @@ impl Lgr {
                 if c.cps.is_empty() || !rest.starts_with(&c.cps) {
                     continue;
                 }
-                let after = end_log[i + c.cps.len()];
-                if after == f64::NEG_INFINITY {
-                    continue;
-                }
+                let Some((after, _)) = best[i + c.cps.len()] else { continue };
                 let log = after + ((non_reflexive(c) + 1) as f64).log10();
                 if best[i].is_none_or(|(b, _)| log > b) {
                     best[i] = Some((log, ci));
-                    end_log[i] = log;
                 }
             }
         }

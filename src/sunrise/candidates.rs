@@ -2,7 +2,7 @@
 //! applicant) and how a list or a CSV of them is read.
 
 use super::Error;
-use crate::idna2008::{self, Forms};
+use crate::idna2008::to_alabel;
 use crate::index::Index;
 use crate::input::Timestamp;
 use std::borrow::Cow;
@@ -52,8 +52,8 @@ impl Candidate<'_> {
     /// This candidate with the zone's suffix taken off its text, as a
     /// scan reads a name in a list or a `domain` column: `apex`
     /// (`example.`, any case and either IDNA form, the root's dot
-    /// optional), or a trailing dot alone. A name under another suffix is left as it is (and judged
-    /// invalid).
+    /// optional), or a trailing dot alone. A name under another suffix is
+    /// left as it is (and judged invalid).
     pub fn without_suffix(mut self, apex: Option<&str>) -> Self {
         let lead = self.text.len() - self.text.trim_start().len();
         let text = self.text.trim();
@@ -89,12 +89,8 @@ impl Candidate<'_> {
 /// A suffix label in A-label form, lower case: a U-label converted, any
 /// other text as it is.
 fn alabel_of(label: &str) -> String {
-    if !label.is_ascii()
-        && let Forms::Owned { alabel, finding: None, .. } = idna2008::forms_bytes(label.as_bytes())
-    {
-        return alabel;
-    }
-    label.to_ascii_lowercase()
+    let alabel = (!label.is_ascii()).then(|| to_alabel(label).ok()).flatten();
+    alabel.unwrap_or_else(|| label.to_ascii_lowercase())
 }
 
 /// `candidates` as the index's zone names them: each by its label

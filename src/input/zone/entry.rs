@@ -34,18 +34,21 @@ pub(super) fn general_entry(
     let mut toks = std::mem::take(&mut st.toks);
     let bounds =
         if st.failed_paren_bytes > FAILED_PAREN_BUDGET { TIGHT_PAREN_BOUNDS } else { PAREN_BOUNDS };
-    let scan = scan_entry(buf, pos, eof, &mut toks, bounds);
-    let res = match scan {
-        Scan::Incomplete => Ok(None),
+    let scanned = match scan_entry(buf, pos, eof, &mut toks, bounds) {
+        Scan::Incomplete => None,
+        Scan::Entry { end, lines, error, leading_ws, comment } => {
+            Some((end, lines, error, leading_ws, comment))
+        }
+        // Its first line alone, malformed: no token is read.
         Scan::Unclosed { end, error, leading_ws, scanned } => {
             st.failed_paren_bytes += scanned as u64;
-            let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
             toks.clear();
-            let r2 = entry(col, st, buf, base, &toks, loc, 1, Some(error), leading_ws, false);
-            st.line += 1;
-            r2.map(|()| Some(end))
+            Some((end, 1, Some(error), leading_ws, false))
         }
-        Scan::Entry { end, lines, error, leading_ws, comment } => {
+    };
+    let res = match scanned {
+        None => Ok(None),
+        Some((end, lines, error, leading_ws, comment)) => {
             let loc = Loc { source: st.source, line: st.line, offset: base + pos as u64 };
             let r2 = entry(col, st, buf, base, &toks, loc, lines, error, leading_ws, comment);
             st.line += lines;
@@ -158,7 +161,8 @@ pub(super) fn entry(
                 }
             }
             if let Some(long) = long_label(col, &labels) {
-                return col.malformed(loc, format!("owner: label of {long} octets (at most 63)"));
+                let reason = format!("owner: label of {long} octets (at most {MAX_LABEL_OCTETS})");
+                return col.malformed(loc, reason);
             }
             let class = classify(col, st, buf, base, t, &labels, first_label, loc)?;
             if is_soa && matches!(class, Class::Outside) {
