@@ -22,7 +22,7 @@ pub struct Malformed {
 /// of `blank_lines`, `comment_lines`, `directive_lines`, `record_lines`,
 /// `continuation_lines` and `malformed`; every record once in exactly one of
 /// `apex_records`, `registered_labels`, `duplicate_records`,
-/// `deeper_records` and `outside_records`. [`Accounting::check`] verifies
+/// `deeper_records`, `nsec3_records` and `outside_records`. [`Accounting::check`] verifies
 /// both sums.
 ///
 /// For a zone, a record is a resource record ([RFC 1035 §5.1]); for a label
@@ -56,14 +56,22 @@ pub struct Accounting {
     pub duplicate_records: u64,
     /// Records whose owner is more than one label below the apex (glue…).
     pub deeper_records: u64,
+    /// NSEC3 records and the RRSIGs covering them, at hashed owner names
+    /// one label below the apex ([RFC 5155 §7.1]): DNSSEC data, not
+    /// registered labels.
+    ///
+    /// [RFC 5155 §7.1]: https://www.rfc-editor.org/rfc/rfc5155#section-7.1
+    pub nsec3_records: u64,
     /// Records whose owner is not at or below the apex.
     pub outside_records: u64,
     /// Distinct owner names: the apex, the registered labels, and the
-    /// names below depth or outside the apex (these two counted through
-    /// 64-bit hashes of the names).
+    /// names below depth, NSEC3 hashed owners and names outside the apex
+    /// (these three counted through 64-bit hashes of the names).
     pub owner_names: u64,
     /// Distinct owner names more than one label below the apex.
     pub deeper_names: u64,
+    /// Distinct NSEC3 hashed owner names (see `nsec3_records`).
+    pub nsec3_names: u64,
     /// Distinct owner names outside the apex.
     pub outside_names: u64,
     /// `$INCLUDE` files read.
@@ -102,12 +110,17 @@ impl Accounting {
             + self.registered_labels
             + self.duplicate_records
             + self.deeper_records
+            + self.nsec3_records
             + self.outside_records;
         if recs != self.records {
             return Err(format!("records: {} read but parts add up to {recs}", self.records));
         }
         let apex = u64::from(self.apex_records > 0);
-        let names = apex + self.registered_labels + self.deeper_names + self.outside_names;
+        let names = apex
+            + self.registered_labels
+            + self.deeper_names
+            + self.nsec3_names
+            + self.outside_names;
         if names != self.owner_names {
             return Err(format!("owner names: {} but parts add up to {names}", self.owner_names));
         }
@@ -125,7 +138,7 @@ impl fmt::Display for Accounting {
             f,
             "{} lines ({} blank, {} comment, {} directive, {} record, {} continuation, \
              {} malformed); {} records ({} apex, {} registered labels, {} duplicates folded, \
-             {} below depth, {} outside the apex); {} owner names",
+             {} below depth, {} NSEC3, {} outside the apex); {} owner names",
             self.lines,
             self.blank_lines,
             self.comment_lines,
@@ -138,6 +151,7 @@ impl fmt::Display for Accounting {
             self.registered_labels,
             self.duplicate_records,
             self.deeper_records,
+            self.nsec3_records,
             self.outside_records,
             self.owner_names,
         )

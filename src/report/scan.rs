@@ -352,9 +352,14 @@ pub fn summary(
         a.continuation_lines,
         a.malformed
     );
+    // NSEC3 records are named only in a zone that has them.
+    let nsec3 = match a.nsec3_records {
+        0 => String::new(),
+        n => format!(" + {n} NSEC3 records at hashed owners"),
+    };
     let _ = writeln!(
         t,
-        "  records: {} = {} at the apex + {} registered labels + {} duplicate records folded + {} below depth + {} outside the apex",
+        "  records: {} = {} at the apex + {} registered labels + {} duplicate records folded + {} below depth{nsec3} + {} outside the apex",
         a.records,
         a.apex_records,
         a.registered_labels,
@@ -488,7 +493,7 @@ pub fn summary_record(
         "records": {
             "total": a.records, "apex": a.apex_records, "registered_labels": a.registered_labels,
             "duplicates_folded": a.duplicate_records, "below_depth": a.deeper_records,
-            "outside_apex": a.outside_records,
+            "nsec3": a.nsec3_records, "outside_apex": a.outside_records,
         },
         "apex": labels.apex(),
         "malformed_lines": malformed,

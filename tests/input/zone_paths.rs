@@ -175,3 +175,83 @@ fn careful_lines_in_later_windows_of_a_chunk() {
         &[(Some(1 << 20), 2), (Some(600 << 10), 1)],
     );
 }
+
+/// A name's stand-in NSEC3 hash: 32 base32hex digits (RFC 5155 §3.3).
+fn fake_hash(i: usize, rng: &mut fastrand::Rng) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuv";
+    let mut h: String = (0..32).map(|_| DIGITS[rng.usize(..32)] as char).collect();
+    if i.is_multiple_of(17) {
+        h.make_ascii_uppercase();
+    }
+    h
+}
+
+/// A signed zone's dump (RFC 5155): NSEC3 records and their RRSIGs at
+/// hashed owners, one line each, between the delegations; and the
+/// counts its accounting must give: (registered labels, NSEC3 records,
+/// NSEC3 names).
+fn signed_czds(n: usize, rng: &mut fastrand::Rng) -> (String, (u64, u64, u64)) {
+    let mut s =
+        String::from("tld.\t3600\tin\tsoa\ta.nic.tld. h.nic.tld. 1 1800 900 604800 86400\n");
+    s.push_str("tld.\t3600\tin\tnsec3param\t1 0 0 -\n");
+    let (mut nsec3, mut names) = (0, 0);
+    for i in 0..n {
+        s.push_str(&format!("d{i}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+        if i % 3 == 0 {
+            s.push_str(&format!("d{i}.tld.\t86400\tin\tds\t1 8 2 ABCD\n"));
+            s.push_str(&format!(
+                "d{i}.tld.\t86400\tin\trrsig\tDS 8 2 86400 2026 2026 1 tld. AA==\n"
+            ));
+            let h = fake_hash(i, rng);
+            s.push_str(&format!("{h}.tld.\t3600\tin\tnsec3\t1 1 0 - 2T7B4G4V NS DS RRSIG\n"));
+            s.push_str(&format!(
+                "{h}.tld.\t3600\tIN\tRRSIG\tNSEC3 8 2 3600 2026 2026 1 tld. AA==\n"
+            ));
+            (nsec3, names) = (nsec3 + 2, names + 1);
+        }
+    }
+    // A hash-shaped label with a delegation, and NSEC3 data at a label
+    // that is no hash: registered labels both.
+    s.push_str(&format!("{}.tld.\t86400\tin\tns\tns1.example.net.\n", fake_hash(1, rng)));
+    s.push_str("nohash.tld.\t3600\tin\tnsec3\t1 1 0 - 2T7B4G4V NS\n");
+    (s, (n as u64 + 2, nsec3, names))
+}
+
+/// NSEC3 hashed owners are counted apart, not registered, by both paths,
+/// in any order of the records (#27: a signed TLD's dump counted each as a
+/// registered label).
+#[test]
+fn nsec3_hashed_owners_are_not_registered_labels() {
+    let mut rng = fastrand::Rng::with_seed(5155);
+    let (text, (registered, nsec3, names)) = signed_czds(3000, &mut rng);
+    assert_paths_agree(text.as_bytes(), "signed CZDS dump");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let sorted = read_with(text.as_bytes(), &Config::new(), 2);
+    rng.shuffle(&mut lines[1..]);
+    let shuffled = read_with(format!("{}\n", lines.join("\n")).as_bytes(), &Config::new(), 2);
+    for set in [&sorted, &shuffled] {
+        let a = set.accounting();
+        assert_eq!(
+            (a.registered_labels, a.nsec3_records, a.nsec3_names, a.malformed),
+            (registered, nsec3, names, 0)
+        );
+        // The delegated hash-shaped label only.
+        assert_eq!(set.iter().filter(|l| l.alabel().len() == 32).count(), 1);
+    }
+    assert_eq!(sorted.accounting(), shuffled.accounting());
+
+    // A master file: a blank owner goes on with the hashed owner's class;
+    // a record of another type there is malformed, as its label is not
+    // kept.
+    let h = fake_hash(2, &mut rng);
+    let mut m = master(300, &[]);
+    m.push_str(&format!("{h}\t3600\tIN\tNSEC3\t1 1 0 - 2T7B4G4V NS\n"));
+    m.push_str("\t3600\tIN\tRRSIG\tNSEC3 8 2 3600 2026 2026 1 tld. AA==\n");
+    m.push_str("\t3600\tIN\tNS\tns1.example.net.\n");
+    m.push_str(&format!("{h}\t3600\tIN\tRRSIG\tNSEC3 8 2 3600 ( 2026 2026 1 tld.\n AA== )\n"));
+    assert_paths_agree(m.as_bytes(), "signed master file");
+    let a = read_with(m.as_bytes(), &Config::new(), 2).accounting().clone();
+    assert_eq!((a.nsec3_records, a.nsec3_names, a.malformed), (3, 1, 1));
+    let detail = &a.malformed_details[0].reason;
+    assert!(detail.contains("NS record at an NSEC3 hashed owner"), "{detail}");
+}

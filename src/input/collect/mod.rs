@@ -69,7 +69,21 @@ pub(crate) enum Class {
     Apex,
     Registered(u32),
     Deeper,
+    /// An NSEC3 hashed owner (see `Accounting::nsec3_records`).
+    Nsec3,
     Outside,
+}
+
+/// Records of a chunk of one-line records, by their owner: the apex, a
+/// registered label seen before, a name below depth, an NSEC3 hashed
+/// owner, a name outside the apex.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OwnerRecords {
+    pub(crate) apex: u64,
+    pub(crate) duplicate: u64,
+    pub(crate) deeper: u64,
+    pub(crate) nsec3: u64,
+    pub(crate) outside: u64,
 }
 
 pub(crate) struct Collector {
@@ -84,6 +98,7 @@ pub(crate) struct Collector {
     ns_intern: HashMap<Box<[u8]>, u32, HashBuild>,
     last_ns: Option<(u32, u32)>,
     deeper_seen: DistinctNames,
+    nsec3_seen: DistinctNames,
     outside_seen: DistinctNames,
     csv_columns: HashMap<String, u32>,
     /// One bit a label: whether a CSV row was attached to it
@@ -170,6 +185,7 @@ impl Collector {
             unsettled: false,
             idn_block: None,
             deeper_seen: DistinctNames::default(),
+            nsec3_seen: DistinctNames::default(),
             outside_seen: DistinctNames::default(),
             csv_columns: HashMap::new(),
             csv_row_seen: Vec::new(),
@@ -672,6 +688,7 @@ impl Collector {
             Class::Apex => acc.apex_records += 1,
             Class::Registered(_) => acc.duplicate_records += 1,
             Class::Deeper => acc.deeper_records += 1,
+            Class::Nsec3 => acc.nsec3_records += 1,
             Class::Outside => acc.outside_records += 1,
         }
     }
@@ -700,29 +717,34 @@ impl Collector {
         }
     }
 
-    /// Notes the deeper and outside owner names of a chunk, given as the
-    /// hashes of their lower-case text (their records are counted by the
-    /// caller); distinct names are counted by [`Collector::finish`].
-    pub(crate) fn count_names(&mut self, deeper: &[u64], outside: &[u64]) {
+    /// Counts a record of an NSEC3 hashed owner (`name`: its lower-case
+    /// text), counting the name if it was not seen before.
+    pub(crate) fn nsec3_owner(&mut self, name: &[u8]) -> Class {
+        self.set.accounting.nsec3_records += 1;
+        self.nsec3_seen.push(hash_bytes(name));
+        Class::Nsec3
+    }
+
+    /// Notes the deeper, NSEC3 hashed and outside owner names of a chunk,
+    /// given as the hashes of their lower-case text (their records are
+    /// counted by the caller); distinct names are counted by
+    /// [`Collector::finish`].
+    pub(crate) fn count_names(&mut self, deeper: &[u64], nsec3: &[u64], outside: &[u64]) {
         self.deeper_seen.extend(deeper);
+        self.nsec3_seen.extend(nsec3);
         self.outside_seen.extend(outside);
     }
 
-    /// Counts the records of a chunk of one-line records by their owner:
-    /// the apex, a registered label seen before, deeper and outside names
-    /// (whose names [`Collector::count_names`] notes).
-    pub(crate) fn count_owner_records(
-        &mut self,
-        apex: u64,
-        duplicate: u64,
-        deeper: u64,
-        outside: u64,
-    ) {
+    /// Counts the records of a chunk of one-line records by their owner
+    /// (see [`OwnerRecords`]; [`Collector::count_names`] notes the
+    /// names).
+    pub(crate) fn count_owner_records(&mut self, n: OwnerRecords) {
         let acc = &mut self.set.accounting;
-        acc.apex_records += apex;
-        acc.duplicate_records += duplicate;
-        acc.deeper_records += deeper;
-        acc.outside_records += outside;
+        acc.apex_records += n.apex;
+        acc.duplicate_records += n.duplicate;
+        acc.deeper_records += n.deeper;
+        acc.nsec3_records += n.nsec3;
+        acc.outside_records += n.outside;
     }
 
     /// Makes `text` a part of the set's text, as it is (no copy), and
@@ -775,10 +797,12 @@ impl Collector {
         }
         let acc = &mut self.set.accounting;
         acc.deeper_names = self.deeper_seen.distinct();
+        acc.nsec3_names = self.nsec3_seen.distinct();
         acc.outside_names = self.outside_seen.distinct();
         acc.owner_names = u64::from(acc.apex_records > 0)
             + acc.registered_labels
             + acc.deeper_names
+            + acc.nsec3_names
             + acc.outside_names;
         self.set
     }

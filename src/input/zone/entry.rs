@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::nsec3::{is_hashed_label, is_nsec3_data};
 use super::state::{Include, ZoneState};
 use super::tokens::{
     FAILED_PAREN_BUDGET, PAREN_BOUNDS, Scan, TIGHT_PAREN_BOUNDS, Tok, is_class, is_ttl, resolve_in,
@@ -111,11 +112,21 @@ pub(super) fn entry(
     } else {
         None
     };
+    let nsec3 = is_nsec3_data(toks[owner_tok.map_or(0, |_| 1)..].iter().map(text));
     let class = match owner_tok {
         None => {
             let Some(class) = st.prev_class else {
                 return col.malformed(loc, "blank owner with no previous owner");
             };
+            if class == Class::Nsec3 && !nsec3 {
+                // Its label, a hash, was not kept: this record would be a
+                // registered label's (see `nsec3`), so it is refused.
+                let ty = String::from_utf8_lossy(ty);
+                return col.malformed(
+                    loc,
+                    format!("{ty} record at an NSEC3 hashed owner (RFC 5155 §7.1)"),
+                );
+            }
             col.same_owner(class);
             class
         }
@@ -164,7 +175,7 @@ pub(super) fn entry(
                 let reason = format!("owner: label of {long} octets (at most {MAX_LABEL_OCTETS})");
                 return col.malformed(loc, reason);
             }
-            let class = classify(col, st, buf, base, t, &labels, first_label, loc)?;
+            let class = classify(col, st, (buf, base), t, &labels, first_label, loc, nsec3)?;
             if is_soa && matches!(class, Class::Outside) {
                 return Err(other_zone(col, &labels, loc));
             }
@@ -200,15 +211,18 @@ fn other_zone(col: &Collector, labels: &[Vec<u8>], loc: Loc) -> Error {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// Classifies a record by its owner `labels` (the token `tok`) and
+/// counts it; a registered label is registered. `nsec3`: the record is
+/// NSEC3 data, counted apart at a hashed owner (see [`super::nsec3`]).
 pub(super) fn classify(
     col: &mut Collector,
     st: &ZoneState,
-    buf: &[u8],
-    base: u64,
+    (buf, base): (&[u8], u64),
     tok: Tok,
     labels: &[Vec<u8>],
     first_label: Option<(usize, usize)>,
     loc: Loc,
+    nsec3: bool,
 ) -> Result<Class, Error> {
     let mut lower = labels.to_vec();
     name::lower(&mut lower);
@@ -217,6 +231,9 @@ pub(super) fn classify(
     if rel != Relation::Registered {
         let text = name::present(&lower);
         return Ok(col.other_owner(rel, text.as_bytes()));
+    }
+    if nsec3 && is_hashed_label(&labels[0]) {
+        return Ok(col.nsec3_owner(name::present(&lower).as_bytes()));
     }
     let octets = &labels[0];
     // The label's original text is the first label of the owner token,

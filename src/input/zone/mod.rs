@@ -33,6 +33,7 @@
 
 mod czds;
 mod entry;
+mod nsec3;
 mod state;
 mod tokens;
 

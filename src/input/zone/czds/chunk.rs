@@ -73,10 +73,13 @@ pub(crate) struct Chunk {
     /// Records of a registered owner after its first line.
     pub(crate) same_registered: u64,
     pub(crate) deeper_records: u64,
+    /// Records of NSEC3 hashed owners (see `Accounting::nsec3_records`).
+    pub(crate) nsec3_records: u64,
     pub(crate) outside_records: u64,
-    /// Hashes of the lower-case deeper and outside owner names, each time
-    /// such an owner starts.
+    /// Hashes of the lower-case deeper, NSEC3 hashed and outside owner
+    /// names, each time such an owner starts.
     pub(crate) deeper: Vec<u64>,
+    pub(crate) nsec3: Vec<u64>,
     pub(crate) outside: Vec<u64>,
     pub(crate) regs: Vec<Reg>,
     /// Orders under which the keys of `regs` strictly increase (none when
@@ -160,8 +163,10 @@ impl Chunk {
             apex_records: 0,
             same_registered: 0,
             deeper_records: 0,
+            nsec3_records: 0,
             outside_records: 0,
             deeper: b.deeper,
+            nsec3: Vec::new(),
             outside: b.outside,
             regs: b.regs,
             orders: ORDERS_ALL,
@@ -255,6 +260,9 @@ pub(crate) enum Kind {
     Apex,
     Registered,
     Deeper,
+    /// An NSEC3 hashed owner whose first record was NSEC3 data; each line
+    /// of it is classified on its own (see `extract::new_owner`).
+    Nsec3,
     Outside,
 }
 
@@ -305,6 +313,7 @@ pub(super) fn count_run(c: &mut Chunk, kind: Kind, run: u64) {
         Kind::Apex => c.apex_records += run,
         Kind::Registered => c.same_registered += run,
         Kind::Deeper => c.deeper_records += run,
+        Kind::Nsec3 => c.nsec3_records += run,
         Kind::Outside => c.outside_records += run,
         Kind::None => {}
     }

@@ -12,6 +12,7 @@ use crate::idna2008::MAX_LABEL_OCTETS;
 use crate::input::hash::HashBuild;
 use crate::input::settle::RuleSnapshot;
 use crate::input::settle::Settling;
+use crate::input::zone::nsec3::{is_hashed_label, is_nsec3_text};
 use crate::input::zone::tokens::{is_class, is_ttl};
 use crate::simd::zone::{Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits};
 use std::collections::HashMap;
@@ -272,7 +273,8 @@ fn read_line<const W: bool>(
             return None;
         }
         k.prev_at = pos;
-        k.prev_len = owner.len();
+        // An NSEC3 hashed owner starts no run (see `new_owner`).
+        k.prev_len = if k.kind == Kind::Nsec3 { 0 } else { owner.len() };
         rest
     };
     if o.ns && matches!(k.kind, Kind::Registered) {
@@ -341,6 +343,15 @@ fn new_owner<const W: bool>(
             if label.len() > usize::from(u16::MAX) {
                 return false;
             }
+            if is_hashed_label(label) && is_nsec3_line(buf, pos + owner.len()) {
+                // DNSSEC data, counted apart. The owner starts no run: its
+                // next line is classified by its own type, as the careful
+                // parser does.
+                c.nsec3_records += 1;
+                c.nsec3.push(owner_hash(name, f & H_UPPER != 0 || !exact));
+                k.kind = Kind::Nsec3;
+                return true;
+            }
             new_registered::<W>(c, rule, &mut k.last_reg, buf, label, (pos, f), o, &mut s.chars);
             k.kind = Kind::Registered;
         } else {
@@ -390,6 +401,14 @@ fn is_soa_line(buf: &[u8], pos: usize) -> bool {
         .skip(1)
         .find(|f| !(is_ttl(f) || is_class(f)))
         .is_some_and(|t| t.eq_ignore_ascii_case(b"SOA"))
+}
+
+/// Whether the record of the line whose text after the owner starts at
+/// `at` is NSEC3 data ([`is_nsec3_text`]). Only asked of owners whose
+/// label has the shape of a hash.
+fn is_nsec3_line(buf: &[u8], at: usize) -> bool {
+    let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |k| at + k);
+    is_nsec3_text(&buf[at..end])
 }
 
 /// A registered owner starts on the line at `pos` (`at`: with the byte

@@ -11,6 +11,7 @@ use crate::input::collect::Class;
 use crate::input::collect::Collector;
 use crate::input::collect::Loc;
 use crate::input::collect::Orig;
+use crate::input::collect::OwnerRecords;
 use crate::input::labels::LabelRecord;
 use crate::input::labels::NONE;
 use crate::input::settle::{SETTLED, SETTLED_KINDS};
@@ -129,8 +130,14 @@ pub(crate) fn merge(
 fn count_lines(col: &mut Collector, c: &Chunk) {
     col.lines_read(c.lines);
     col.count_records(c.lines);
-    col.count_owner_records(c.apex_records, c.same_registered, c.deeper_records, c.outside_records);
-    col.count_names(&c.deeper, &c.outside);
+    col.count_owner_records(OwnerRecords {
+        apex: c.apex_records,
+        duplicate: c.same_registered,
+        deeper: c.deeper_records,
+        nsec3: c.nsec3_records,
+        outside: c.outside_records,
+    });
+    col.count_names(&c.deeper, &c.nsec3, &c.outside);
 }
 
 /// The labels of a chunk left to register, and what the rule said of
@@ -361,6 +368,7 @@ fn set_previous_owner(st: &mut ZoneState, c: &Chunk, last_id: u32) {
         Kind::Apex => Class::Apex,
         Kind::Registered => Class::Registered(last_id),
         Kind::Deeper => Class::Deeper,
+        Kind::Nsec3 => Class::Nsec3,
         _ => Class::Outside,
     });
 }
