@@ -135,6 +135,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             args.inputs.iter().map(|a| Input::from_arg(a)).collect()
         };
         let labels = pool.install(|| input::read(inputs, &config)).context("reading input")?;
+        if let Some(file) = &output {
+            file.spare_sources(&labels)?;
+        }
         let records = pool.install(|| {
             (0..labels.len())
                 .into_par_iter()

@@ -410,6 +410,15 @@ impl ReportFile {
         Ok(ReportFile { file, protected })
     }
 
+    /// Refuses a path that names one of the files `labels` was read
+    /// from: the command line's inputs are refused when the file is
+    /// opened, and a zone's `$INCLUDE` files are known only once read.
+    pub fn spare_sources(&self, labels: &lgrscan::input::LabelSet) -> anyhow::Result<()> {
+        let paths: Vec<&std::path::Path> =
+            labels.sources().iter().map(|s| s.path.as_path()).collect();
+        Ok(self.file.spare(&paths)?)
+    }
+
     /// Where the report is written.
     pub fn writer(&mut self) -> &mut lgrscan::report::OutputFile {
         &mut self.file

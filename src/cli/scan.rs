@@ -327,6 +327,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     });
     let set = set?;
     let labels = labels.context("reading input")?;
+    for file in output.iter().chain(&meta_file) {
+        file.spare_sources(&labels)?;
+    }
     let read_time = read_start.elapsed();
     let scan_config = ScanConfig {
         holder: match args.holder {

@@ -137,6 +137,7 @@ fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let labels = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;
+    file.spare_sources(&labels)?;
     // An index that lacks dropped lines is not put in place (the file
     // named keeps what it had): `check` and `serve` would answer from it
     // as if it were whole. `--on-malformed warn|ignore` accepts them.
@@ -337,6 +338,9 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         };
         let mut bytes = Vec::new();
         let labels = pool.install(|| build_into(&mut bytes, &args.against, &args.input, &spec))?;
+        if let Some(file) = &output {
+            file.spare_sources(&labels)?;
+        }
         args.input.malformed_outcome(&labels, &[])?;
         Index::from_bytes(bytes)?
     };

@@ -21,8 +21,12 @@
 //!   to is treated as above, so the link stays a link and its target is
 //!   replaced. A dangling link creates its target.
 //! - **Anything else that is not a directory** (a character device such as
-//!   `/dev/null` or `/dev/stdout`, a FIFO, a socket): written in place, as
-//!   a stream; there is nothing to replace atomically.
+//!   `/dev/null`, a FIFO, a socket): written in place, as a stream; there
+//!   is nothing to replace atomically.
+//! - **One of the process's descriptors** (`/dev/stdout`, `/dev/fd/N`,
+//!   `/proc/self/fd/N`): written through that descriptor, whatever it is
+//!   open on (a pipe, a file the shell opened with `>>`, a deleted file),
+//!   as a shell's `>&N` would; a file behind it is never replaced.
 //! - **A directory**: an error.
 //!
 //! [`OutputFile::create_sparing`] also refuses a path that is one of the
@@ -105,23 +109,22 @@ impl OutputFile {
     /// ([`io::ErrorKind::InvalidInput`], naming both).
     pub fn create_sparing(path: &Path, spared: &[&Path]) -> io::Result<OutputFile> {
         let named = |what: &str, e: io::Error| named_error(path, what, e);
-        let dest = follow_symlinks(path).map_err(|e| named("cannot resolve", e))?;
-        // A device or FIFO is written in place: nothing is replaced.
-        let in_place = fs::metadata(&dest).is_ok_and(|m| !m.is_file());
-        if let Some(id) = Identity::of(&dest).filter(|_| !in_place) {
-            for &other in spared {
-                let same = follow_symlinks(other).ok().and_then(|o| Identity::of(&o));
-                if same.as_ref() == Some(&id) {
-                    let e = io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "it is the same file as {}, which this run also reads or writes",
-                            other.display()
-                        ),
-                    );
-                    return Err(named("refusing to write", e));
-                }
+        let dest = match follow_symlinks(path).map_err(|e| named("cannot resolve", e))? {
+            Resolved::Path(dest) => dest,
+            Resolved::Descriptor(fd) => {
+                let file = inherited(fd).map_err(|e| named("cannot write", e))?;
+                let out = BufWriter::new(file);
+                return Ok(OutputFile {
+                    path: path.to_path_buf(),
+                    out,
+                    how: How::InPlace,
+                    reserved: false,
+                });
             }
+        };
+        // A device or FIFO is written in place: nothing is replaced.
+        if !fs::metadata(&dest).is_ok_and(|m| !m.is_file()) {
+            refuse_spared(path, &dest, spared)?;
         }
         let (how, out) = match fs::metadata(&dest) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -151,6 +154,23 @@ impl OutputFile {
             }
         };
         Ok(OutputFile { path: path.to_path_buf(), out: BufWriter::new(out), how, reserved: false })
+    }
+
+    /// Refuses, before anything is replaced, a path that names one of
+    /// `spared`, as [`OutputFile::create_sparing`] does: for the files a
+    /// run finds it reads only as it reads them (a zone's `$INCLUDE`
+    /// files). Nothing is refused when the report is written in place.
+    ///
+    /// # Errors
+    /// The path is one of `spared` ([`io::ErrorKind::InvalidInput`],
+    /// naming both).
+    pub fn spare(&self, spared: &[&Path]) -> io::Result<()> {
+        match &self.how {
+            How::Replace { dest, .. } | How::CopyInto { dest, .. } => {
+                refuse_spared(&self.path, dest, spared)
+            }
+            How::InPlace => Ok(()),
+        }
     }
 
     /// Says that about `len` bytes are to be written, before any is: where
@@ -262,11 +282,51 @@ fn named_error(path: &Path, what: &str, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{what} {}: {cause}", path.display()))
 }
 
+/// The error for `path` (`dest` once resolved) when it is one of
+/// `spared` (compared by [`Identity`]).
+fn refuse_spared(path: &Path, dest: &Path, spared: &[&Path]) -> io::Result<()> {
+    let Some(id) = Identity::of(dest) else { return Ok(()) };
+    for &other in spared {
+        let same = match follow_symlinks(other) {
+            Ok(Resolved::Path(o)) => Identity::of(&o),
+            _ => None,
+        };
+        if same.as_ref() == Some(&id) {
+            let e = io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "it is the same file as {}, which this run also reads or writes",
+                    other.display()
+                ),
+            );
+            return Err(named_error(path, "refusing to write", e));
+        }
+    }
+    Ok(())
+}
+
+/// What a path given for a report stands for.
+enum Resolved {
+    /// A file (its symbolic links followed).
+    Path(PathBuf),
+    /// One of this process's open descriptors (`/dev/stdout`, `/dev/fd/N`,
+    /// `/proc/self/fd/N`).
+    Descriptor(i32),
+}
+
 /// `path` with every symbolic link in its last component followed; a
-/// dangling link gives the path it points to.
-fn follow_symlinks(path: &Path) -> io::Result<PathBuf> {
+/// dangling link gives the path it points to. A link that stands for one
+/// of this process's descriptors is not followed: what it points to may
+/// be no path at all (`pipe:[1234]`, `/file (deleted)`), and a file behind
+/// it was opened by the shell, which `>>` opens to append and `{ …; } >`
+/// shares among commands: the report is written through the descriptor,
+/// never renamed over the file.
+fn follow_symlinks(path: &Path) -> io::Result<Resolved> {
     let mut current = path.to_path_buf();
     for _ in 0..MAX_SYMLINKS {
+        if let Some(fd) = own_descriptor(&current) {
+            return Ok(Resolved::Descriptor(fd));
+        }
         match fs::symlink_metadata(&current) {
             Ok(m) if m.file_type().is_symlink() => {
                 let to = fs::read_link(&current)?;
@@ -275,12 +335,47 @@ fn follow_symlinks(path: &Path) -> io::Result<PathBuf> {
                     _ => to,
                 };
             }
-            Ok(_) => return Ok(current),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            Ok(_) => return Ok(Resolved::Path(current)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Resolved::Path(current)),
             Err(e) => return Err(e),
         }
     }
     Err(io::Error::other("too many levels of symbolic links"))
+}
+
+/// The descriptor `path` names when it is one of this process's:
+/// `/dev/fd/N`, `/proc/self/fd/N`, `/proc/thread-self/fd/N` or
+/// `/proc/PID/fd/N` with this process's PID (`/dev/stdout` is a link to
+/// one of them).
+fn own_descriptor(path: &Path) -> Option<i32> {
+    let fd: i32 = path.file_name()?.to_str()?.parse().ok()?;
+    let dir = path.parent()?;
+    let pid = std::process::id().to_string();
+    let own = dir == Path::new("/dev/fd")
+        || ["self", "thread-self", pid.as_str()]
+            .iter()
+            .any(|p| dir == Path::new("/proc").join(p).join("fd"));
+    own.then_some(fd)
+}
+
+/// A new handle on this process's open descriptor `fd` (sharing its
+/// offset and flags, as a shell's `>&N` does).
+#[cfg(unix)]
+fn inherited(fd: i32) -> io::Result<File> {
+    use std::os::fd::BorrowedFd;
+    if fd < 0 {
+        return Err(io::Error::from_raw_os_error(9));
+    }
+    // SAFETY: the borrow is used once, to duplicate the descriptor, and
+    // ends here; a number that is not an open descriptor makes the
+    // duplication fail with EBADF, which is returned.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    Ok(File::from(borrowed.try_clone_to_owned()?))
+}
+
+#[cfg(not(unix))]
+fn inherited(_: i32) -> io::Result<File> {
+    Err(io::Error::other("descriptors are not files here"))
 }
 
 /// What makes two paths the same file: an existing file's identity

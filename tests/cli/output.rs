@@ -414,3 +414,75 @@ fn text_output_escapes_control_characters() {
     assert!(out.contains("version: 1 (x\\u{9b}2J\\u{202e}y)"), "{out}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A zone's `$INCLUDE` file, found only as the zone is read, is spared
+/// too: every command that writes a file refuses it before anything is
+/// replaced.
+#[test]
+fn outputs_never_replace_an_included_file() {
+    let dir = temp_dir("spare-include");
+    let main = dir.join("main.zone");
+    fs::write(
+        &main,
+        "$ORIGIN example.\n@ 3600 IN SOA ns1 h 1 2 3 4 5\n$INCLUDE part.txt\nfoo NS ns1\n",
+    )
+    .unwrap();
+    let part = dir.join("part.txt");
+    let part_text = "bar NS ns1\nxn--caf-dma NS ns1\n";
+    fs::write(&part, part_text).unwrap();
+    let (m, p) = (path_str(&main), path_str(&part));
+    let out = dir.join("out.csv");
+    let o = path_str(&out);
+    let cases: [(&str, Vec<&str>); 5] = [
+        ("scan", vec!["scan", "-q", m, "-o", p]),
+        ("scan --meta", vec!["scan", "-q", m, "-o", o, "--meta", p]),
+        ("annotate", vec!["annotate", "--lgr", "builtin:ascii", m, "-o", p]),
+        ("index", vec!["index", m, "-o", p]),
+        ("check", vec!["check", "--against", m, "--label", "foo", "-o", p]),
+    ];
+    for (what, args) in cases {
+        let r = run(&args);
+        let err = stderr(&r);
+        assert_eq!(code(&r), Some(2), "{what}: {err}");
+        assert!(err.contains("refusing to write") && err.contains("same file as"), "{what}: {err}");
+        assert_eq!(fs::read_to_string(&part).unwrap(), part_text, "{what}");
+        assert_eq!(entries(&dir), ["main.zone", "part.txt"], "{what}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// `-o /dev/stdout` (or `/dev/fd/N`) writes through the descriptor the
+/// shell gave: appended after `>>`, between the lines of the commands
+/// that share it, into a pipe; never a file renamed over the one behind
+/// it.
+#[test]
+fn a_descriptor_is_written_through() {
+    let dir = temp_dir("out-descriptor");
+    let log = dir.join("app.log");
+    let sh = |script: &str| {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env("LGRSCAN", bin())
+            .env("ZONE", root().join(ZONE))
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{script}: {}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let report = sh("\"$LGRSCAN\" scan -q \"$ZONE\" -o /dev/stdout; true");
+    assert!(report.starts_with("kind,id,"), "{report}");
+    fs::write(&log, "# kept\n").unwrap();
+    sh("\"$LGRSCAN\" scan -q \"$ZONE\" -o /dev/stdout >> app.log; true");
+    assert_eq!(fs::read_to_string(&log).unwrap(), format!("# kept\n{report}"));
+    sh("{ echo header; \"$LGRSCAN\" scan -q \"$ZONE\" -o /dev/fd/1; echo footer; } > app.log");
+    assert_eq!(fs::read_to_string(&log).unwrap(), format!("header\n{report}footer\n"));
+    let piped = sh("\"$LGRSCAN\" scan -q \"$ZONE\" -o /dev/stdout | cat");
+    assert_eq!(piped, report);
+    // A descriptor that is not open is an error naming the path.
+    let o = run(&["scan", "-q", ZONE, "-o", "/dev/fd/97"]);
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/fd/97"), "{}", stderr(&o));
+    let _ = fs::remove_dir_all(&dir);
+}
