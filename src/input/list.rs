@@ -17,7 +17,7 @@
 
 use memchr::memchr;
 
-use super::collect::{Apex, Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
+use super::collect::{Apex, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::sorted_run::{plain_mark, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
@@ -332,15 +332,28 @@ pub(crate) fn name_label(
     let mut lower = labels.clone();
     name::lower(&mut lower);
     let rel = col.apex().map_or(Relation::Outside, |a: &Apex| a.relation(&lower));
-    count_record(col);
-    if rel == Relation::Registered {
-        let label = &body[..dot];
-        let orig = if mapped { Orig::Mapped } else { Orig::Text(label) };
-        return col.register_row(loc, label, orig, mode).map(Some);
+    // A list names one zone's registered names: a name of another zone,
+    // the apex itself or a name below a registered one would be counted
+    // and never judged, so it is malformed, never dropped quietly.
+    let not_registered = match rel {
+        Relation::Registered => None,
+        Relation::Outside => Some("outside the zone"),
+        Relation::Apex => Some("the zone's apex"),
+        Relation::Deeper => Some("below a registered name"),
+    };
+    if let Some(what) = not_registered {
+        let apex = col.apex().map(|a| a.text.clone()).unwrap_or_default();
+        let name = String::from_utf8_lossy(body);
+        let reason = format!(
+            "{name:?} is {what} (apex {apex}); a list holds one zone's registered names: scan \
+             each zone on its own"
+        );
+        return col.malformed(loc, reason).map(|()| None);
     }
-    let class = col.other_owner(rel, &body.to_ascii_lowercase());
-    debug_assert!(!matches!(class, Class::Registered(_)));
-    Ok(None)
+    count_record(col);
+    let label = &body[..dot];
+    let orig = if mapped { Orig::Mapped } else { Orig::Text(label) };
+    col.register_row(loc, label, orig, mode).map(Some)
 }
 
 fn count_record(col: &mut Collector) {

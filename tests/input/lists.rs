@@ -25,12 +25,19 @@ a..b\n";
     let acc = set.accounting();
     assert_eq!(acc.lines, 12);
     assert_eq!((acc.comment_lines, acc.blank_lines), (1, 1));
-    assert_eq!(acc.records, 8);
+    assert_eq!(acc.records, 6);
     assert_eq!(acc.duplicate_records, 2);
-    assert_eq!((acc.deeper_records, acc.outside_records), (1, 1));
-    assert_eq!(acc.malformed, 2);
-    assert_eq!(acc.malformed_details[0].line, 11);
-    assert_eq!(acc.malformed_details[0].reason, "more than one field on a label line");
+    // A name below a registered one, or of another zone, is counted and
+    // never judged in a zone file; a list names registered names only.
+    assert_eq!((acc.deeper_records, acc.outside_records), (0, 0));
+    assert_eq!(acc.malformed, 4);
+    let why: Vec<(u64, &str)> =
+        acc.malformed_details.iter().map(|m| (m.line, m.reason.as_str())).collect();
+    assert_eq!(why[0].0, 8);
+    assert!(why[0].1.starts_with("\"www.example.tld\" is below a registered name (apex tld.)"));
+    assert_eq!(why[1].0, 9);
+    assert!(why[1].1.starts_with("\"foo.other\" is outside the zone (apex tld.)"));
+    assert_eq!(why[2], (11, "more than one field on a label line"));
     // Without --origin the suffix of the first dotted name is the apex.
     let set =
         read_bytes("l.txt", b"a.tld\nb\nc.tld.\n", &Config::new().format(Some(InputFormat::List)));
