@@ -46,8 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let reads = [args.old.as_path(), args.new.as_path()];
     let mut output =
         args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
-    let old = JsonlReport::read(&args.old)?;
-    let new = JsonlReport::read(&args.new)?;
+    let (old, new) = read_pair(&args.old, &args.new)?;
     let d = diff::diff(old, new);
     match output.take() {
         Some(mut file) => {
@@ -85,8 +84,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
     let reads = [args.old.as_path(), args.new.as_path()];
     let mut output =
         args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
-    let old = JsonlReport::read(&args.old)?;
-    let new = JsonlReport::read(&args.new)?;
+    let (old, new) = read_pair(&args.old, &args.new)?;
     let d = diff::diff(old, new);
     let page = lgrscan::report::html::render_period(&d);
     match output.take() {
@@ -102,4 +100,26 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
         })())?,
     }
     Ok(std::process::ExitCode::from(if d.count(Change::New) > 0 { 1 } else { 0 }))
+}
+
+/// The two reports compared; a report whose run accepted dropped lines
+/// (`--on-malformed warn`) is read with a warning, as its findings on them
+/// are missing.
+fn read_pair(
+    old: &std::path::Path,
+    new: &std::path::Path,
+) -> anyhow::Result<(JsonlReport, JsonlReport)> {
+    let pair = (JsonlReport::read(old)?, JsonlReport::read(new)?);
+    for (path, r) in [(old, &pair.0), (new, &pair.1)] {
+        let n = r.dropped_lines();
+        if n > 0 {
+            eprintln!(
+                "lgrscan: warning: {}: its scan accepted {n} malformed line{} (--on-malformed): \
+                 the findings on them are missing",
+                path.display(),
+                if n == 1 { "" } else { "s" }
+            );
+        }
+    }
+    Ok(pair)
 }

@@ -220,6 +220,16 @@ impl InputArgs {
         Ok(())
     }
 
+    /// `--on-malformed` as given (`fail`, `warn` or `ignore`), for the
+    /// meta record.
+    pub fn on_malformed_name(&self) -> &'static str {
+        match self.on_malformed {
+            OnMalformed::Fail => "fail",
+            OnMalformed::Warn => "warn",
+            OnMalformed::Ignore => "ignore",
+        }
+    }
+
     /// Whether malformed entries are to be listed on standard error.
     pub fn list_malformed(&self) -> bool {
         self.on_malformed != OnMalformed::Ignore

@@ -187,6 +187,7 @@ fn meta_record(
     };
     options.insert("holder".into(), holder.into());
     options.insert("check_ns".into(), args.check_ns.into());
+    options.insert("on_malformed".into(), args.input.on_malformed_name().into());
     options
         .insert("baseline".into(), args.baseline.as_ref().map(|b| b.display().to_string()).into());
     options.insert(

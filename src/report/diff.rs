@@ -60,7 +60,52 @@ impl JsonlReport {
     pub fn read(path: &Path) -> io::Result<JsonlReport> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        JsonlReport::parse(&text, &path.display().to_string())
+        let report = JsonlReport::parse(&text, &path.display().to_string())?;
+        report.must_be_accepted(&path.display().to_string())?;
+        Ok(report)
+    }
+
+    /// Input lines the report's run could not read: its summary's
+    /// malformed lines and CSV rows whose `lgr` named no LGR of the set.
+    /// A finding on such a line is missing from the report.
+    pub fn dropped_lines(&self) -> u64 {
+        let input = self.summary.as_ref().and_then(|s| s.get("input"));
+        let count = |k: &str| input.and_then(|i| i.get(k)).and_then(Value::as_u64).unwrap_or(0);
+        count("malformed") + count("unknown_lgr_pins")
+    }
+
+    /// Whether the run accepted its dropped lines (`--on-malformed warn`
+    /// or `ignore`, kept in the meta record's options); a report that
+    /// does not say ran under the default, `fail`.
+    pub fn accepted_dropped_lines(&self) -> bool {
+        let policy = self.meta.as_ref().and_then(|m| m.pointer("/options/on_malformed"));
+        matches!(policy.and_then(Value::as_str), Some("warn" | "ignore"))
+    }
+
+    /// Refuses the report of a run that dropped input lines and failed
+    /// for it (exit 2 under `--on-malformed fail`): compared with another
+    /// report, its findings on those lines would read as resolved.
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidData`] naming `name`, the count and the
+    /// first line.
+    pub fn must_be_accepted(&self, name: &str) -> io::Result<()> {
+        let n = self.dropped_lines();
+        if n == 0 || self.accepted_dropped_lines() {
+            return Ok(());
+        }
+        let first = (self.summary.as_ref())
+            .and_then(|s| s.get("malformed_lines")?.get(0)?.as_str())
+            .map_or(String::new(), |f| format!(" (first: {f})"));
+        let s = if n == 1 { "" } else { "s" };
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{name}: its scan failed on {n} malformed line{s}{first}: the findings on them \
+                 are missing and would read as resolved or new. Mend the input and scan again \
+                 (or scan with --on-malformed warn to accept them)"
+            ),
+        ))
     }
 
     /// Parses the text of a JSON Lines report of `scan` (a UTF-8 byte

@@ -394,3 +394,38 @@ fn malformed_allowlists_are_errors_naming_the_line() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A report whose scan failed on malformed lines lacks the findings on
+/// them: `diff` and `report` refuse it rather than call them resolved; a
+/// scan that accepted them (`--on-malformed warn`) is compared with a
+/// warning.
+#[test]
+fn reports_of_scans_that_dropped_lines() {
+    let dir = temp_dir("dropped");
+    let z = dir.join("z.txt");
+    zone(&z, &[("aa", "n1.example."), ("ab", "n1.example."), ("zq", "n1.example.")]);
+    let whole = dir.join("whole.jsonl");
+    let before = scan_to(&["--lgr", LGR, z.to_str().unwrap()], &whole, 1);
+    assert!(rows(&before).iter().any(|r| r["alabel"] == "ab"), "{before:?}");
+    // `ab`'s line is now malformed.
+    let text = std::fs::read_to_string(&z).unwrap().replace("ab NS n1.example.", "ab NS (");
+    std::fs::write(&z, text).unwrap();
+    let (failed, warned) = (dir.join("failed.jsonl"), dir.join("warned.jsonl"));
+    scan_to(&["--lgr", LGR, z.to_str().unwrap()], &failed, 2);
+    let args = ["--lgr", LGR, z.to_str().unwrap(), "--on-malformed", "warn"];
+    let after = scan_to(&args, &warned, 0);
+    assert_eq!(after[0]["options"]["on_malformed"], "warn");
+    let (w, f, a) = (whole.to_str().unwrap(), failed.to_str().unwrap(), warned.to_str().unwrap());
+    for args in [vec!["diff", w, f], vec!["diff", f, w], vec!["report", w, f, "-o", "/dev/null"]] {
+        let o = lgrscan(&args);
+        assert_exit(&o, 2, &format!("{args:?}"));
+        let err = crate::util::stderr(&o);
+        assert!(err.contains("failed.jsonl: its scan failed on 1 malformed line"), "{err}");
+        assert!(err.contains("z.txt:5"), "{err}");
+    }
+    let o = lgrscan(&["diff", "--format", "csv", w, a]);
+    assert_exit(&o, 0, "diff against a scan that accepted its malformed line");
+    assert!(crate::util::stderr(&o).contains("warned.jsonl: its scan accepted 1 malformed line"));
+    assert!(stdout(&o).lines().any(|l| l.starts_with("resolved,")), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
