@@ -80,7 +80,10 @@ impl InputMeta {
             path: path.into(),
             size: Some(size),
             sha256: Some(hex(&h.finalize())),
-            soa_serial: soa_serial(&text),
+            // A list or CSV has no SOA, whatever words a row holds.
+            soa_serial: (crate::input::detect_format(&text) == crate::input::InputFormat::Zone)
+                .then(|| soa_serial(&text))
+                .flatten(),
         })
     }
 
@@ -104,6 +107,8 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// use lgrscan::report::meta::soa_serial;
 /// let zone = b"$ORIGIN example.\n@ IN SOA ns. host. ( 2024010101 ; serial\n 1 2 3 4 )\n";
 /// assert_eq!(soa_serial(zone), Some(2024010101));
+/// let relative = b"$ORIGIN example.\n@ IN SOA ns1 hostmaster ( 7 1 2 3 4 )\n";
+/// assert_eq!(soa_serial(relative), Some(7));
 /// assert_eq!(soa_serial(b"soa NS ns.example.\n"), None);
 /// ```
 pub fn soa_serial(text: &[u8]) -> Option<u32> {
@@ -115,7 +120,9 @@ pub fn soa_serial(text: &[u8]) -> Option<u32> {
                 .filter(|w| !w.is_empty()),
         );
     }
-    let is_name = |w: &[u8]| w == b"@" || w.contains(&b'.');
+    // MNAME and RNAME: names, absolute or relative (`ns1`), not numbers.
+    let is_name =
+        |w: &[u8]| w == b"@" || w.contains(&b'.') || !w.first().is_some_and(u8::is_ascii_digit);
     words.windows(4).find_map(|w| {
         (w[0].eq_ignore_ascii_case(b"SOA") && is_name(w[1]) && is_name(w[2]))
             .then(|| std::str::from_utf8(w[3]).ok()?.parse::<u32>().ok())

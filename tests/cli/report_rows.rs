@@ -300,3 +300,23 @@ fn a_piped_lgr_is_read_once() {
     };
     assert_eq!(ids(&piped), ids(&file));
 }
+
+/// The SOA serial is read from a zone's SOA record, with relative MNAME
+/// and RNAME too; a CSV row with the words of one is no SOA.
+#[test]
+fn soa_serial_of_zones_only() {
+    let dir = crate::util::temp_dir("soa-serial");
+    let zone = dir.join("z.txt");
+    std::fs::write(
+        &zone,
+        "$ORIGIN example.\n@ 3600 IN SOA ns1 hostmaster ( 2024010101 1 2 3 4 )\nfoo NS ns1\n",
+    )
+    .unwrap();
+    let csv = dir.join("c.csv");
+    std::fs::write(&csv, "domain\tregistrant\nfoo.example\tSOA ns. h. 42\n").unwrap();
+    for (path, serial) in [(&zone, Value::from(2024010101u64)), (&csv, Value::Null)] {
+        let records = jsonl(&[path.to_str().unwrap()], 0);
+        assert_eq!(records[0]["inputs"][0]["soa_serial"], serial, "{}", path.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
