@@ -51,6 +51,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::{pool::Pool, syntax};
 use regex_automata::{Anchored, Input};
 use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::OnceLock;
 
 /// Most repeats of a count `n+` (when `n` is smaller) inside a look-behind,
 /// as the reference implementation writes it: the longest label the
@@ -65,31 +66,45 @@ pub(crate) struct LookBehind {
     near: LazyDfa,
     /// The capped form, for a position after more than
     /// [`LOOK_BEHIND_CAP`] code points, when it differs from the open one.
-    far: Option<Box<Capped>>,
+    far: Option<Box<Far>>,
 }
 
 impl LookBehind {
     /// The look-behind of patterns `capped` (the reference's) and `open`
-    /// (unbounded counts left unbounded). `lazy`: see [`LazyDfa`].
+    /// (unbounded counts left unbounded). `lazy`: both automata are built
+    /// on first use (see [`LazyDfa`]).
     ///
     /// # Errors
     /// An automaton that does not build (the capped form's NFA included).
     pub(crate) fn new(capped: &str, open: &str, lazy: bool) -> Result<LookBehind, LgrError> {
-        let far = if capped == open { None } else { Some(Box::new(Capped::new(capped)?)) };
+        let far = if capped == open { None } else { Some(Box::new(Far::new(capped, lazy)?)) };
         let near = LazyDfa::new(open, true, StartKind::Anchored, lazy)?;
         Ok(LookBehind { near, far })
     }
 
-    /// The dense DFA.
+    /// Builds the automata not built yet.
+    ///
+    /// # Errors
+    /// An automaton that does not build.
     #[cfg(test)]
-    pub(crate) fn near(&self) -> &LazyDfa {
-        &self.near
+    pub(crate) fn build_all(&self) -> Result<(), LgrError> {
+        if let Some(far) = &self.far {
+            far.try_get()?;
+        }
+        self.near.try_get().map(|_| ())
+    }
+
+    /// Whether it has a capped form apart from the open one.
+    #[cfg(test)]
+    pub(crate) fn has_capped_form(&self) -> bool {
+        self.far.is_some()
     }
 
     /// Does the look-behind match a span of `text` ending at byte `at`?
+    #[inline]
     pub(crate) fn ends_at(&self, text: &str, at: usize) -> bool {
         match &self.far {
-            Some(far) if more_than_cap(text, at) => far.ends_at(text, at),
+            Some(far) if more_than_cap(text, at) => far.get().ends_at(text, at),
             _ => ends_at(self.near.get(), text, at),
         }
     }
@@ -101,6 +116,42 @@ fn more_than_cap(text: &str, at: usize) -> bool {
     let before = &text.as_bytes()[..at.min(text.len())];
     // UTF-8: a code point is a byte that is not a continuation byte.
     before.len() > cap && before.iter().filter(|&&b| (b as i8) >= -0x40).count() > cap
+}
+
+/// A look-behind's capped form, built now or on first use as a
+/// [`LazyDfa`] is.
+#[derive(Debug)]
+struct Far {
+    pat: String,
+    capped: OnceLock<Capped>,
+}
+
+impl Far {
+    fn new(pat: &str, lazy: bool) -> Result<Far, LgrError> {
+        let capped = OnceLock::new();
+        if !lazy {
+            let _ = capped.set(Capped::new(pat)?);
+        }
+        Ok(Far { pat: pat.to_string(), capped })
+    }
+
+    /// The automaton. One built on first use that does not build panics,
+    /// as [`LazyDfa`]'s: only the rules no label uses and those of the
+    /// built-in LGRs (which have no such look-behind) are built so.
+    fn get(&self) -> &Capped {
+        match self.capped.get() {
+            Some(c) => c,
+            None => self.try_get().unwrap_or_else(|e| panic!("rule automaton: {}", e.message)),
+        }
+    }
+
+    fn try_get(&self) -> Result<&Capped, LgrError> {
+        if let Some(c) = self.capped.get() {
+            return Ok(c);
+        }
+        let c = Capped::new(&self.pat)?;
+        Ok(self.capped.get_or_init(|| c))
+    }
 }
 
 type CacheFn = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
@@ -139,6 +190,7 @@ impl Capped {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lgr::rules::CompiledRule;
 
     /// The open and capped forms of `x[\p{L}]{0,}`: the same answers up
     /// to 63 code points before the position; past them, the capped
@@ -159,6 +211,30 @@ mod tests {
         }
         assert!(!l.ends_at("éé", 4));
         assert!(!l.ends_at("", 0));
+    }
+
+    /// Only a look-behind with a count `n+`, here or in a rule it refers
+    /// to, has a capped form; none of the built-in LGRs' (written from
+    /// ICANN's, whose look-behinds have no such count) has one.
+    #[test]
+    fn only_unbounded_counts_get_a_capped_form() {
+        let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+              <char cp="0061" when="fixed"/><char cp="0062" when="bounded"/>
+              <char cp="0063" when="by-ref"/><char cp="0064" when="ahead"/>
+            </data><rules>
+              <rule name="letters"><class property="gc:L" count="1+"/></rule>
+              <rule name="fixed"><look-behind><char cp="0078"/><any/></look-behind><anchor/></rule>
+              <rule name="bounded"><look-behind><any count="0:5"/></look-behind><anchor/></rule>
+              <rule name="by-ref"><look-behind><rule by-ref="letters"/></look-behind><anchor/></rule>
+              <rule name="ahead"><anchor/><look-ahead><any count="0+"/></look-ahead></rule>
+            </rules></lgr>"#;
+        let l = crate::lgr::Lgr::from_xml("t", xml).unwrap();
+        let forms: Vec<usize> = l.rules.iter().map(CompiledRule::capped_forms).collect();
+        assert_eq!(forms, [0, 0, 0, 1, 0]);
+        for b in crate::builtin::BUILTINS {
+            let l = crate::builtin::load(b.name).unwrap();
+            assert!(l.rules.iter().all(|r| r.capped_forms() == 0), "{}", b.name);
+        }
     }
 
     #[test]

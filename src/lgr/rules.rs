@@ -70,7 +70,7 @@ impl LazyDfa {
     }
 
     /// The automaton, built now if it was not.
-    fn try_get(&self) -> Result<&Dfa, LgrError> {
+    pub(super) fn try_get(&self) -> Result<&Dfa, LgrError> {
         if let Some(d) = self.dfa.get() {
             return Ok(d);
         }
@@ -118,12 +118,24 @@ impl CompiledRule {
         let dfas: Vec<&LazyDfa> = match self {
             CompiledRule::Never => Vec::new(),
             CompiledRule::Anywhere(d, _) => vec![d],
-            CompiledRule::Alts { alts, .. } => alts
-                .iter()
-                .flat_map(|a| a.look_behind.iter().map(LookBehind::near).chain(&a.forward))
-                .collect(),
+            CompiledRule::Alts { alts, .. } => {
+                alts.iter().flat_map(|a| &a.look_behind).try_for_each(LookBehind::build_all)?;
+                alts.iter().flat_map(|a| &a.forward).collect()
+            }
         };
         dfas.into_iter().try_for_each(|d| d.try_get().map(|_| ()))
+    }
+
+    /// How many of its look-behinds have a capped form apart from the open
+    /// one (see [`super::lookbehind`]).
+    #[cfg(test)]
+    pub(crate) fn capped_forms(&self) -> usize {
+        match self {
+            CompiledRule::Alts { alts, .. } => {
+                alts.iter().flat_map(|a| &a.look_behind).filter(|lb| lb.has_capped_form()).count()
+            }
+            _ => 0,
+        }
     }
 
     /// A rule searched anywhere, as fixed-length sequences, when it is one.
@@ -315,6 +327,8 @@ enum Item {
 struct Compiler<'r, R: Resolver> {
     res: &'r R,
     stack: Vec<String>,
+    /// Set when a pattern caps a count (see [`count_suffix`]).
+    capped: bool,
 }
 
 /// Upper bound on alternatives one rule expands to.
@@ -334,7 +348,7 @@ pub(crate) fn compile<R: Resolver>(
     let body = res
         .rule_body(name)
         .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
-    let mut c = Compiler { res, stack: vec![name.to_string()] };
+    let mut c = Compiler { res, stack: vec![name.to_string()], capped: false };
     if c.pattern_is_empty(body)? {
         return Ok((CompiledRule::Never, "never".to_string()));
     }
@@ -441,7 +455,7 @@ pub(crate) fn required_terms<R: Resolver>(res: &R, name: &str) -> Result<Option<
     let body = res
         .rule_body(name)
         .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
-    let mut c = Compiler { res, stack: vec![name.to_string()] };
+    let mut c = Compiler { res, stack: vec![name.to_string()], capped: false };
     c.terms_seq(body)
 }
 
@@ -736,7 +750,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             Matcher::Anchor => Ok(vec![vec![Item::Anchor]]),
             Matcher::LookAhead(s) => Ok(vec![vec![Item::LookAhead(self.plain_seq(s, false)?)]]),
             Matcher::LookBehind(s) => {
-                let (capped, open) = (self.plain_seq(s, true)?, self.plain_seq(s, false)?);
+                self.capped = false;
+                let capped = self.plain_seq(s, true)?;
+                let open = if self.capped { self.plain_seq(s, false)? } else { capped.clone() };
                 Ok(vec![vec![Item::LookBehind(capped, open)]])
             }
             Matcher::Seq(s, None) => self.expand(s),
@@ -873,6 +889,16 @@ impl<'r, R: Resolver> Compiler<'r, R> {
     /// The regex for a matcher with no anchor and no look-around; `cap`:
     /// as in [`count_suffix`].
     fn pattern(&mut self, m: &Matcher, cap: bool) -> Result<String, LgrError> {
+        let count = match m {
+            Matcher::Any(c)
+            | Matcher::Char(_, c)
+            | Matcher::Class(_, c)
+            | Matcher::Seq(_, c)
+            | Matcher::RuleRef(_, c)
+            | Matcher::Choice(_, c) => *c,
+            _ => None,
+        };
+        self.capped |= cap && count.is_some_and(|c| c.max.is_none());
         Ok(match m {
             Matcher::Start => "^".into(),
             Matcher::End => "$".into(),

@@ -138,3 +138,15 @@ fn a_huge_count_in_a_look_behind_is_still_refused_quickly() {
     assert!(e.contains("exceeded limit of 4194304"), "{e}");
     assert!(t.elapsed().as_secs() < 30);
 }
+
+#[test]
+fn an_unused_rule_with_a_huge_look_behind_count_is_not_built() {
+    // As cli::bounds::unused_rule_automaton_is_not_built: no context or
+    // action uses the rule, so neither of its automata is built.
+    let text = LGR.replace(
+        "<rules>\n",
+        "<rules>\n<rule name=\"unused\"><look-behind><class property=\"gc:L\" count=\"9999+\"/></look-behind><anchor/></rule>\n",
+    );
+    let l = Lgr::from_xml("lb.xml", &text).unwrap_or_else(|e| panic!("{e}"));
+    expect(&l, "xab-c", "valid", "");
+}
