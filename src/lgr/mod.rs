@@ -20,6 +20,7 @@ mod context;
 mod cpset;
 mod eval;
 mod index;
+mod lookbehind;
 mod merge;
 pub mod model;
 mod props;

@@ -3,7 +3,8 @@
 //! A rule is first expanded into alternatives of the shape
 //! `[look-behind…] [anchor] body [look-ahead]` (the positional form the RELAX
 //! NG schema allows). Each look-behind becomes an anchored *reverse* DFA that
-//! must match ending where the anchor starts; the body and look-ahead become
+//! must match ending where the anchor starts (see [`super::lookbehind`] for
+//! one with an unbounded count); the body and look-ahead become
 //! one anchored *forward* DFA that must match starting after the anchor. A rule
 //! without anchor and look-around is one unanchored DFA searched anywhere in
 //! the label, as the reference implementation's regex search does.
@@ -20,6 +21,7 @@
 use super::context::{Around, Atom, Context, edges_at_ends};
 use super::cpset::CpSet;
 use super::eval::Label;
+use super::lookbehind::{LOOK_BEHIND_CAP, LookBehind};
 use super::model::{Count, Matcher};
 use crate::error::LgrError;
 use regex_automata::dfa::{Automaton, StartKind, dense};
@@ -27,10 +29,6 @@ use regex_automata::nfa::thompson;
 use regex_automata::{Anchored, Input, util::syntax};
 use std::fmt::Write;
 use std::sync::OnceLock;
-
-/// Longest label the protocol allows (RFC 1035 §2.3.4); an unbounded count
-/// inside a look-behind is capped at it, as the reference implementation does.
-const LOOK_BEHIND_CAP: u32 = 63;
 
 type Dfa = dense::DFA<Vec<u32>>;
 
@@ -46,7 +44,12 @@ pub(crate) struct LazyDfa {
 }
 
 impl LazyDfa {
-    fn new(pat: &str, reverse: bool, start: StartKind, lazy: bool) -> Result<LazyDfa, LgrError> {
+    pub(super) fn new(
+        pat: &str,
+        reverse: bool,
+        start: StartKind,
+        lazy: bool,
+    ) -> Result<LazyDfa, LgrError> {
         let dfa = OnceLock::new();
         if !lazy {
             let _ = dfa.set(build(pat, reverse, start)?);
@@ -57,7 +60,7 @@ impl LazyDfa {
     /// The automaton. A lazy one that does not build panics: only the
     /// built-in LGRs are lazy, and `builtin::tests` builds all of theirs.
     #[inline]
-    fn get(&self) -> &Dfa {
+    pub(super) fn get(&self) -> &Dfa {
         match self.dfa.get() {
             Some(d) => d,
             None => {
@@ -67,7 +70,7 @@ impl LazyDfa {
     }
 
     /// The automaton, built now if it was not.
-    fn try_get(&self) -> Result<&Dfa, LgrError> {
+    pub(super) fn try_get(&self) -> Result<&Dfa, LgrError> {
         if let Some(d) = self.dfa.get() {
             return Ok(d);
         }
@@ -86,7 +89,7 @@ pub(crate) trait Resolver {
 
 #[derive(Debug)]
 pub(crate) struct Alt {
-    look_behind: Vec<LazyDfa>,
+    look_behind: Vec<LookBehind>,
     skip_anchor: bool,
     forward: Option<LazyDfa>,
 }
@@ -116,10 +119,23 @@ impl CompiledRule {
             CompiledRule::Never => Vec::new(),
             CompiledRule::Anywhere(d, _) => vec![d],
             CompiledRule::Alts { alts, .. } => {
-                alts.iter().flat_map(|a| a.look_behind.iter().chain(&a.forward)).collect()
+                alts.iter().flat_map(|a| &a.look_behind).try_for_each(LookBehind::build_all)?;
+                alts.iter().flat_map(|a| &a.forward).collect()
             }
         };
         dfas.into_iter().try_for_each(|d| d.try_get().map(|_| ()))
+    }
+
+    /// How many of its look-behinds have a capped form apart from the open
+    /// one (see [`super::lookbehind`]).
+    #[cfg(test)]
+    pub(crate) fn capped_forms(&self) -> usize {
+        match self {
+            CompiledRule::Alts { alts, .. } => {
+                alts.iter().flat_map(|a| &a.look_behind).filter(|lb| lb.has_capped_form()).count()
+            }
+            _ => 0,
+        }
     }
 
     /// A rule searched anywhere, as fixed-length sequences, when it is one.
@@ -180,7 +196,7 @@ impl CompiledRule {
             CompiledRule::Never => false,
             CompiledRule::Anywhere(d, _) => search_anywhere(d.get(), text),
             CompiledRule::Alts { anchored: true, alts, .. } => alts.iter().any(|a| {
-                a.look_behind.iter().all(|lb| ends_at(lb.get(), text, at))
+                a.look_behind.iter().all(|lb| lb.ends_at(text, at))
                     && a.forward.as_ref().is_none_or(|f| {
                         starts_at(f.get(), text, if a.skip_anchor { after } else { at })
                     })
@@ -199,7 +215,7 @@ impl CompiledRule {
                 let positions =
                     text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len()));
                 positions.into_iter().any(|p| {
-                    a.look_behind.iter().all(|lb| ends_at(lb.get(), text, p))
+                    a.look_behind.iter().all(|lb| lb.ends_at(text, p))
                         && a.forward.as_ref().is_none_or(|f| starts_at(f.get(), text, p))
                 })
             }),
@@ -223,7 +239,7 @@ fn starts_at(d: &Dfa, text: &str, at: usize) -> bool {
     matches!(d.try_search_fwd(&input), Ok(Some(_)))
 }
 
-fn ends_at(d: &Dfa, text: &str, at: usize) -> bool {
+pub(super) fn ends_at(d: &Dfa, text: &str, at: usize) -> bool {
     if let Some(r) = run(d, text.as_bytes(), 0, at, true, Anchored::Yes) {
         return r;
     }
@@ -301,7 +317,9 @@ fn run(
 #[derive(Clone, Debug)]
 enum Item {
     Frag(String),
-    LookBehind(String),
+    /// The look-behind's patterns: capped and open (see
+    /// [`super::lookbehind`]).
+    LookBehind(String, String),
     LookAhead(String),
     Anchor,
 }
@@ -309,6 +327,8 @@ enum Item {
 struct Compiler<'r, R: Resolver> {
     res: &'r R,
     stack: Vec<String>,
+    /// Set when a pattern caps a count (see [`count_suffix`]).
+    capped: bool,
 }
 
 /// Upper bound on alternatives one rule expands to.
@@ -328,14 +348,14 @@ pub(crate) fn compile<R: Resolver>(
     let body = res
         .rule_body(name)
         .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
-    let mut c = Compiler { res, stack: vec![name.to_string()] };
+    let mut c = Compiler { res, stack: vec![name.to_string()], capped: false };
     if c.pattern_is_empty(body)? {
         return Ok((CompiledRule::Never, "never".to_string()));
     }
     let alts = c.expand(body)?;
     let anchored = alts.iter().any(|a| a.iter().any(|i| matches!(i, Item::Anchor)));
     let special = alts.iter().any(|a| {
-        a.iter().any(|i| matches!(i, Item::Anchor | Item::LookAhead(_) | Item::LookBehind(_)))
+        a.iter().any(|i| matches!(i, Item::Anchor | Item::LookAhead(_) | Item::LookBehind(..)))
     });
     if !special {
         let pats: Vec<String> =
@@ -354,8 +374,10 @@ pub(crate) fn compile<R: Resolver>(
         let mut i = 0;
         let mut look_behind = Vec::new();
         key.push('\u{2}');
-        while let Some(Item::LookBehind(p)) = alt.get(i) {
-            look_behind.push(LazyDfa::new(p, true, StartKind::Anchored, lazy)?);
+        while let Some(Item::LookBehind(p, open)) = alt.get(i) {
+            look_behind.push(LookBehind::new(p, open, lazy)?);
+            // The capped pattern says what the look-behind matches: the
+            // open one only stands for it where they agree.
             key.push('\u{3}');
             key.push_str(p);
             i += 1;
@@ -380,7 +402,7 @@ pub(crate) fn compile<R: Resolver>(
                 Item::Anchor => {
                     return Err(LgrError::new("an anchor may only follow look-behind elements"));
                 }
-                Item::LookBehind(_) => {
+                Item::LookBehind(..) => {
                     return Err(LgrError::new("a look-behind may only come before the anchor"));
                 }
             }
@@ -433,7 +455,7 @@ pub(crate) fn required_terms<R: Resolver>(res: &R, name: &str) -> Result<Option<
     let body = res
         .rule_body(name)
         .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
-    let mut c = Compiler { res, stack: vec![name.to_string()] };
+    let mut c = Compiler { res, stack: vec![name.to_string()], capped: false };
     c.terms_seq(body)
 }
 
@@ -510,7 +532,7 @@ fn frag_text(i: &Item) -> &str {
 /// Bounds on the automata one rule may build, so that a hostile or broken
 /// LGR (`<class property="gc:L" count="9999"/>`) is refused quickly rather
 /// than compiled for minutes. ICANN's largest LGRs stay far below them.
-const NFA_SIZE_LIMIT: usize = 4 << 20;
+pub(super) const NFA_SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 16 << 20;
 
 fn build(pat: &str, reverse: bool, start: StartKind) -> Result<Dfa, LgrError> {
@@ -525,23 +547,29 @@ fn build(pat: &str, reverse: bool, start: StartKind) -> Result<Dfa, LgrError> {
         .syntax(syntax::Config::new().unicode(true).utf8(true))
         .thompson(thompson::Config::new().reverse(reverse).nfa_size_limit(Some(NFA_SIZE_LIMIT)))
         .build(pat)
-        .map_err(|e| {
-            let mut msg = format!("does not compile to an automaton: {e}");
-            let mut src = std::error::Error::source(&e);
-            while let Some(s) = src {
-                msg.push_str(&format!(": {s}"));
-                src = s.source();
-            }
-            LgrError::new(msg)
-        })
+        .map_err(|e| automaton_error(&e))
 }
 
-fn count_suffix(c: Option<Count>, in_look_behind: bool) -> String {
+/// The error for an automaton that does not build, with its causes.
+pub(super) fn automaton_error(e: &dyn std::error::Error) -> LgrError {
+    let mut msg = format!("does not compile to an automaton: {e}");
+    let mut src = e.source();
+    while let Some(s) = src {
+        msg.push_str(&format!(": {s}"));
+        src = s.source();
+    }
+    LgrError::new(msg)
+}
+
+/// The regex suffix of count `c` (RFC 7940 §5.3.3); `cap`: a count with
+/// no maximum is capped at [`LOOK_BEHIND_CAP`] repeats, as the reference
+/// writes it inside a look-behind (see [`super::lookbehind`]).
+fn count_suffix(c: Option<Count>, cap: bool) -> String {
     match c {
         None => String::new(),
         Some(Count { min, max: Some(m) }) if min == m => format!("{{{min}}}"),
         Some(Count { min, max: Some(m) }) => format!("{{{min},{m}}}"),
-        Some(Count { min, max: None }) if in_look_behind => {
+        Some(Count { min, max: None }) if cap => {
             format!("{{{min},{}}}", LOOK_BEHIND_CAP.max(min))
         }
         Some(Count { min, max: None }) => format!("{{{min},}}"),
@@ -721,7 +749,12 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         match m {
             Matcher::Anchor => Ok(vec![vec![Item::Anchor]]),
             Matcher::LookAhead(s) => Ok(vec![vec![Item::LookAhead(self.plain_seq(s, false)?)]]),
-            Matcher::LookBehind(s) => Ok(vec![vec![Item::LookBehind(self.plain_seq(s, true)?)]]),
+            Matcher::LookBehind(s) => {
+                self.capped = false;
+                let capped = self.plain_seq(s, true)?;
+                let open = if self.capped { self.plain_seq(s, false)? } else { capped.clone() };
+                Ok(vec![vec![Item::LookBehind(capped, open)]])
+            }
             Matcher::Seq(s, None) => self.expand(s),
             Matcher::RuleRef(n, None) => self.in_rule(n, Self::expand),
             Matcher::Choice(s, None) => {
@@ -737,7 +770,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         }
     }
 
-    fn plain_seq(&mut self, seq: &[Matcher], lb: bool) -> Result<String, LgrError> {
+    fn plain_seq(&mut self, seq: &[Matcher], cap: bool) -> Result<String, LgrError> {
         let mut s = String::new();
         for m in seq {
             if self.special(m)? {
@@ -745,7 +778,7 @@ impl<'r, R: Resolver> Compiler<'r, R> {
                     "anchors and look-around may not be nested in look-around",
                 ));
             }
-            s.push_str(&self.pattern(m, lb)?);
+            s.push_str(&self.pattern(m, cap)?);
         }
         Ok(s)
     }
@@ -853,37 +886,48 @@ impl<'r, R: Resolver> Compiler<'r, R> {
         })
     }
 
-    /// The regex for a matcher with no anchor and no look-around.
-    fn pattern(&mut self, m: &Matcher, lb: bool) -> Result<String, LgrError> {
+    /// The regex for a matcher with no anchor and no look-around; `cap`:
+    /// as in [`count_suffix`].
+    fn pattern(&mut self, m: &Matcher, cap: bool) -> Result<String, LgrError> {
+        let count = match m {
+            Matcher::Any(c)
+            | Matcher::Char(_, c)
+            | Matcher::Class(_, c)
+            | Matcher::Seq(_, c)
+            | Matcher::RuleRef(_, c)
+            | Matcher::Choice(_, c) => *c,
+            _ => None,
+        };
+        self.capped |= cap && count.is_some_and(|c| c.max.is_none());
         Ok(match m {
             Matcher::Start => "^".into(),
             Matcher::End => "$".into(),
-            Matcher::Any(c) => format!("(?s:.){}", count_suffix(*c, lb)),
+            Matcher::Any(c) => format!("(?s:.){}", count_suffix(*c, cap)),
             Matcher::Char(cps, c) => {
                 let mut s = String::new();
                 for &cp in cps {
                     push_cp(&mut s, cp);
                 }
-                if c.is_some() { format!("(?:{s}){}", count_suffix(*c, lb)) } else { s }
+                if c.is_some() { format!("(?:{s}){}", count_suffix(*c, cap)) } else { s }
             }
             Matcher::Class(e, c) => {
                 let s = set_pattern(&self.res.class_set(e)?);
-                if c.is_some() { format!("(?:{s}){}", count_suffix(*c, lb)) } else { s }
+                if c.is_some() { format!("(?:{s}){}", count_suffix(*c, cap)) } else { s }
             }
             Matcher::Seq(s, c) => {
-                let inner = self.plain_seq(s, lb)?;
-                format!("(?:{inner}){}", count_suffix(*c, lb))
+                let inner = self.plain_seq(s, cap)?;
+                format!("(?:{inner}){}", count_suffix(*c, cap))
             }
             Matcher::RuleRef(n, c) => {
-                let inner = self.in_rule(n, |me, body| me.plain_seq(body, lb))?;
-                format!("(?:{inner}){}", count_suffix(*c, lb))
+                let inner = self.in_rule(n, |me, body| me.plain_seq(body, cap))?;
+                format!("(?:{inner}){}", count_suffix(*c, cap))
             }
             Matcher::Choice(s, c) => {
                 let mut parts = Vec::new();
                 for x in s {
-                    parts.push(self.pattern(x, lb)?);
+                    parts.push(self.pattern(x, cap)?);
                 }
-                format!("(?:{}){}", parts.join("|"), count_suffix(*c, lb))
+                format!("(?:{}){}", parts.join("|"), count_suffix(*c, cap))
             }
             Matcher::Anchor | Matcher::LookAhead(_) | Matcher::LookBehind(_) => {
                 return Err(LgrError::new("anchors and look-around may not be nested here"));

@@ -7,5 +7,6 @@ mod util;
 mod builtin;
 mod errors;
 mod index_mode;
+mod look_behind;
 mod merge;
 mod tables;
