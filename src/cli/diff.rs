@@ -110,6 +110,31 @@ fn read_pair(
     new: &std::path::Path,
 ) -> anyhow::Result<(JsonlReport, JsonlReport)> {
     let pair = (JsonlReport::read(old)?, JsonlReport::read(new)?);
+    // Ids hash the label, its index label and the variant LGR's identity
+    // (`report::findings::finding_id`): across zones or variant LGRs
+    // findings cannot match.
+    let meta_text = |r: &JsonlReport, record: bool, at: &str| {
+        let v = if record { r.summary.as_ref() } else { r.meta.as_ref() };
+        v.and_then(|v| v.pointer(at)?.as_str().map(String::from))
+    };
+    let (apex_a, apex_b) = (meta_text(&pair.0, true, "/apex"), meta_text(&pair.1, true, "/apex"));
+    if let (Some(a), Some(b)) = (&apex_a, &apex_b)
+        && a != b
+    {
+        eprintln!(
+            "lgrscan: warning: the reports audit different zones ({a} and {b}): their findings \
+             cannot match"
+        );
+    }
+    let at = "/variant_lgr/sha256";
+    if let (Some(a), Some(b)) = (meta_text(&pair.0, false, at), meta_text(&pair.1, false, at))
+        && a != b
+    {
+        eprintln!(
+            "lgrscan: warning: the reports were scanned with different variant LGRs: finding \
+             ids include the variant LGR, so every finding reads as new or resolved"
+        );
+    }
     for (path, r) in [(old, &pair.0), (new, &pair.1)] {
         let n = r.dropped_lines();
         if n > 0 {

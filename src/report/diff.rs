@@ -6,8 +6,9 @@
 
 use super::record::{FieldType, RecordFormat, RecordWriter};
 use super::terminal::escape_for_terminal as esc;
+use crate::scan::FindingKind;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -127,6 +128,7 @@ impl JsonlReport {
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut r = JsonlReport::default();
+        let mut ids = HashSet::new();
         let mut last = 0;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -152,11 +154,24 @@ impl JsonlReport {
                 Some("meta") => r.meta = Some(Value::Object(m)),
                 Some("summary") => r.summary = Some(Value::Object(m)),
                 _ => {
-                    if m.get("id").and_then(Value::as_str).is_none() {
+                    let Some(id) = m.get("id").and_then(Value::as_str) else {
                         return Err(bad(
                             n,
                             "a finding without an id (not a JSON Lines report of lgrscan scan)",
                         ));
+                    };
+                    // Findings are matched by id: an unknown kind, an id
+                    // that no scan writes or one given twice would be
+                    // miscounted, not compared.
+                    if !FindingKind::ALL.iter().any(|k| kind == Some(k.as_str())) {
+                        return Err(bad(n, &format!("a record of unknown kind {kind:?}")));
+                    }
+                    if id.len() != 16 || !id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                    {
+                        return Err(bad(n, &format!("finding id {id:?} is not 16 hex digits")));
+                    }
+                    if !ids.insert(id.to_string()) {
+                        return Err(bad(n, &format!("finding id {id} a second time")));
                     }
                     r.rows.push(m);
                 }

@@ -244,6 +244,12 @@ fn root_zone_with_its_accepted_bundles_exits_0() {
 /// before a whole one is skipped.
 #[test]
 fn incomplete_reports_are_errors() {
+    // The report with its first finding line edited by `f`.
+    fn edited(lines: &[&str], f: impl Fn(&str) -> String) -> String {
+        let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        out[1] = f(lines[1]);
+        out.join("\n") + "\n"
+    }
     let dir = temp_dir("incomplete");
     let whole = dir.join("whole.jsonl");
     let records = scan_to(&["--lgr", LGR, CSV], &whole, 1);
@@ -255,6 +261,17 @@ fn incomplete_reports_are_errors() {
         ("cut.jsonl", lines[..lines.len() - 1].join("\n") + "\n", "without its summary"),
         ("headless.jsonl", lines[1..].join("\n") + "\n", "not a JSON Lines report"),
         ("twice.jsonl", format!("{text}{text}"), "after the summary record"),
+        ("dup.jsonl", edited(&lines, |l| format!("{l}\n{l}")), "a second time"),
+        (
+            "kind.jsonl",
+            edited(&lines, |l| l.replacen("\"kind\":\"", "\"kind\":\"x", 1)),
+            "unknown kind",
+        ),
+        (
+            "id.jsonl",
+            edited(&lines, |l| l.replacen("\"id\":\"", "\"id\":\"zz", 1)),
+            "16 hex digits",
+        ),
     ];
     let w = whole.to_str().unwrap();
     for (name, body, why) in cases {
