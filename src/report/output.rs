@@ -113,6 +113,15 @@ impl OutputFile {
             Resolved::Path(dest) => dest,
             Resolved::Descriptor(fd) => {
                 let file = inherited(fd).map_err(|e| named("cannot write", e))?;
+                // A file behind it is refused as any path to it would be.
+                if let Some(id) = file
+                    .metadata()
+                    .ok()
+                    .filter(fs::Metadata::is_file)
+                    .map(|m| Identity::of_metadata(&m))
+                {
+                    refuse_spared(path, id, spared)?;
+                }
                 let out = BufWriter::new(file);
                 return Ok(OutputFile {
                     path: path.to_path_buf(),
@@ -123,8 +132,10 @@ impl OutputFile {
             }
         };
         // A device or FIFO is written in place: nothing is replaced.
-        if !fs::metadata(&dest).is_ok_and(|m| !m.is_file()) {
-            refuse_spared(path, &dest, spared)?;
+        if !fs::metadata(&dest).is_ok_and(|m| !m.is_file())
+            && let Some(id) = Identity::of(&dest)
+        {
+            refuse_spared(path, id, spared)?;
         }
         let (how, out) = match fs::metadata(&dest) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -166,9 +177,10 @@ impl OutputFile {
     /// naming both).
     pub fn spare(&self, spared: &[&Path]) -> io::Result<()> {
         match &self.how {
-            How::Replace { dest, .. } | How::CopyInto { dest, .. } => {
-                refuse_spared(&self.path, dest, spared)
-            }
+            How::Replace { dest, .. } | How::CopyInto { dest, .. } => match Identity::of(dest) {
+                Some(id) => refuse_spared(&self.path, id, spared),
+                None => Ok(()),
+            },
             How::InPlace => Ok(()),
         }
     }
@@ -228,7 +240,12 @@ impl OutputFile {
             file.set_len(written).map_err(|e| named("cannot write", e))?;
         }
         if durability == Durability::Sync && !matches!(self.how, How::CopyInto { .. }) {
-            file.sync_all().map_err(|e| named("cannot sync", e))?;
+            match file.sync_all() {
+                // A pipe, a socket or a device written in place has nothing
+                // to sync (EINVAL).
+                Err(e) if matches!(self.how, How::InPlace) && e.raw_os_error() == Some(22) => {}
+                r => r.map_err(|e| named("cannot sync", e))?,
+            }
         }
         match self.how {
             How::Replace { temp, dest } => {
@@ -282,10 +299,9 @@ fn named_error(path: &Path, what: &str, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{what} {}: {cause}", path.display()))
 }
 
-/// The error for `path` (`dest` once resolved) when it is one of
-/// `spared` (compared by [`Identity`]).
-fn refuse_spared(path: &Path, dest: &Path, spared: &[&Path]) -> io::Result<()> {
-    let Some(id) = Identity::of(dest) else { return Ok(()) };
+/// The error for `path` (of identity `id` once resolved) when it is one
+/// of `spared`.
+fn refuse_spared(path: &Path, id: Identity, spared: &[&Path]) -> io::Result<()> {
     for &other in spared {
         let same = match follow_symlinks(other) {
             Ok(Resolved::Path(o)) => Identity::of(&o),
@@ -366,10 +382,17 @@ fn inherited(fd: i32) -> io::Result<File> {
     if fd < 0 {
         return Err(io::Error::from_raw_os_error(9));
     }
-    // SAFETY: the borrow is used once, to duplicate the descriptor, and
-    // ends here; a number that is not an open descriptor makes the
-    // duplication fail with EBADF, which is returned.
+    // SAFETY: the borrow is used to read the descriptor's flags and to
+    // duplicate it, and ends here; a number that is not an open
+    // descriptor makes the first call fail with EBADF, which is returned.
     let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    // A descriptor the process was given survived `exec`, so it is not
+    // close-on-exec; those the process opens itself (files, its signal
+    // handlers' socket) all are, and are no output.
+    let flags = rustix::io::fcntl_getfd(borrowed)?;
+    if flags.contains(rustix::io::FdFlags::CLOEXEC) {
+        return Err(io::Error::from_raw_os_error(9));
+    }
     Ok(File::from(borrowed.try_clone_to_owned()?))
 }
 
@@ -388,6 +411,20 @@ enum Identity {
 }
 
 impl Identity {
+    /// The identity of an open file.
+    fn of_metadata(m: &fs::Metadata) -> Identity {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Identity::File(m.dev(), m.ino())
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = m;
+            Identity::Path(PathBuf::new())
+        }
+    }
+
     /// The identity of `path` (its symbolic links followed); `None` when
     /// its directory cannot be resolved.
     fn of(path: &Path) -> Option<Identity> {

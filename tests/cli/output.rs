@@ -480,9 +480,34 @@ fn a_descriptor_is_written_through() {
     assert_eq!(fs::read_to_string(&log).unwrap(), format!("header\n{report}footer\n"));
     let piped = sh("\"$LGRSCAN\" scan -q \"$ZONE\" -o /dev/stdout | cat");
     assert_eq!(piped, report);
-    // A descriptor that is not open is an error naming the path.
-    let o = run(&["scan", "-q", ZONE, "-o", "/dev/fd/97"]);
-    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("/dev/fd/97"), "{}", stderr(&o));
+    // A descriptor that is not open is an error naming the path; so is
+    // one lgrscan opened itself (its signal handlers' socket is 3 and 4),
+    // which was written into, with exit 0.
+    for fd in ["/dev/fd/97", "/dev/fd/3", "/dev/fd/4"] {
+        let o = run(&["scan", "-q", ZONE, "-o", fd]);
+        assert_eq!(code(&o), Some(2), "{fd}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("cannot write {fd}: Bad file descriptor")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // A file behind the descriptor is spared as the file itself is: the
+    // other output, an input.
+    fs::write(dir.join("zone.txt"), fs::read(root().join(ZONE)).unwrap()).unwrap();
+    for script in [
+        "\"$LGRSCAN\" scan -q --format jsonl -o /dev/stdout --meta out.txt zone.txt > out.txt",
+        "\"$LGRSCAN\" scan -q --format jsonl -o out.txt --meta /dev/stdout zone.txt > out.txt",
+        "\"$LGRSCAN\" scan -q -o /dev/stdout zone.txt >> zone.txt",
+    ] {
+        let err = sh(&format!("( {script} ) 2> err.txt; echo \"rc=$?\"; cat err.txt"));
+        assert!(
+            err.contains("refusing to write /dev/stdout: it is the same file as"),
+            "{script}: {err}"
+        );
+        assert!(err.starts_with("rc=2\n"), "{script}: {err}");
+    }
+    let zone_now = fs::read(dir.join("zone.txt")).unwrap();
+    assert_eq!(zone_now, fs::read(root().join(ZONE)).unwrap(), "zone.txt changed");
     let _ = fs::remove_dir_all(&dir);
 }
