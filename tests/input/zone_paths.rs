@@ -212,9 +212,16 @@ fn signed_czds(n: usize, rng: &mut fastrand::Rng) -> (String, (u64, u64, u64)) {
     }
     // A hash-shaped label with a delegation, and NSEC3 data at a label
     // that is no hash: registered labels both.
-    s.push_str(&format!("{}.tld.\t86400\tin\tns\tns1.example.net.\n", fake_hash(1, rng)));
+    // The delegated one has NSEC3 data at its owner too (as RFC 5155
+    // Appendix A's `2t7b4g4vsa5smi47k61mv5bv1a22bojr.example.`), counted
+    // record by record.
+    let d = fake_hash(1, rng);
+    s.push_str(&format!("{d}.tld.\t86400\tin\tns\tns1.example.net.\n"));
+    s.push_str(&format!("{d}.tld.\t3600\tin\tnsec3\t1 1 0 - 2T7B4G4V NS\n"));
+    s.push_str(&format!("{d}.tld.\t3600\tin\trrsig\tNSEC3 8 2 3600 2026 2026 1 tld. AA==\n"));
+    s.push_str(&format!("{d}.tld.\t86400\tin\tds\t1 8 2 ABCD\n"));
     s.push_str("nohash.tld.\t3600\tin\tnsec3\t1 1 0 - 2T7B4G4V NS\n");
-    (s, (n as u64 + 2, nsec3, names))
+    (s, (n as u64 + 2, nsec3 + 2, names + 1))
 }
 
 /// NSEC3 hashed owners are counted apart, not registered, by both paths,

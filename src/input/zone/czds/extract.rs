@@ -273,8 +273,11 @@ fn read_line<const W: bool>(
             return None;
         }
         k.prev_at = pos;
-        // An NSEC3 hashed owner starts no run (see `new_owner`).
-        k.prev_len = if k.kind == Kind::Nsec3 { 0 } else { owner.len() };
+        // An owner that has or may have NSEC3 data starts no run: its
+        // lines are classified one by one (see `new_owner`).
+        let hashed = k.kind == Kind::Nsec3
+            || (k.kind == Kind::Registered && starts_with_hashed_label(owner));
+        k.prev_len = if hashed { 0 } else { owner.len() };
         rest
     };
     if o.ns && matches!(k.kind, Kind::Registered) {
@@ -401,6 +404,11 @@ fn is_soa_line(buf: &[u8], pos: usize) -> bool {
         .skip(1)
         .find(|f| !(is_ttl(f) || is_class(f)))
         .is_some_and(|t| t.eq_ignore_ascii_case(b"SOA"))
+}
+
+/// Whether the first label of `owner` has the shape of an NSEC3 hash.
+fn starts_with_hashed_label(owner: &[u8]) -> bool {
+    owner.get(..32).is_some_and(is_hashed_label) && matches!(owner.get(32), None | Some(b'.'))
 }
 
 /// Whether the record of the line whose text after the owner starts at

@@ -11,6 +11,7 @@ use super::fields::{FieldsCache, after_owner_cached, other_cached};
 use crate::input::hash::hash_bytes;
 use crate::input::settle::Settled;
 use crate::input::settle::{DIGITS, LETTERS, RuleSnapshot};
+use crate::input::zone::nsec3::is_hashed_label;
 use crate::simd::zone::{Classes32, eq_mask32, eq_mask32_to, low_bits};
 
 /// The plain labels a [`RuleSnapshot`] counts without a look at each
@@ -292,7 +293,9 @@ fn quick_registered<const W: bool, const Z: bool>(
     let ends = 1 | 1 << (m - 1);
     let hyphens_ok = hyphens & ends == 0 && hyphens & 0b1100 != 0b1100;
     debug_assert_eq!(hyphens_ok, crate::idna2008::hyphens_allowed(&buf[pos..pos + m]));
-    if !hyphens_ok {
+    // A label with the shape of an NSEC3 hash may have NSEC3 data too,
+    // counted apart: `read_line` reads its lines one by one.
+    if !hyphens_ok || (m == 32 && is_hashed_label(&buf[pos..pos + m])) {
         return false;
     }
     // Not the last registered label again; the orders after it.
