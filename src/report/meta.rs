@@ -110,6 +110,8 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// let relative = b"$ORIGIN example.\n@ IN SOA ns1 hostmaster ( 7 1 2 3 4 )\n";
 /// assert_eq!(soa_serial(relative), Some(7));
 /// assert_eq!(soa_serial(b"soa NS ns.example.\n"), None);
+/// let mx_first = b"soa IN MX 10 mail\n@ IN SOA ns1 hostmaster 99 1 2 3 4\n";
+/// assert_eq!(soa_serial(mx_first), Some(99));
 /// ```
 pub fn soa_serial(text: &[u8]) -> Option<u32> {
     let mut words: Vec<&[u8]> = Vec::new();
@@ -121,8 +123,12 @@ pub fn soa_serial(text: &[u8]) -> Option<u32> {
         );
     }
     // MNAME and RNAME: names, absolute or relative (`ns1`), not numbers.
-    let is_name =
-        |w: &[u8]| w == b"@" || w.contains(&b'.') || !w.first().is_some_and(u8::is_ascii_digit);
+    // (A class is no name: `soa IN MX 10 mail` is an MX record.)
+    let class =
+        |w: &[u8]| [&b"IN"[..], b"CH", b"HS", b"CS"].iter().any(|c| w.eq_ignore_ascii_case(c));
+    let is_name = |w: &[u8]| {
+        w == b"@" || w.contains(&b'.') || !(w.first().is_some_and(u8::is_ascii_digit) || class(w))
+    };
     words.windows(4).find_map(|w| {
         (w[0].eq_ignore_ascii_case(b"SOA") && is_name(w[1]) && is_name(w[2]))
             .then(|| std::str::from_utf8(w[3]).ok()?.parse::<u32>().ok())
