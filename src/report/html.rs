@@ -74,7 +74,8 @@ tr.group td{background:#f0f3f7;font-weight:600}.role-holder,.role-allocated,.rol
 .role-blocked,.role-invalid{color:#b3261e}.role-allocatable{color:#9a6700}.accepted{color:#667;font-style:italic}
 .label{font-size:16px}dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;background:#fff;
 padding:10px 16px;border-radius:8px;box-shadow:0 1px 3px #0002}dl.meta dt{color:#556}dl.meta dd{margin:0}
-.note{color:#556;font-size:13px}
+.note{color:#556;font-size:13px}.cards+.charts{margin-top:16px}
+.runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}.runs>div{min-width:0}
 "#;
 
 /// Sorts a table by the clicked column (numbers numerically). Errors are
@@ -119,8 +120,9 @@ fn card(name: &str, n: u64, text: &str, class: &str) -> Markup {
 const BAR_COLORS: &[&str] = &["#3d6fb6", "#c0504d", "#9bbb59", "#8064a2", "#4bacc6", "#f79646"];
 
 /// A horizontal bar chart as inline SVG: one bar per (key, value), largest
-/// first as given; at most 15 bars, the rest summed as "(others)".
-fn bar_chart(name: &str, title: &str, data: &[(String, u64)], color: &str) -> Markup {
+/// first as given; at most 15 bars, the rest summed as "(others)". Bar `i`
+/// has color `colors[i]`, the last color for the bars past them.
+fn bar_chart(name: &str, title: &str, data: &[(String, u64)], colors: &[&str]) -> Markup {
     let mut bars: Vec<(String, u64)> = data.iter().take(15).cloned().collect();
     if data.len() > 15 {
         bars.push(("(others)".into(), data[15..].iter().map(|(_, n)| n).sum()));
@@ -141,7 +143,8 @@ fn bar_chart(name: &str, title: &str, data: &[(String, u64)], color: &str) -> Ma
                     @let w = bar_w * *n as f64 / max as f64;
                     g data-key=(k) data-value=(n) {
                         text x=(label_w - 6.0) y=(y + 14.0) text-anchor="end" font-size="13" direction="ltr" { (clip(k, 22)) }
-                        rect x=(label_w) y=(y + 2.0) width=(w.max(1.0)) height=(row_h - 6.0) fill=(color) {}
+                        rect x=(label_w) y=(y + 2.0) width=(w.max(1.0)) height=(row_h - 6.0)
+                            fill=(colors.get(i).or(colors.last()).unwrap_or(&"#667")) {}
                         text x=(label_w + w + 5.0) y=(y + 14.0) font-size="12" { (n) }
                     }
                 }
@@ -470,10 +473,10 @@ pub fn render_scan(report: &JsonlReport) -> String {
         }
         h2 { "Findings" }
         div.charts {
-            (bar_chart("by-kind", "Findings by kind", &by_kind, BAR_COLORS[1]))
-            (bar_chart("by-script", "Findings by script", &by_script, BAR_COLORS[0]))
-            (bar_chart("by-lgr", "Findings by LGR", &by_lgr, BAR_COLORS[3]))
-            @if has_registrar { (bar_chart("by-registrar", "Findings by registrar", &by_registrar, BAR_COLORS[4])) }
+            (bar_chart("by-kind", "Findings by kind", &by_kind, &[BAR_COLORS[1]]))
+            (bar_chart("by-script", "Findings by script", &by_script, &[BAR_COLORS[0]]))
+            (bar_chart("by-lgr", "Findings by LGR", &by_lgr, &[BAR_COLORS[3]]))
+            @if has_registrar { (bar_chart("by-registrar", "Findings by registrar", &by_registrar, &[BAR_COLORS[4]])) }
         }
         (groups_table(&report.rows, &by_alabel))
         (findings_table("Contract findings", "contract", &contract, &by_alabel))
@@ -512,7 +515,7 @@ pub fn render_period(d: &Diff) -> String {
     };
     let body = html! {
         h2 { "Runs" }
-        div.charts {
+        div.runs {
             div { h3 { "Earlier" } (meta_list(d.old_meta.as_ref())) }
             div { h3 { "Later" } (meta_list(d.new_meta.as_ref())) }
         }
@@ -524,9 +527,9 @@ pub fn render_period(d: &Diff) -> String {
             (card("unchanged", d.unchanged, "unchanged", ""))
         }
         div.charts {
-            (bar_chart("new-vs-resolved", "New vs resolved", &totals, BAR_COLORS[2]))
-            (bar_chart("new-by-kind", "New by kind", &new_by_kind, BAR_COLORS[1]))
-            (bar_chart("resolved-by-kind", "Resolved by kind", &resolved_by_kind, BAR_COLORS[2]))
+            (bar_chart("new-vs-resolved", "New vs resolved", &totals, &[BAR_COLORS[1], BAR_COLORS[2]]))
+            (bar_chart("new-by-kind", "New by kind", &new_by_kind, &[BAR_COLORS[1]]))
+            (bar_chart("resolved-by-kind", "Resolved by kind", &resolved_by_kind, &[BAR_COLORS[2]]))
         }
         (findings_table("New findings", "new-rows", &new.iter().collect::<Vec<&Row>>(), &by_alabel))
         (findings_table("Resolved findings", "resolved-rows", &resolved.iter().collect::<Vec<&Row>>(), &by_alabel))

@@ -12,6 +12,7 @@
 
 use crate::util::{assert_exit, lgrscan, required, root, stdout, temp_dir};
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -277,6 +278,16 @@ fn period_report_in_a_browser() {
         [summary["new"].as_u64().unwrap(), summary["resolved"].as_u64().unwrap()]
     );
     assert_eq!(bars(&dom, "new-by-kind").iter().sum::<u64>(), summary["new"].as_u64().unwrap());
+    // New and resolved in two colors (both were green).
+    let html = std::fs::read_to_string(&page).unwrap();
+    let chart = html.split(r#"data-chart="new-vs-resolved""#).nth(1).unwrap();
+    let chart = &chart[..chart.find("</svg>").unwrap()];
+    let fills: BTreeSet<&str> = chart
+        .split(r#"<rect "#)
+        .skip(1)
+        .filter_map(|r| r.split(r#"fill=""#).nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(fills.len(), 2, "{fills:?}");
     assert!(dom.contains("invalid: non-LDH ASCII"), "the resolved invalid label's sentence");
     let rtl: Vec<Value> = stdout(&diff)
         .lines()
