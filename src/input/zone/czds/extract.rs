@@ -273,11 +273,14 @@ fn read_line<const W: bool>(
             return None;
         }
         k.prev_at = pos;
-        // An owner that has or may have NSEC3 data starts no run: its
-        // lines are classified one by one (see `new_owner`).
-        let hashed = k.kind == Kind::Nsec3
+        // An owner whose lines' types matter starts no run: its lines are
+        // classified one by one (see `new_owner`), as the careful parser
+        // does: one that has or may have NSEC3 data, and one outside the
+        // apex (another zone's SOA may follow its first line). Both are
+        // rare in a zone.
+        let one_by_one = matches!(k.kind, Kind::Nsec3 | Kind::Outside)
             || (k.kind == Kind::Registered && starts_with_hashed_label(owner));
-        k.prev_len = if hashed { 0 } else { owner.len() };
+        k.prev_len = if one_by_one { 0 } else { owner.len() };
         rest
     };
     if o.ns && matches!(k.kind, Kind::Registered) {
