@@ -222,7 +222,7 @@ pub struct CheckArgs {
     holder: super::scan::Holder,
     /// Output format (default: text on a terminal, csv otherwise).
     #[arg(long, value_enum)]
-    format: Option<super::scan::Format>,
+    format: Option<CheckFormat>,
     /// Write the rows here (atomically).
     #[arg(long, short)]
     output: Option<PathBuf>,
@@ -284,11 +284,18 @@ fn is_index(path: &str) -> bool {
             .is_ok_and(|n| n > 0 && index::format::MAGIC.starts_with(&head))
 }
 
+/// `check --format`: `scan`'s formats but HTML (one row per candidate).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckFormat {
+    /// One line per candidate, for people.
+    Text,
+    /// RFC 4180 CSV with a header row.
+    Csv,
+    /// One JSON object per candidate.
+    Jsonl,
+}
+
 pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
-    if args.format == Some(super::scan::Format::Html) {
-        // Refused before any work (the format flag is shared with `scan`).
-        anyhow::bail!("check has no HTML report: use --format text, csv or jsonl");
-    }
     // Read whole first: the candidates borrow their text from them.
     let files = (args.candidates.iter())
         .map(|path| super::read_whole(path))
@@ -352,9 +359,9 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     let verdicts = pool.install(|| sunrise::check(&index, &set, &candidates, &config))?;
     let format =
         args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {
-            super::scan::Format::Text
+            CheckFormat::Text
         } else {
-            super::scan::Format::Csv
+            CheckFormat::Csv
         });
     let write = |w: &mut dyn Write| write_rows(w, format, &candidates, &verdicts, &pool);
     match output.take() {
@@ -473,18 +480,15 @@ fn write_records(
 
 fn write_rows(
     w: &mut dyn Write,
-    format: super::scan::Format,
+    format: CheckFormat,
     candidates: &[Candidate<'_>],
     verdicts: &[Verdict],
     pool: &rayon::ThreadPool,
 ) -> anyhow::Result<()> {
     let record = match format {
-        super::scan::Format::Text => None,
-        super::scan::Format::Csv => Some(RecordFormat::Csv),
-        super::scan::Format::Jsonl => Some(RecordFormat::Jsonl),
-        super::scan::Format::Html => {
-            anyhow::bail!("check has no HTML report: use --format text, csv or jsonl")
-        }
+        CheckFormat::Text => None,
+        CheckFormat::Csv => Some(RecordFormat::Csv),
+        CheckFormat::Jsonl => Some(RecordFormat::Jsonl),
     };
     match record {
         Some(f) => write_records(w, f, candidates, verdicts, pool)?,

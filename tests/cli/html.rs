@@ -322,4 +322,11 @@ fn html_to_a_terminal_is_refused_and_check_has_no_html() {
         "xn--h1b7b1e8a",
     ]);
     assert_exit(&o, 2, "check --format html");
+    assert!(
+        crate::util::stderr(&o).contains("invalid value 'html'"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+    let help = stdout(&lgrscan(&["check", "--help"]));
+    assert!(help.contains("jsonl") && !help.contains("html"), "{help}");
 }
