@@ -113,12 +113,9 @@ fn read_pair(
     // Ids hash the label, its index label and the variant LGR's identity
     // (`report::findings::finding_id`): across zones or variant LGRs
     // findings cannot match.
-    let meta_text = |r: &JsonlReport, record: bool, at: &str| {
-        let v = if record { r.summary.as_ref() } else { r.meta.as_ref() };
-        v.and_then(|v| v.pointer(at)?.as_str().map(String::from))
-    };
-    let (apex_a, apex_b) = (meta_text(&pair.0, true, "/apex"), meta_text(&pair.1, true, "/apex"));
-    if let (Some(a), Some(b)) = (&apex_a, &apex_b)
+    let text = |v: Option<&serde_json::Value>, at: &str| v?.pointer(at)?.as_str().map(String::from);
+    let apex = |r: &JsonlReport| text(r.summary.as_ref(), "/apex");
+    if let (Some(a), Some(b)) = (apex(&pair.0), apex(&pair.1))
         && a != b
     {
         eprintln!(
@@ -126,8 +123,8 @@ fn read_pair(
              cannot match"
         );
     }
-    let at = "/variant_lgr/sha256";
-    if let (Some(a), Some(b)) = (meta_text(&pair.0, false, at), meta_text(&pair.1, false, at))
+    let variants = |r: &JsonlReport| text(r.meta.as_ref(), "/variant_lgr/sha256");
+    if let (Some(a), Some(b)) = (variants(&pair.0), variants(&pair.1))
         && a != b
     {
         eprintln!(

@@ -71,6 +71,7 @@ mod sorted_run;
 mod source;
 mod time;
 mod zone;
+pub(crate) use zone::is_class as is_zone_class;
 
 use std::fmt;
 use std::str::FromStr;

@@ -327,8 +327,6 @@ enum Item {
 struct Compiler<'r, R: Resolver> {
     res: &'r R,
     stack: Vec<String>,
-    /// Set when a pattern caps a count (see [`count_suffix`]).
-    capped: bool,
 }
 
 /// Upper bound on alternatives one rule expands to.
@@ -348,7 +346,7 @@ pub(crate) fn compile<R: Resolver>(
     let body = res
         .rule_body(name)
         .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
-    let mut c = Compiler { res, stack: vec![name.to_string()], capped: false };
+    let mut c = Compiler { res, stack: vec![name.to_string()] };
     if c.pattern_is_empty(body)? {
         return Ok((CompiledRule::Never, "never".to_string()));
     }
@@ -455,7 +453,7 @@ pub(crate) fn required_terms<R: Resolver>(res: &R, name: &str) -> Result<Option<
     let body = res
         .rule_body(name)
         .ok_or_else(|| LgrError::new(format!("reference to undefined rule '{name}'")))?;
-    let mut c = Compiler { res, stack: vec![name.to_string()], capped: false };
+    let mut c = Compiler { res, stack: vec![name.to_string()] };
     c.terms_seq(body)
 }
 
@@ -750,9 +748,9 @@ impl<'r, R: Resolver> Compiler<'r, R> {
             Matcher::Anchor => Ok(vec![vec![Item::Anchor]]),
             Matcher::LookAhead(s) => Ok(vec![vec![Item::LookAhead(self.plain_seq(s, false)?)]]),
             Matcher::LookBehind(s) => {
-                self.capped = false;
-                let capped = self.plain_seq(s, true)?;
-                let open = if self.capped { self.plain_seq(s, false)? } else { capped.clone() };
+                // The two forms are equal unless a count was capped
+                // (`LookBehind::new` compares them).
+                let (capped, open) = (self.plain_seq(s, true)?, self.plain_seq(s, false)?);
                 Ok(vec![vec![Item::LookBehind(capped, open)]])
             }
             Matcher::Seq(s, None) => self.expand(s),
@@ -889,16 +887,6 @@ impl<'r, R: Resolver> Compiler<'r, R> {
     /// The regex for a matcher with no anchor and no look-around; `cap`:
     /// as in [`count_suffix`].
     fn pattern(&mut self, m: &Matcher, cap: bool) -> Result<String, LgrError> {
-        let count = match m {
-            Matcher::Any(c)
-            | Matcher::Char(_, c)
-            | Matcher::Class(_, c)
-            | Matcher::Seq(_, c)
-            | Matcher::RuleRef(_, c)
-            | Matcher::Choice(_, c) => *c,
-            _ => None,
-        };
-        self.capped |= cap && count.is_some_and(|c| c.max.is_none());
         Ok(match m {
             Matcher::Start => "^".into(),
             Matcher::End => "$".into(),

@@ -124,10 +124,10 @@ pub fn soa_serial(text: &[u8]) -> Option<u32> {
     }
     // MNAME and RNAME: names, absolute or relative (`ns1`), not numbers.
     // (A class is no name: `soa IN MX 10 mail` is an MX record.)
-    let class =
-        |w: &[u8]| [&b"IN"[..], b"CH", b"HS", b"CS"].iter().any(|c| w.eq_ignore_ascii_case(c));
     let is_name = |w: &[u8]| {
-        w == b"@" || w.contains(&b'.') || !(w.first().is_some_and(u8::is_ascii_digit) || class(w))
+        w == b"@"
+            || w.contains(&b'.')
+            || !(w.first().is_some_and(u8::is_ascii_digit) || crate::input::is_zone_class(w))
     };
     words.windows(4).find_map(|w| {
         (w[0].eq_ignore_ascii_case(b"SOA") && is_name(w[1]) && is_name(w[2]))

@@ -45,6 +45,11 @@ use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use tempfile::TempPath;
 
+/// The errors a descriptor gives that is not open (EBADF), and that
+/// cannot be synced (EINVAL: a pipe, a socket).
+const EBADF: i32 = rustix::io::Errno::BADF.raw_os_error();
+const EINVAL: i32 = rustix::io::Errno::INVAL.raw_os_error();
+
 /// Symbolic links followed before a path is refused as a loop (Linux's
 /// `MAXSYMLINKS`).
 const MAX_SYMLINKS: usize = 40;
@@ -118,7 +123,7 @@ impl OutputFile {
                     .metadata()
                     .ok()
                     .filter(fs::Metadata::is_file)
-                    .map(|m| Identity::of_metadata(&m))
+                    .and_then(|m| Identity::of_metadata(&m))
                 {
                     refuse_spared(path, id, spared)?;
                 }
@@ -243,7 +248,7 @@ impl OutputFile {
             match file.sync_all() {
                 // A pipe, a socket or a device written in place has nothing
                 // to sync (EINVAL).
-                Err(e) if matches!(self.how, How::InPlace) && e.raw_os_error() == Some(22) => {}
+                Err(e) if matches!(self.how, How::InPlace) && e.raw_os_error() == Some(EINVAL) => {}
                 r => r.map_err(|e| named("cannot sync", e))?,
             }
         }
@@ -380,7 +385,7 @@ fn own_descriptor(path: &Path) -> Option<i32> {
 fn inherited(fd: i32) -> io::Result<File> {
     use std::os::fd::BorrowedFd;
     if fd < 0 {
-        return Err(io::Error::from_raw_os_error(9));
+        return Err(io::Error::from_raw_os_error(EBADF));
     }
     // SAFETY: the borrow is used to read the descriptor's flags and to
     // duplicate it, and ends here; a number that is not an open
@@ -391,7 +396,7 @@ fn inherited(fd: i32) -> io::Result<File> {
     // handlers' socket) all are, and are no output.
     let flags = rustix::io::fcntl_getfd(borrowed)?;
     if flags.contains(rustix::io::FdFlags::CLOEXEC) {
-        return Err(io::Error::from_raw_os_error(9));
+        return Err(io::Error::from_raw_os_error(EBADF));
     }
     Ok(File::from(borrowed.try_clone_to_owned()?))
 }
@@ -411,27 +416,25 @@ enum Identity {
 }
 
 impl Identity {
-    /// The identity of an open file.
-    fn of_metadata(m: &fs::Metadata) -> Identity {
+    /// The identity of an open file (none where files have no inode).
+    fn of_metadata(m: &fs::Metadata) -> Option<Identity> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
-            Identity::File(m.dev(), m.ino())
+            Some(Identity::File(m.dev(), m.ino()))
         }
         #[cfg(not(unix))]
         {
             let _ = m;
-            Identity::Path(PathBuf::new())
+            None
         }
     }
 
     /// The identity of `path` (its symbolic links followed); `None` when
     /// its directory cannot be resolved.
     fn of(path: &Path) -> Option<Identity> {
-        #[cfg(unix)]
-        if let Ok(m) = fs::metadata(path) {
-            use std::os::unix::fs::MetadataExt;
-            return Some(Identity::File(m.dev(), m.ino()));
+        if let Some(id) = fs::metadata(path).ok().and_then(|m| Identity::of_metadata(&m)) {
+            return Some(id);
         }
         if let Ok(p) = fs::canonicalize(path) {
             return Some(Identity::Path(p));

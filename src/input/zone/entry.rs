@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::nsec3::{is_hashed_label, is_nsec3_data};
+use super::nsec3::{is_hashed_label, is_nsec3_record};
 use super::state::{Include, ZoneState};
 use super::tokens::{
     FAILED_PAREN_BUDGET, PAREN_BOUNDS, Scan, TIGHT_PAREN_BOUNDS, Tok, is_class, is_ttl, resolve_in,
@@ -112,7 +112,7 @@ pub(super) fn entry(
     } else {
         None
     };
-    let nsec3 = is_nsec3_data(toks[owner_tok.map_or(0, |_| 1)..].iter().map(text));
+    let nsec3 = is_nsec3_record(ty, toks.get(k + 1).map(text));
     let class = match owner_tok {
         None => {
             let Some(class) = st.prev_class else {

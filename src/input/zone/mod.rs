@@ -43,6 +43,7 @@ use entry::general_entry;
 #[cfg(test)]
 use state::looks_czds;
 pub(crate) use state::{Include, MAX_INCLUDES, ZoneState};
+pub(crate) use tokens::is_class;
 
 use super::collect::Collector;
 use super::{Config, Error};

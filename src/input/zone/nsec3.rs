@@ -22,20 +22,21 @@ pub(crate) fn is_hashed_label(label: &[u8]) -> bool {
         && label.iter().all(|&b| b.is_ascii_digit() || matches!(b | 0x20, b'a'..=b'v'))
 }
 
-/// Whether the fields of a record after its owner (TTL and class in any
-/// order, the type, the RDATA) are an NSEC3 record or an RRSIG covering
-/// NSEC3 (its first RDATA field, RFC 4034 §3.1.1).
-pub(crate) fn is_nsec3_data<'a>(mut fields: impl Iterator<Item = &'a [u8]>) -> bool {
-    let Some(ty) = fields.find(|f| !(is_ttl(f) || is_class(f))) else { return false };
+/// Whether a record of type `ty`, with `covered` its first RDATA field,
+/// is an NSEC3 record or an RRSIG covering NSEC3 (RFC 4034 §3.1.1).
+pub(crate) fn is_nsec3_record(ty: &[u8], covered: Option<&[u8]>) -> bool {
     ty.eq_ignore_ascii_case(b"NSEC3")
         || (ty.eq_ignore_ascii_case(b"RRSIG")
-            && fields.next().is_some_and(|c| c.eq_ignore_ascii_case(b"NSEC3")))
+            && covered.is_some_and(|c| c.eq_ignore_ascii_case(b"NSEC3")))
 }
 
-/// [`is_nsec3_data`] of the text of a line after its owner, split as
-/// the careful parser splits fields (tabs, spaces, CRs).
+/// [`is_nsec3_record`] of the text of a line after its owner (TTL and
+/// class in any order, the type, the RDATA), split as the careful parser
+/// splits fields (tabs, spaces, CRs).
 pub(crate) fn is_nsec3_text(rest: &[u8]) -> bool {
-    is_nsec3_data(rest.split(|b| matches!(b, b' ' | b'\t' | b'\r')).filter(|f| !f.is_empty()))
+    let mut fields = rest.split(|b| matches!(b, b' ' | b'\t' | b'\r')).filter(|f| !f.is_empty());
+    let Some(ty) = fields.find(|f| !(is_ttl(f) || is_class(f))) else { return false };
+    is_nsec3_record(ty, fields.next())
 }
 
 #[cfg(test)]
