@@ -75,15 +75,27 @@ pub fn run_index(args: IndexArgs) -> anyhow::Result<std::process::ExitCode> {
     }
 }
 
-/// Where an index is written: told about how long it is first.
+/// Where an index is written: told about how long it is first, and
+/// perhaps able to take its first bytes last.
 trait IndexSink: Write {
     fn expect(&mut self, len: u64);
+    /// Whether [`IndexSink::write_at_start`] can be used.
+    fn can_write_at_start(&self) -> bool;
+    /// Writes `bytes` over the first bytes written.
+    fn write_at_start(&mut self, bytes: &[u8]) -> std::io::Result<()>;
 }
 
-/// A file reserves the blocks ([`OutputFile::reserve`]).
+/// A file reserves the blocks ([`OutputFile::reserve`]); a pipe cannot
+/// take its first bytes last.
 impl IndexSink for OutputFile {
     fn expect(&mut self, len: u64) {
         self.reserve(len);
+    }
+    fn can_write_at_start(&self) -> bool {
+        OutputFile::can_write_at_start(self)
+    }
+    fn write_at_start(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        OutputFile::write_at_start(self, bytes)
     }
 }
 
@@ -91,6 +103,16 @@ impl IndexSink for OutputFile {
 impl IndexSink for Vec<u8> {
     fn expect(&mut self, len: u64) {
         self.reserve(usize::try_from(len).unwrap_or(0));
+    }
+    fn can_write_at_start(&self) -> bool {
+        true
+    }
+    fn write_at_start(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let start = self
+            .get_mut(..bytes.len())
+            .ok_or_else(|| std::io::Error::other("fewer bytes written than to write over"))?;
+        start.copy_from_slice(bytes);
+        Ok(())
     }
 }
 
@@ -105,7 +127,10 @@ fn build_into(
     let config = input_args.config()?;
     // The inputs' sizes and digests are computed on a thread of their own
     // (reading each regular file once more), beside the whole build, and
-    // are only needed for the header.
+    // are only needed for the header: which is written last where it can
+    // be, so that the data is written while the digests are computed (on
+    // the 10M-name W1 zone at 2 threads, the data was ready 0.13-0.17 s
+    // before the digest, and took 0.16 s to write).
     let paths = inputs.to_vec();
     let infos = std::thread::spawn(move || {
         paths
@@ -113,6 +138,9 @@ fn build_into(
             .map(|a| InputMeta::of(a).with_context(|| a.clone()))
             .collect::<anyhow::Result<Vec<_>>>()
     });
+    let infos = || -> anyhow::Result<Vec<InputMeta>> {
+        infos.join().map_err(|_| anyhow::anyhow!("computing the inputs' digests failed"))?
+    };
     let (set, labels) = rayon::join(
         || spec.compile(),
         || input::read(inputs.iter().map(|a| Input::from_arg(a)), &config),
@@ -120,12 +148,19 @@ fn build_into(
     let set = set?;
     let labels = labels.context("reading input")?;
     let prepared = index::prepare(&labels, &set)?;
-    let infos =
-        infos.join().map_err(|_| anyhow::anyhow!("computing the inputs' digests failed"))??;
     out.expect(prepared.len_hint());
-    let mut w = std::io::BufWriter::new(out);
-    prepared.write(&mut w, spec, &infos)?;
-    w.flush()?;
+    if out.can_write_at_start() {
+        let mut w = std::io::BufWriter::new(&mut *out);
+        let unsealed = prepared.write_unsealed(&mut w, spec, inputs)?;
+        w.flush()?;
+        drop(w);
+        out.write_at_start(&unsealed.seal(&infos()?)?)?;
+    } else {
+        let infos = infos()?;
+        let mut w = std::io::BufWriter::new(out);
+        prepared.write(&mut w, spec, &infos)?;
+        w.flush()?;
+    }
     drop(prepared);
     Ok(labels)
 }

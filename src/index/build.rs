@@ -352,6 +352,36 @@ impl Prepared<'_> {
         spec: &LgrSpec,
         inputs: &[InputMeta],
     ) -> Result<(), Error> {
+        let layout = self.layout(spec, inputs)?;
+        let w = format::DataWriter::begin(out, layout.header).map_err(io)?;
+        self.write_data(w, &layout.runs, &layout.lgr_bytes)
+    }
+
+    /// Writes the index as [`Prepared::write`] does, but with zeros where
+    /// its prefix and header go, and room there for the facts of any
+    /// inputs at `paths` ([`InputMeta::widest`]): so that it is written
+    /// while the inputs' digests are still being computed, and its first
+    /// bytes ([`Unsealed::seal`]) last.
+    ///
+    /// # Errors
+    /// Writing `out`.
+    pub fn write_unsealed(
+        &self,
+        out: &mut dyn std::io::Write,
+        spec: &LgrSpec,
+        paths: &[String],
+    ) -> Result<Unsealed, Error> {
+        let widest: Vec<InputMeta> = paths.iter().map(|p| InputMeta::widest(p)).collect();
+        let layout = self.layout(spec, &widest)?;
+        let (w, room) =
+            format::DataWriter::begin_unsealed(out, layout.header.clone()).map_err(io)?;
+        self.write_data(w, &layout.runs, &layout.lgr_bytes)?;
+        Ok(Unsealed { header: layout.header, room })
+    }
+
+    /// The header of the index, with the sections it describes that are
+    /// not held by `self`.
+    fn layout(&self, spec: &LgrSpec, inputs: &[InputMeta]) -> Result<Layout, Error> {
         let labels = self.labels;
         let mut runs = Vec::new();
         let mut last = None;
@@ -407,8 +437,18 @@ impl Prepared<'_> {
             "sections": sections,
         });
         let Value::Object(header) = header else { unreachable!("a JSON object") };
-        let io = |e: std::io::Error| Error::new(format!("writing: {e}"));
-        let mut w = format::DataWriter::begin(out, header).map_err(io)?;
+        Ok(Layout { header, runs, lgr_bytes })
+    }
+
+    /// Writes the data region's sections, as [`Prepared::layout`] lays
+    /// them out, and the block table.
+    fn write_data(
+        &self,
+        mut w: format::DataWriter<'_>,
+        runs: &[u8],
+        lgr_bytes: &[Vec<u8>],
+    ) -> Result<(), Error> {
+        let labels = self.labels;
         let mut buf = Vec::with_capacity(WRITE_BYTES + 64);
         put_all_u32(&mut w, &mut buf, &self.fps).map_err(io)?;
         put_all_u32(&mut w, &mut buf, &self.positions).map_err(io)?;
@@ -440,7 +480,7 @@ impl Prepared<'_> {
         w.put(&buf).map_err(io)?;
         debug_assert_eq!(text_at, self.alabel_bytes);
         w.put(&self.meta).map_err(io)?;
-        w.put(&runs).map_err(io)?;
+        w.put(runs).map_err(io)?;
         // The A-labels, gathered a chunk at a time (in parallel with the
         // writing of the chunk before) rather than held all at once.
         let gather = |c: usize, buf: &mut Vec<u8>| {
@@ -467,11 +507,49 @@ impl Prepared<'_> {
             std::mem::swap(&mut now, &mut next);
         }
         w.put(&self.meta_text).map_err(io)?;
-        for z in &lgr_bytes {
+        for z in lgr_bytes {
             w.put(z).map_err(io)?;
         }
         w.finish().map_err(io)
     }
+}
+
+/// What [`Prepared::layout`] gives: the header, and the sections it lays
+/// out beyond those [`Prepared`] holds.
+struct Layout {
+    header: Map<String, Value>,
+    /// The `sources` section.
+    runs: Vec<u8>,
+    /// Each embedded LGR, compressed.
+    lgr_bytes: Vec<Vec<u8>>,
+}
+
+/// An index written but for its first bytes ([`Prepared::write_unsealed`]).
+pub struct Unsealed {
+    /// The header, with room for the inputs' facts.
+    header: Map<String, Value>,
+    /// The bytes left at the start of the file for the prefix and header.
+    room: usize,
+}
+
+impl Unsealed {
+    /// The index file's first bytes, its prefix and its header with the
+    /// facts of `inputs`: exactly as many as were left for them, to be
+    /// written over the zeros at the start of the file.
+    ///
+    /// # Errors
+    /// `inputs` whose facts take more room than was left (other paths
+    /// than those the index was written for).
+    pub fn seal(mut self, inputs: &[InputMeta]) -> Result<Vec<u8>, Error> {
+        let inputs = inputs.iter().map(InputMeta::to_json).collect();
+        self.header.insert("inputs".into(), Value::Array(inputs));
+        format::start(self.header, Some(self.room)).map_err(io)
+    }
+}
+
+/// A writing error.
+fn io(e: std::io::Error) -> Error {
+    Error::new(format!("writing: {e}"))
 }
 
 /// Builds an index of `labels` (read from `inputs`) for the set `spec`

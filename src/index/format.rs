@@ -7,7 +7,7 @@
 //! 12  header length H (u32 LE)
 //! 16  CRC-32 of the header (u32 LE)
 //! 20  zero (u32)
-//! 24  header: UTF-8 JSON, H bytes
+//! 24  header: UTF-8 JSON, then perhaps spaces: H bytes
 //! 24+H          data region: D bytes (the header's `data_len`)
 //! 24+H+D        CRC-32 of each BLOCK-byte block of the data region (u32 LE each)
 //! EOF-4         CRC-32 of that block table
@@ -15,13 +15,17 @@
 //!
 //! The file's length must be exactly that sum. The header names every
 //! section of the data region by `[offset, length]`; the block table comes
-//! last so that the file is written as one stream. A reader maps the file and checks a block's CRC the
-//! first time it reads from it, so a one-label look-up touches a few pages,
-//! not the file, and a flipped or missing byte is an error when it would be
-//! read, never a wrong answer from damaged data, a panic or an access out of
-//! bounds. CRC-32 (crc32fast) rather than a cryptographic hash: it guards
-//! against damage, not against forgery (the LGR and input hashes in the
-//! header are SHA-256).
+//! last so that the file is written as one stream. A writer that cannot
+//! know the whole header yet (the inputs' digests, computed beside the
+//! build) may write zeros in its place, with room for the longest header
+//! it could be, and the header last, padded with spaces to that room
+//! ([`DataWriter::begin_unsealed`], [`start`]). A reader maps the file and
+//! checks a block's CRC the first time it reads from it, so a one-label
+//! look-up touches a few pages, not the file, and a flipped or missing
+//! byte is an error when it would be read, never a wrong answer from
+//! damaged data, a panic or an access out of bounds. CRC-32 (crc32fast)
+//! rather than a cryptographic hash: it guards against damage, not against
+//! forgery (the LGR and input hashes in the header are SHA-256).
 
 use super::Error;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -61,29 +65,38 @@ impl<'a> DataWriter<'a> {
     /// Writing `out`; a header without `data_len`.
     pub fn begin(
         out: &'a mut dyn std::io::Write,
-        mut header: serde_json::Map<String, serde_json::Value>,
+        header: serde_json::Map<String, serde_json::Value>,
     ) -> std::io::Result<DataWriter<'a>> {
-        let data_len = header
-            .get("data_len")
-            .and_then(serde_json::Value::as_u64)
-            .ok_or_else(|| std::io::Error::other("header without data_len"))?;
-        header.insert("block_size".into(), (BLOCK as u64).into());
-        let text = serde_json::to_vec(&serde_json::Value::Object(header))?;
-        let len = u32::try_from(text.len()).map_err(std::io::Error::other)?;
-        out.write_all(MAGIC)?;
-        out.write_all(&FORMAT_VERSION.to_le_bytes())?;
-        out.write_all(&len.to_le_bytes())?;
-        out.write_all(&crc32fast::hash(&text).to_le_bytes())?;
-        out.write_all(&[0; 4])?;
-        out.write_all(&text)?;
-        Ok(DataWriter {
+        let data_len = data_len(&header)?;
+        out.write_all(&start(header, None)?)?;
+        Ok(DataWriter::after_start(out, data_len))
+    }
+
+    /// Writes zeros where the prefix and `widest` (the header with room
+    /// for any value still unknown) go, to be replaced by [`start`] with
+    /// the final header once it is known; returns their length.
+    ///
+    /// # Errors
+    /// As [`DataWriter::begin`].
+    pub fn begin_unsealed(
+        out: &'a mut dyn std::io::Write,
+        widest: serde_json::Map<String, serde_json::Value>,
+    ) -> std::io::Result<(DataWriter<'a>, usize)> {
+        let data_len = data_len(&widest)?;
+        let room = start(widest, None)?.len();
+        out.write_all(&vec![0; room])?;
+        Ok((DataWriter::after_start(out, data_len), room))
+    }
+
+    fn after_start(out: &'a mut dyn std::io::Write, data_len: u64) -> DataWriter<'a> {
+        DataWriter {
             out,
             crc: crc32fast::Hasher::new(),
             in_block: 0,
             crcs: Vec::new(),
             written: 0,
             data_len,
-        })
+        }
     }
 
     /// Appends data.
@@ -130,6 +143,42 @@ impl<'a> DataWriter<'a> {
         self.out.write_all(&self.crcs)?;
         self.out.write_all(&crc32fast::hash(&self.crcs).to_le_bytes())
     }
+}
+
+fn data_len(header: &serde_json::Map<String, serde_json::Value>) -> std::io::Result<u64> {
+    header
+        .get("data_len")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| std::io::Error::other("header without data_len"))
+}
+
+/// The first bytes of an index file: the prefix and `header` (with
+/// `block_size` added). With `room`, the header is padded with spaces
+/// (JSON whitespace) so that both come to exactly `room` bytes.
+///
+/// # Errors
+/// A header too long for its `room`, or over 4 GiB.
+pub fn start(
+    mut header: serde_json::Map<String, serde_json::Value>,
+    room: Option<usize>,
+) -> std::io::Result<Vec<u8>> {
+    header.insert("block_size".into(), (BLOCK as u64).into());
+    let mut text = serde_json::to_vec(&serde_json::Value::Object(header))?;
+    if let Some(room) = room {
+        let pad = room.checked_sub(PREFIX + text.len()).ok_or_else(|| {
+            std::io::Error::other("the index header outgrew the room left for it")
+        })?;
+        text.resize(text.len() + pad, b' ');
+    }
+    let len = u32::try_from(text.len()).map_err(std::io::Error::other)?;
+    let mut out = Vec::with_capacity(PREFIX + text.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&text).to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&text);
+    Ok(out)
 }
 
 /// The bytes of an index file: mapped, or in memory (an index built on the

@@ -42,7 +42,7 @@
 mod build;
 pub mod format;
 
-pub use build::{Prepared, prepare, write};
+pub use build::{Prepared, Unsealed, prepare, write};
 
 use crate::input::Timestamp;
 use crate::lgr::{IndexMode, IndexScratch, Label as EvalLabel, Lgr};

@@ -41,7 +41,7 @@
 //! [`OutputFile::temp_path`] with its own handler.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Seek, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use tempfile::TempPath;
 
@@ -211,6 +211,37 @@ impl OutputFile {
         }
         #[cfg(not(any(target_os = "linux", target_os = "android")))]
         let _ = len;
+    }
+
+    /// Whether [`OutputFile::write_at_start`] can be used: the report is
+    /// written to a temporary file, not in place (to a pipe, say).
+    pub fn can_write_at_start(&self) -> bool {
+        !matches!(self.how, How::InPlace)
+    }
+
+    /// Writes `bytes` over the first bytes written, which must be at least
+    /// as many; later writes go on after the last byte written.
+    ///
+    /// # Errors
+    /// Writing; a report written in place
+    /// ([`io::ErrorKind::Unsupported`]).
+    pub fn write_at_start(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if !self.can_write_at_start() {
+            let e = io::Error::new(io::ErrorKind::Unsupported, "written in place");
+            return Err(named_error(&self.path, "cannot write", e));
+        }
+        let (path, out) = (&self.path, &mut self.out);
+        let named = |e| named_error(path, "cannot write", e);
+        out.flush().map_err(named)?;
+        let file = out.get_mut();
+        let end = file.stream_position().map_err(named)?;
+        if end < bytes.len() as u64 {
+            return Err(named(io::Error::other("fewer bytes written than to write over")));
+        }
+        file.seek(SeekFrom::Start(0)).map_err(named)?;
+        file.write_all(bytes).map_err(named)?;
+        file.seek(SeekFrom::Start(end)).map_err(named)?;
+        Ok(())
     }
 
     /// The temporary file the report is written to before it replaces the
@@ -513,6 +544,43 @@ mod tests {
         drop(o);
         assert_eq!(fs::read(&p).unwrap(), b"old");
         assert_eq!(entries(d.path()), ["r.csv"]);
+    }
+
+    /// The first bytes can be written last, over those written first:
+    /// in a file reserved longer than written too; never past what was
+    /// written, and never in place (a FIFO).
+    #[test]
+    fn first_bytes_are_written_last() {
+        let d = dir("start");
+        let p = d.path().join("r.idx");
+        let mut o = OutputFile::create(&p).unwrap();
+        o.reserve(1 << 20);
+        o.write_all(b"....middle").unwrap();
+        assert!(o.write_at_start(b"...........").is_err());
+        o.write_at_start(b"head").unwrap();
+        o.write_all(b" end").unwrap();
+        o.commit(Durability::Rename).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"headmiddle end");
+        #[cfg(unix)]
+        {
+            let fifo = d.path().join("fifo");
+            rustix::fs::mkfifoat(
+                rustix::fs::CWD,
+                &fifo,
+                rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            )
+            .unwrap();
+            let reader = std::thread::spawn({
+                let fifo = fifo.clone();
+                move || fs::read(fifo).unwrap()
+            });
+            let mut o = OutputFile::create(&fifo).unwrap();
+            assert!(!o.can_write_at_start());
+            o.write_all(b"data").unwrap();
+            assert!(o.write_at_start(b"d").is_err());
+            o.commit(Durability::Rename).unwrap();
+            assert_eq!(reader.join().unwrap(), b"data");
+        }
     }
 
     /// A reservation is a hint: the file has what was written, whether

@@ -118,6 +118,25 @@ fn index_header_records_inputs_as_the_scan_meta_does() {
     assert_eq!(input["path"], zone);
     assert_eq!(input["sha256"].as_str().map(str::len), Some(64));
     assert!(input["soa_serial"].is_u64(), "{input}");
+    // A file takes its header last, a pipe first (`-o /dev/stdout`): the
+    // same header either way, but for the file's padding.
+    let piped = lgrscan(&["index", zone, "-o", "/dev/stdout"]);
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    let from_pipe = dir.path().join("piped.idx");
+    std::fs::write(&from_pipe, &piped.stdout).unwrap();
+    let mut piped_info: serde_json::Value = serde_json::from_str(&stdout(&lgrscan(&[
+        "index",
+        "info",
+        "--verify",
+        from_pipe.to_str().unwrap(),
+    ])))
+    .unwrap();
+    let verified = piped_info.as_object_mut().unwrap().remove("verified");
+    assert_eq!(verified, Some(true.into()));
+    let file_len = std::fs::metadata(idx).unwrap().len();
+    assert!(piped_info["file_bytes"].as_u64().unwrap() < file_len);
+    piped_info["file_bytes"] = file_len.into();
+    assert_eq!(piped_info, info);
 }
 
 /// A pipe given by path (`/dev/stdin`) is read once, by the index: the

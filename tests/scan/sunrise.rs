@@ -5,6 +5,7 @@
 
 use lgrscan::index::{self, Index, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input, InputFormat, LabelSet};
+use lgrscan::report::meta::InputMeta;
 use lgrscan::scan::{self, FindingKind, HolderPolicy, Role, ScanConfig};
 use lgrscan::sunrise::{
     self, Applicant, Candidate, CheckConfig, Priority, SameRegistrant, Status, Verdict,
@@ -130,6 +131,40 @@ fn a_large_batch_answers_as_a_small_one() {
 /// memory: one candidate (the map read at random, a block at a time) and
 /// then a batch large enough for the read-around (one look-up per MiB of
 /// the data region, see `Index::expect_lookups`), over a 3 MB index.
+/// An index written before its inputs' facts are known, its first bytes
+/// last ([`index::Prepared::write_unsealed`]), is the index written with
+/// them, but for spaces after its header; facts that need more room than
+/// was left for them are an error.
+#[test]
+fn an_index_sealed_last_is_the_index_written_whole() {
+    let path = root().join("samples/labels.csv").display().to_string();
+    let labels = read(vec![Input::Path(path.clone().into())], None);
+    let spec = default_spec(ScanMode::Verified);
+    let set = spec.compile().expect("set compiles");
+    let prepared = index::prepare(&labels, &set).expect("prepared");
+    let facts = [InputMeta::of(&path).expect("facts")];
+    let mut whole = Vec::new();
+    prepared.write(&mut whole, &spec, &facts).expect("written whole");
+    let mut sealed = Vec::new();
+    let unsealed =
+        prepared.write_unsealed(&mut sealed, &spec, std::slice::from_ref(&path)).expect("written");
+    assert!(Index::from_bytes(sealed.clone()).is_err(), "opened before it is sealed");
+    let start = unsealed.seal(&facts).expect("sealed");
+    sealed[..start.len()].copy_from_slice(&start);
+    let (whole, sealed) = (Index::from_bytes(whole).unwrap(), Index::from_bytes(sealed).unwrap());
+    sealed.verify().expect("every block checks");
+    assert_eq!(sealed.header(), whole.header());
+    assert_eq!(sealed.header()["inputs"][0]["sha256"], facts[0].sha256.as_deref().unwrap());
+    let candidates = sample_candidates();
+    let config = CheckConfig::default();
+    assert_eq!(check(&sealed, &candidates, &config), check(&whole, &candidates, &config));
+    let mut other = Vec::new();
+    let unsealed =
+        prepared.write_unsealed(&mut other, &spec, std::slice::from_ref(&path)).expect("written");
+    let longer = InputMeta { path: format!("{path}{}", "x".repeat(64)), ..facts[0].clone() };
+    assert!(unsealed.seal(&[longer]).is_err());
+}
+
 #[test]
 fn a_mapped_index_answers_as_one_in_memory() {
     let labels: Vec<String> = (0..120_000).map(|i| format!("l{i}x{}", i % 97)).collect();
