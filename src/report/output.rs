@@ -27,6 +27,10 @@
 //!   `/proc/self/fd/N`): written through that descriptor, whatever it is
 //!   open on (a pipe, a file the shell opened with `>>`, a deleted file),
 //!   as a shell's `>&N` would; a file behind it is never replaced.
+//! - **Another process's descriptor** (`/proc/PID/fd/N`,
+//!   `/proc/PID/task/TID/fd/N`): an error. Its link names no path to write
+//!   (`pipe:[1234]`), or a file that process has open at its own offset,
+//!   which neither a rename nor a write from the start would serve.
 //! - **A directory**: an error.
 //!
 //! [`OutputFile::create_sparing`] also refuses a path that is one of the
@@ -379,6 +383,12 @@ fn follow_symlinks(path: &Path) -> io::Result<Resolved> {
         if let Some(fd) = own_descriptor(&current) {
             return Ok(Resolved::Descriptor(fd));
         }
+        if is_descriptor_link(&current) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "another process's descriptor: write to /dev/stdout or a file, and redirect it",
+            ));
+        }
         match fs::symlink_metadata(&current) {
             Ok(m) if m.file_type().is_symlink() => {
                 let to = fs::read_link(&current)?;
@@ -408,6 +418,18 @@ fn own_descriptor(path: &Path) -> Option<i32> {
             .iter()
             .any(|p| dir == Path::new("/proc").join(p).join("fd"));
     own.then_some(fd)
+}
+
+/// Whether `path` is `/proc/PID/fd/N` or `/proc/PID/task/TID/fd/N` (of
+/// any process: this one's are found by [`own_descriptor`] first).
+fn is_descriptor_link(path: &Path) -> bool {
+    let parts: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match parts.as_slice() {
+        ["/", "proc", pid, "fd", fd] => number(pid) && number(fd),
+        ["/", "proc", pid, "task", tid, "fd", fd] => number(pid) && number(tid) && number(fd),
+        _ => false,
+    }
 }
 
 /// A new handle on this process's open descriptor `fd` (sharing its

@@ -492,6 +492,20 @@ fn a_descriptor_is_written_through() {
             stderr(&o)
         );
     }
+    // Another process's descriptor (here the shell's standard output) is
+    // refused before anything is read: its link names `pipe:[…]` or a
+    // file that process writes at its own offset.
+    let out = sh("\"$LGRSCAN\" scan -q \"$ZONE\" -o /proc/$$/fd/1 2>&1; echo \"rc=$?\"");
+    assert!(out.contains("another process's descriptor") && out.ends_with("rc=2\n"), "{out}");
+    let out = sh("\"$LGRSCAN\" scan -q \"$ZONE\" -o /proc/$$/task/$$/fd/1 2>&1; echo \"rc=$?\"");
+    assert!(out.contains("another process's descriptor") && out.ends_with("rc=2\n"), "{out}");
+    // A file behind it was replaced by a rename (exit 0): the shell then
+    // wrote on into the old, unlinked file.
+    let script = "exec 3> shell.txt; \"$LGRSCAN\" scan -q \"$ZONE\" -o /proc/$$/fd/3 2>&1; \
+                  echo \"rc=$?\"; echo after >&3";
+    let out = sh(script);
+    assert!(out.contains("another process's descriptor") && out.ends_with("rc=2\n"), "{out}");
+    assert_eq!(fs::read_to_string(dir.join("shell.txt")).unwrap(), "after\n");
     // A file behind the descriptor is spared as the file itself is: the
     // other output, an input.
     fs::write(dir.join("zone.txt"), fs::read(root().join(ZONE)).unwrap()).unwrap();
