@@ -273,6 +273,40 @@ fn a_command_line_holder_has_no_line() {
     assert!(stdout(&o).contains("holder ក្ដារ (candidate)"), "{}", stdout(&o));
 }
 
+/// Every `available` row, and a contention set's winner, gives the
+/// candidate's own disposition under the LGR that judges it, with that
+/// LGR and its reason, as `scan` gives a variant set's holder; whichever
+/// way the check reached it: a plain label sharing no key (no scan:
+/// `newbrand`), a label holding a set of its own in the scan (`२०२५`, the
+/// variant of `2025`, which its kashmiri pin makes invalid), one the scan
+/// finds nothing to say of (`काला`), and a label given twice (`abc`).
+/// Only the second of these had one.
+#[test]
+fn available_rows_give_the_labels_own_disposition() {
+    let labels = ["newbrand", "२०२५", "काला", "abc", "abc"];
+    let args: Vec<&str> = labels.iter().flat_map(|l| ["--label", l]).collect();
+    let o = lgrscan(
+        &[&["check", "--against", "samples/labels.csv", "--format", "jsonl"], &args[..]].concat(),
+    );
+    let rows: Vec<serde_json::Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let statuses: Vec<&str> = rows.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["available", "available", "available", "contention", "contention"]);
+    let own =
+        |r: &serde_json::Value| (r["lgr"].clone(), r["disposition"].clone(), r["reason"].clone());
+    for r in &rows[..4] {
+        assert_eq!(r["disposition"], "valid", "{r}");
+        assert!(r["lgr"].as_str().is_some_and(|l| l.starts_with("builtin:")), "{r}");
+        assert!(r["reason"].as_str().is_some_and(|t| t.contains("disp=valid")), "{r}");
+        assert!(r["holder"].is_null(), "{r}");
+    }
+    // The plain label with no scan has the verdict the scan gives the one
+    // it judged.
+    assert_eq!(own(&rows[0]), own(&rows[3]));
+    assert_eq!(rows[1]["lgr"], "builtin:devanagari");
+    assert_eq!(rows[4]["disposition"], "blocked", "the second abc, as a variant of the first");
+}
+
 /// A registered label's CSV `lgr` pin judges it in `check` as in `scan`:
 /// `2025` is pinned to kashmiri (`samples/labels.csv`), invalid there, so
 /// it holds no set and `२०२५` is available, with a saved index and with
