@@ -223,7 +223,9 @@ impl<'a> Verdict<'a> {
 
 /// The `lgr` value given for a registered label whose pin names no LGR of
 /// the set: the scan judges it invalid, as it judged it when the index was
-/// built (the pin's own text is not kept).
+/// built. The pin's own text is not kept, and no row needs it: the scan's
+/// reason for that label is the only place it shows, and a check reports
+/// the candidates, not the registered labels' own verdicts.
 const NO_SUCH_LGR: &str = "(an LGR not in the set)";
 
 /// Whether a text can be a line of a label list as it is (see

@@ -331,3 +331,39 @@ fn a_registered_labels_lgr_pin_is_kept() {
     std::fs::write(&unpinned, "label,lgr\n2025,\n").unwrap();
     assert_eq!(status(unpinned.to_str().unwrap()), "variant-blocked");
 }
+
+/// A pin naming no LGR of the set is kept in an index as such, not its
+/// text; no row of `check` needs the text: such a label is invalid and
+/// holds no set whatever its pin says (`scan` quotes the pin in that
+/// label's own row, and a check reports candidates, not the registered
+/// labels' own verdicts: the label itself is `registered`). So a saved
+/// index and the input give the same rows, for the label, its variants
+/// and another candidate.
+#[test]
+fn an_unknown_pin_gives_the_same_rows_from_an_index() {
+    let dir = temp();
+    let csv = dir.path().join("pins.csv");
+    std::fs::write(&csv, "label,lgr\n2025,nosuch\nក្ដារ,builtin:hindu\nbluecloud,\n").unwrap();
+    let (csv, idx) = (csv.to_str().unwrap(), dir.path().join("pins.idx"));
+    let idx = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", csv, "-o", idx]).status.code(), Some(0));
+    let labels = ["2025", "२०२५", "ក្ដារ", "ក្តារ", "bluecloud", "newbrand"];
+    let args: Vec<&str> = labels.iter().flat_map(|l| ["--label", l]).collect();
+    let rows = |against: &str| {
+        let o =
+            lgrscan(&[&["check", "--against", against, "--format", "jsonl"], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        let rows: Vec<serde_json::Value> =
+            stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        rows
+    };
+    let from_input = rows(csv);
+    assert_eq!(rows(idx), from_input);
+    let status: Vec<&str> = from_input.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(
+        status,
+        ["registered", "available", "registered", "available", "registered", "available"]
+    );
+    let scan = lgrscan(&["scan", "-q", "--on-malformed", "ignore", "--format", "csv", csv]);
+    assert!(stdout(&scan).contains("the lgr column names 'nosuch'"), "{}", stdout(&scan));
+}
