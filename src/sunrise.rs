@@ -21,7 +21,7 @@ use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 mod candidates;
 pub use candidates::{Applicant, Candidate, read_candidates, without_suffixes};
@@ -144,20 +144,23 @@ pub struct Verdict<'a> {
     pub set: Option<u32>,
     /// Who holds its variant set (none when it is available or holds it).
     pub holder: Option<Box<Holder<'a>>>,
-    /// What the scan says of it ([`Verdict::detail`]); none when no scan
-    /// was needed (boxed: most verdicts have none).
-    detail: Option<Box<Detail>>,
+    /// What the scan says of it ([`Verdict::detail`]): none for a
+    /// registered label; shared by the plain available labels of one
+    /// length and kind (a million of them hold one).
+    detail: Option<Arc<Detail>>,
 }
 
-/// What the scan says of a candidate it judged, beside its status.
+/// What the scan says of a candidate, beside its status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Detail {
     /// The scan's role for it in the set.
     pub role: Option<Role>,
     /// The LGR that gave the disposition.
     pub lgr: String,
-    /// Its disposition: as a variant of the holder (RFC 7940 §8.3), or
-    /// under its LGR.
+    /// Its disposition: as a variant of the holder (RFC 7940 §8.3); for an
+    /// invalid candidate, and for an available one or a contention set's
+    /// winner (no holder), its own under the LGR that judges it, as the
+    /// scan gives a set's holder (`valid`, or another eligible one).
     pub disposition: String,
     /// Why, as the scan says it.
     pub reason: String,
@@ -204,14 +207,13 @@ impl<'a> Verdict<'a> {
         }
     }
 
-    /// What the scan says of it: empty when it needed no scan (a
-    /// registered label, or a plain label that collides with nothing).
+    /// What the scan says of it: empty for a registered label.
     pub fn detail(&self) -> &Detail {
         self.detail.as_deref().unwrap_or(&NO_DETAIL)
     }
 
     fn detail_mut(&mut self) -> &mut Detail {
-        self.detail.get_or_insert_with(Box::default)
+        Arc::make_mut(self.detail.get_or_insert_with(Arc::default))
     }
 
     fn new(alabel: Cow<'a, str>, ulabel: Cow<'a, str>, status: Status) -> Verdict<'a> {
@@ -221,7 +223,9 @@ impl<'a> Verdict<'a> {
 
 /// The `lgr` value given for a registered label whose pin names no LGR of
 /// the set: the scan judges it invalid, as it judged it when the index was
-/// built (the pin's own text is not kept).
+/// built. The pin's own text is not kept, and no row needs it: the scan's
+/// reason for that label is the only place it shows, and a check reports
+/// the candidates, not the registered labels' own verdicts.
 const NO_SUCH_LGR: &str = "(an LGR not in the set)";
 
 /// Whether a text can be a line of a label list as it is (see
@@ -256,18 +260,43 @@ enum Row {
 /// scanned. Made once per LGR set and kept.
 pub struct PlainJudge {
     rule: Option<PlainRule>,
+    /// The detail of a plain label the rule finds valid, by whether it has
+    /// a letter and by length: the verdict of the label of as many letters
+    /// (or digits), which the rule says is its own ([`own_detail`]).
+    own: [Vec<Option<Arc<Detail>>>; 2],
 }
 
 impl PlainJudge {
     /// The judge of plain labels under `set`.
     pub fn new(set: &LgrSet) -> PlainJudge {
-        PlainJudge { rule: scan::plain_rule(set) }
+        let rule = scan::plain_rule(set);
+        let own = [false, true].map(|alpha| {
+            let bits = rule.as_ref().map_or(0, |r| if alpha { r.letters } else { r.digits });
+            let text = |n| (if alpha { "a" } else { "0" }).repeat(n);
+            let own = |n| Arc::new(own_detail(set, &text(n)));
+            (0..64).map(|n| (bits >> n & 1 != 0).then(|| own(n))).collect()
+        });
+        PlainJudge { rule, own }
     }
 
     /// Whether the plain label `text` is one the scan finds valid.
     fn valid(&self, text: &[u8]) -> bool {
         self.rule.as_ref().is_some_and(|r| !matches!(r.verdict(text, None), Settled::Keep))
     }
+
+    /// The detail of a plain label the scan finds valid ([`Self::valid`]).
+    fn own(&self, text: &[u8]) -> Option<Arc<Detail>> {
+        let alpha = text.iter().any(u8::is_ascii_alphabetic);
+        self.own[usize::from(alpha)].get(text.len())?.clone()
+    }
+}
+
+/// The detail of an available candidate (or a contention set's winner):
+/// its own verdict under the LGR that judges it, as the scan gives it.
+fn own_detail(set: &LgrSet, ulabel: &str) -> Detail {
+    let (mut label, mut sc) = Default::default();
+    let [lgr, disposition, reason] = scan::own_verdict(set, ulabel, &mut label, &mut sc);
+    Detail { lgr, disposition, reason, ..Detail::default() }
 }
 
 /// What is known of a candidate before any scan, beside its verdict
@@ -505,6 +534,13 @@ fn without_scan<'a>(
                 let forms = Forms { alabel: v.alabel, ulabel: v.ulabel, finding: None };
                 p.pending = Some(Box::new(Pending { forms, hits: Vec::new() }));
             }
+        }
+    }
+    // The plain labels available with no scan: their own verdict, as an
+    // available candidate that went through the scan has it.
+    for v in verdicts.iter_mut().flatten() {
+        if v.status == Status::Available {
+            v.detail = plain.own(v.alabel.as_bytes());
         }
     }
     Ok((verdicts, probes))
@@ -853,7 +889,36 @@ impl<'a> Context<'_, 'a> {
                 ));
             }
         }
+        self.own_details(set, verdicts);
         Ok(())
+    }
+
+    /// Gives each available candidate its own verdict as its detail, as
+    /// the scan's row of a set's holder gives it: one with no finding has
+    /// none yet, and a `near` member's is the variant LGR's note.
+    fn own_details(&self, set: &LgrSet, verdicts: &mut [Option<Verdict<'a>>]) {
+        let need: Vec<usize> = (self.rows.iter())
+            .filter_map(|&row| match row {
+                Row::Candidate(c) => Some(c),
+                Row::Registered(_) => None,
+            })
+            .filter(|&c| {
+                verdicts[c].as_ref().is_some_and(|v| {
+                    v.status == Status::Available && v.detail().role != Some(Role::Holder)
+                })
+            })
+            .collect();
+        let own: Vec<Detail> = need
+            .par_iter()
+            .with_min_len(256)
+            .map(|&c| own_detail(set, &self.probes[c].forms().ulabel))
+            .collect();
+        for (c, mut d) in need.into_iter().zip(own) {
+            if let Some(v) = verdicts[c].as_mut() {
+                d.role = v.detail().role;
+                v.detail = Some(Arc::new(d));
+            }
+        }
     }
 }
 

@@ -4,11 +4,22 @@ use super::RecordFormat;
 use anyhow::Context;
 use lgrscan::input::{self, Input, MAX_LINE_BYTES};
 use lgrscan::lgr::{Label, Lgr};
-use lgrscan::report::{Durability, RecordWriter};
+use lgrscan::report::{Durability, FieldType, RecordWriter};
 use rayon::prelude::*;
 
 const FIELDS: &[&str] =
     &["source", "line", "input", "ulabel", "alabel", "lgr", "disposition", "reason", "index"];
+
+/// How each of [`FIELDS`] is written in JSON Lines: as `scan` types the
+/// same columns of its rows (`line` a number, an absent index `null`).
+const TYPES: &[FieldType] = {
+    use FieldType::{Number, Optional, Text};
+    &[Text, Number, Text, Text, Text, Text, Optional, Text, Optional]
+};
+
+/// The `lgr` of a label that fails IDNA2008: those checks judged it, not
+/// the LGR (as `scan`, `check` and `explain` name them).
+const IDNA: &str = "IDNA2008";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -41,7 +52,10 @@ pub struct Args {
     inputs: Vec<String>,
 }
 
-/// Judges one label; `finding` is an IDNA2008 problem that makes it invalid.
+/// Judges one label; `finding` is an IDNA2008 problem that makes it
+/// invalid. Its index label is given either way when the LGR has one, as
+/// `scan` gives an invalid label's (a label one octet too long still has
+/// the index label of its code points).
 fn record(
     lgr: &Lgr,
     source: &str,
@@ -51,16 +65,16 @@ fn record(
     alabel: &str,
     finding: Option<String>,
 ) -> [String; 9] {
-    let (disp, reason, index) = match finding {
-        Some(f) => ("invalid".to_string(), f, String::new()),
+    let label = Label::from_text(ulabel);
+    let index = lgr
+        .index_of(&label)
+        .map(|i| i.iter().map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}')).collect())
+        .unwrap_or_default();
+    let (judge, disp, reason) = match finding {
+        Some(f) => (IDNA, "invalid".to_string(), f),
         None => {
-            let label = Label::from_text(ulabel);
             let v = lgr.judge_label(&label);
-            let index = lgr
-                .index_of(&label)
-                .map(|i| i.iter().map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}')).collect())
-                .unwrap_or_default();
-            (v.disposition.to_string(), lgr.reason_text(&v.reason), index)
+            (lgr.name(), v.disposition.to_string(), lgr.reason_text(&v.reason))
         }
     };
     [
@@ -69,7 +83,7 @@ fn record(
         input.to_string(),
         ulabel.to_string(),
         alabel.to_string(),
-        lgr.name().to_string(),
+        judge.to_string(),
         disp,
         reason,
         index,
@@ -160,7 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         records
     };
     let write = |out: &mut dyn std::io::Write| {
-        let mut w = RecordWriter::new(out, args.format.into(), FIELDS)?;
+        let mut w = RecordWriter::typed(out, args.format.into(), FIELDS, TYPES, true)?;
         for r in &records {
             let v: Vec<&str> = r.iter().map(String::as_str).collect();
             w.write(&v)?;

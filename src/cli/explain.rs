@@ -168,11 +168,9 @@ fn variants<'a>(vlgr: &'a Lgr, cps: &[u32], limit: usize) -> Variants<'a> {
             // never fewer than the labels listed and the original.
             let first = vlgr.first_variants(cps, limit);
             let shown = first.len() as u128 + 1;
-            let estimate = if vlgr.variant_estimate_max(cps) < shown {
-                shown.to_string()
-            } else {
-                vlgr.variant_estimate_max_text(cps)
-            };
+            // One pass over the label gives the number and its text.
+            let space = vlgr.variant_space_max(cps);
+            let estimate = if space.count < shown { shown.to_string() } else { space.text };
             Variants::Estimated(estimate, first)
         }
     }

@@ -505,8 +505,7 @@ impl Lgr {
     /// labels: the product over the label's elements of one plus their
     /// non-reflexive variants. 0 when the label is not in the repertoire.
     pub fn variant_estimate(&self, cps: &[u32]) -> u128 {
-        let Some(factors) = self.estimate_factors(cps) else { return 0 };
-        factors.iter().fold(1u128, |acc, &n| acc.saturating_mul(n + 1))
+        self.estimate_factors(cps).map_or(0, |f| product(&f))
     }
 
     /// [`Lgr::variant_estimate`] as text: exact up to 10^15, else
@@ -528,14 +527,19 @@ impl Lgr {
     /// proportional to its length times the elements starting at each
     /// position. 0 when the label does not split into elements.
     pub fn variant_estimate_max(&self, cps: &[u32]) -> u128 {
-        let Some(factors) = self.max_split_factors(cps) else { return 0 };
-        factors.iter().fold(1u128, |acc, &n| acc.saturating_mul(n + 1))
+        self.max_split_factors(cps).map_or(0, |f| product(&f))
     }
 
     /// [`Lgr::variant_estimate_max`] as text, written as
     /// [`Lgr::variant_estimate_text`] writes its estimate.
     pub fn variant_estimate_max_text(&self, cps: &[u32]) -> String {
-        self.max_split_factors(cps).map_or_else(|| "0".to_string(), |f| factors_text(&f))
+        self.variant_space_max(cps).text
+    }
+
+    /// [`Lgr::variant_estimate_max`] and its text from one pass over the
+    /// label: a caller that needs both (`explain`) splits the label once.
+    pub fn variant_space_max(&self, cps: &[u32]) -> VariantEstimate {
+        VariantEstimate::of(self.max_split_factors(cps))
     }
 
     /// The non-reflexive variant counts of the elements of the split of
@@ -585,11 +589,9 @@ impl Lgr {
     }
 
     fn limit_error(&self, cps: &[u32], limit: usize) -> VariantLimitError {
-        VariantLimitError {
-            limit,
-            estimate: self.variant_estimate(cps),
-            estimate_text: self.variant_estimate_text(cps),
-        }
+        // The label's elements found once, for the number and its text.
+        let e = VariantEstimate::of(self.estimate_factors(cps));
+        VariantLimitError { limit, estimate: e.count, estimate_text: e.text }
     }
 
     /// A variant label's reason with its variant types, as the reference
@@ -602,6 +604,32 @@ impl Lgr {
 /// The number of variants of an element other than itself.
 fn non_reflexive(c: &super::Char) -> u128 {
     c.vars.iter().filter(|v| v.cps != c.cps).count() as u128
+}
+
+/// The product of one plus each factor, saturating at `u128::MAX`.
+fn product(factors: &[u128]) -> u128 {
+    factors.iter().fold(1u128, |acc, &n| acc.saturating_mul(n + 1))
+}
+
+/// An estimate of a label's variant space, as a number and as text
+/// ([`Lgr::variant_space_max`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariantEstimate {
+    /// The estimate, saturating at `u128::MAX`.
+    pub count: u128,
+    /// The estimate as text: exact up to 10^15, else `about 10^N`.
+    pub text: String,
+}
+
+impl VariantEstimate {
+    /// The estimate of a split's non-reflexive variant counts; 0 for no
+    /// split.
+    fn of(factors: Option<Vec<u128>>) -> VariantEstimate {
+        match factors {
+            Some(f) => VariantEstimate { count: product(&f), text: factors_text(&f) },
+            None => VariantEstimate { count: 0, text: "0".to_string() },
+        }
+    }
 }
 
 /// The product of one plus each factor as text: exact up to 10^15, else
@@ -711,6 +739,16 @@ mod tests {
         assert_eq!(lgr.variant_estimate_max(&[0x63; 4]), 1);
         assert_eq!(lgr.variant_estimate_max(&[0x61, 0x7A]), 0);
         assert_eq!(lgr.variant_estimate_max_text(&[]), "0");
+        // The number and the text from one pass agree with each alone.
+        for cps in [&a63[..], &[0x61, 0x63, 0x61], &[0x63; 4], &[0x61, 0x7A], &[]] {
+            let both = lgr.variant_space_max(cps);
+            assert_eq!(both.count, lgr.variant_estimate_max(cps), "{cps:?}");
+            assert_eq!(both.text, lgr.variant_estimate_max_text(cps), "{cps:?}");
+        }
+        assert_eq!(
+            lgr.variant_space_max(&a63),
+            VariantEstimate { count: 1 << 63, text: "about 10^18".into() }
+        );
         // Never below the reference estimate.
         let nine = nine_variants();
         assert_eq!(nine.variant_estimate_max(&[0x61; 3]), nine.variant_estimate(&[0x61; 3]));

@@ -76,17 +76,27 @@ tr.group td{background:#f0f3f7;font-weight:600}.role-holder,.role-allocated,.rol
 padding:10px 16px;border-radius:8px;box-shadow:0 1px 3px #0002}dl.meta dt{color:#556}dl.meta dd{margin:0}
 .note{color:#556;font-size:13px}.cards+.charts{margin-top:16px}
 .runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}.runs>div{min-width:0}
+.bar-label{font-size:13px;line-height:20px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;text-align:right}
 "#;
 
-/// Sorts a table by the clicked column (numbers numerically). Errors are
-/// written into `#script-status` so that a headless browser's DOM shows
-/// them.
+/// Sorts a table by the clicked column: numbers numerically (a cell that
+/// is a number as a whole: `parseFloat` took `10.txt:5` for 10), a source
+/// cell by file (digit runs as numbers) then line as a number (its
+/// `data-file` and `data-line`: as text, `zone.txt:10` came before
+/// `zone.txt:9`), other text as text. The sort is stable, so a second
+/// column breaks ties of the one sorted before. Errors are written into
+/// `#script-status` so that a headless browser's DOM shows them.
 const SCRIPT: &str = r#"
 (function(){var s=document.getElementById('script-status');try{
+var num=/^\s*-?\d+(\.\d+)?\s*$/;
+function cmp(a,b){if(a&&b&&a.dataset.line!==undefined&&b.dataset.line!==undefined){
+var f=a.dataset.file.localeCompare(b.dataset.file,undefined,{numeric:true});
+return f||(Number(a.dataset.line||-1)-Number(b.dataset.line||-1));}
+var x=a?a.textContent:'',y=b?b.textContent:'';
+return (num.test(x)&&num.test(y))?parseFloat(x)-parseFloat(y):x.localeCompare(y);}
 document.querySelectorAll('table.sortable th').forEach(function(th,i){th.addEventListener('click',function(){
 var tb=th.closest('table').tBodies[0],rows=Array.prototype.slice.call(tb.rows),asc=th.dataset.asc!=='1';
-rows.sort(function(a,b){var x=a.cells[i]?a.cells[i].textContent:'',y=b.cells[i]?b.cells[i].textContent:'';
-var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
+rows.sort(function(a,b){var c=cmp(a.cells[i],b.cells[i]);return asc?c:-c;});
 rows.forEach(function(r){tb.appendChild(r);});th.dataset.asc=asc?'1':'0';});});
 s.textContent='ok';}catch(e){s.textContent='error: '+e;}})();
 "#;
@@ -122,6 +132,14 @@ const BAR_COLORS: &[&str] = &["#3d6fb6", "#c0504d", "#9bbb59", "#8064a2", "#4bac
 /// A horizontal bar chart as inline SVG: one bar per (key, value), largest
 /// first as given; at most 15 bars, the rest summed as "(others)". Bar `i`
 /// has color `colors[i]`, the last color for the bars past them.
+///
+/// A key is laid out by the browser in a box of the label column
+/// (`foreignObject`), cut with an ellipsis where the rendered text
+/// overflows it (CSS `text-overflow`), its whole text in `title`: a count
+/// of characters says nothing of their width (22 Khmer or CJK characters
+/// spilled past the chart's left edge; 22 Latin ones fit with room), and
+/// could cut a cluster after its base, before its marks. `dir="auto"`
+/// sets a right-to-left key from its end, so that the ellipsis ends it.
 fn bar_chart(name: &str, title: &str, data: &[(String, u64)], colors: &[&str]) -> Markup {
     let mut bars: Vec<(String, u64)> = data.iter().take(15).cloned().collect();
     if data.len() > 15 {
@@ -142,7 +160,9 @@ fn bar_chart(name: &str, title: &str, data: &[(String, u64)], colors: &[&str]) -
                     @let y = 26.0 + row_h * i as f64;
                     @let w = bar_w * *n as f64 / max as f64;
                     g data-key=(k) data-value=(n) {
-                        text x=(label_w - 6.0) y=(y + 14.0) text-anchor="end" font-size="13" direction="ltr" { (clip(k, 22)) }
+                        foreignObject x="0" y=(y) width=(label_w - 6.0) height=(row_h - 2.0) {
+                            div.bar-label dir="auto" title=(k) { (k) }
+                        }
                         rect x=(label_w) y=(y + 2.0) width=(w.max(1.0)) height=(row_h - 6.0)
                             fill=(colors.get(i).or(colors.last()).unwrap_or(&"#667")) {}
                         text x=(label_w + w + 5.0) y=(y + 14.0) font-size="12" { (n) }
@@ -153,6 +173,8 @@ fn bar_chart(name: &str, title: &str, data: &[(String, u64)], colors: &[&str]) -
     }
 }
 
+/// The first `n - 1` characters of `s` and `…`, when it has more than `n`
+/// (for ASCII text, such as a digest).
 fn clip(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
@@ -340,6 +362,13 @@ fn status_cell(m: &Row) -> Markup {
     html! { td class=(if st == "accepted" { "accepted" } else { "" }) { (st) } }
 }
 
+/// `file:line`, with the file and the line apart for the sort (a line
+/// sorts as a number).
+fn source_cell(m: &Row) -> Markup {
+    let (file, line) = (field(m, "source"), field(m, "line"));
+    html! { td.mono data-file=(file) data-line=(line) { (file) ":" (line) } }
+}
+
 fn more_note(shown: usize, total: usize) -> Markup {
     html! {
         @if total > shown {
@@ -376,7 +405,7 @@ fn groups_table(rows: &[Row], by_alabel: &HashMap<String, &Row>) -> Markup {
                                 td { (sentence(m, by_alabel.get(&field(m, "holder")).copied())) }
                                 td { (field(m, "disposition")) }
                                 (status_cell(m))
-                                td.mono { (field(m, "source")) ":" (field(m, "line")) }
+                                (source_cell(m))
                             }
                         }
                     }
@@ -406,7 +435,7 @@ fn findings_table(
                             td { (sentence(m, by_alabel.get(&field(m, "holder")).copied())) }
                             td { (field(m, "lgr")) }
                             (status_cell(m))
-                            td.mono { (field(m, "source")) ":" (field(m, "line")) }
+                            (source_cell(m))
                         }
                     }
                 }

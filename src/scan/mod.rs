@@ -48,6 +48,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use group::{Relation, Role};
+pub(crate) use judge::own_verdict;
 pub use judge::{plain_rule, settle_for};
 
 /// The LGRs of a zone: the ones that judge labels, in order, and the one

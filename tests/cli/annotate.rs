@@ -35,6 +35,54 @@ fn literal_matches_golden_rows() {
     }
 }
 
+/// A label that fails IDNA2008 gets the row `scan` gives it: `lgr`
+/// `IDNA2008` (annotate named the LGR, which did not judge it), the index
+/// label the LGR has for it (annotate gave none, scan the one of a label
+/// too long), and JSON Lines typed as scan types it (an absent index
+/// `null`, not `""`).
+#[test]
+fn idna_invalid_rows_are_the_scans() {
+    let tmp = temp_dir("annotate-idna-invalid");
+    let list = tmp.join("labels.txt");
+    let labels = [
+        "-abc".to_string(),
+        "ab--cd".into(),
+        "a".repeat(64),
+        "cafe\u{301}".into(),
+        "abc-".into(),
+        "a_b".into(),
+        "xn--abc".into(),
+        "क".repeat(60),
+    ];
+    std::fs::write(&list, labels.join("\n")).unwrap();
+    let list = list.to_str().unwrap();
+    let json = |o: &std::process::Output| -> Vec<serde_json::Value> {
+        stdout(o).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect()
+    };
+    for lgr in ["builtin:ascii", "builtin:devanagari"] {
+        let o = lgrscan(&["annotate", "--lgr", lgr, "--format", "jsonl", list]);
+        assert_exit(&o, 0, "annotate");
+        let annotated = json(&o);
+        let o = lgrscan(&["scan", "-q", "--lgr", lgr, "--format", "jsonl", list]);
+        assert_exit(&o, 1, "scan");
+        let scanned: Vec<serde_json::Value> =
+            json(&o).into_iter().filter(|r| r["kind"] == "invalid").collect();
+        assert_eq!((annotated.len(), scanned.len()), (labels.len(), labels.len()), "{lgr}");
+        for (a, s) in annotated.iter().zip(&scanned) {
+            assert_eq!(a["lgr"], "IDNA2008", "{lgr}: {a}");
+            for (k, v) in a.as_object().unwrap() {
+                assert_eq!(v, &s[k], "{lgr}: {k} of {a}\nscan: {s}");
+            }
+        }
+        // The labels too long have their index labels where the LGR has
+        // their code points; the others none.
+        let index = |i: usize| annotated[i]["index"].as_str().map(str::to_string);
+        assert_eq!(index(2), (lgr == "builtin:ascii").then(|| labels[2].clone()), "{lgr}");
+        assert_eq!(index(7), (lgr == "builtin:devanagari").then(|| labels[7].clone()), "{lgr}");
+        assert!(annotated[0]["index"].is_null(), "{lgr}");
+    }
+}
+
 #[test]
 fn reads_every_input_kind() {
     let tmp = temp_dir("annotate-inputs");

@@ -224,6 +224,141 @@ fn scan_report_in_a_browser() {
     assert!(dom.contains("(held by reg-"), "the holder's registrant and date: {dom}");
 }
 
+/// `page` with `script` run after its own, and what that script writes
+/// into a `#measured` element it adds, read from the rendered DOM: what a
+/// test needs of the layout (sizes) or of the page's script (a sort after
+/// clicks), which the DOM alone does not show.
+fn measure(browser: &Path, page: &Path, script: &str) -> String {
+    let html = std::fs::read_to_string(page).expect("page");
+    let probe = page.with_extension("probe.html");
+    let tail = format!(
+        "<pre id=\"measured\"></pre><script>(function(){{var m=document.getElementById('measured');\
+         try{{m.textContent=(function(){{{script}}})();}}catch(e){{m.textContent='error: '+e;}}}})();</script></body>"
+    );
+    std::fs::write(&probe, html.replace("</body>", &tail)).expect("probe page");
+    let (dom, _) = browse(browser, &probe, &["--dump-dom", "--window-size=1280,2000"]);
+    let at =
+        dom.find(r#"<pre id="measured">"#).expect("#measured") + r#"<pre id="measured">"#.len();
+    let text = &dom[at..at + dom[at..].find("</pre>").expect("end of #measured")];
+    assert!(!text.starts_with("error: "), "{text}");
+    text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+}
+
+/// Chart labels are fitted to their column by rendered width: registrar
+/// names in wide scripts (CJK, Arabic, Khmer, Devanagari, and a run of
+/// `W`) stay inside the chart, left of their bar, and the ones too wide
+/// are cut with an ellipsis, their whole text in `title`. They were cut at
+/// 22 characters, and 22 such characters spilled past the chart's edge.
+#[test]
+fn chart_labels_fit_their_column_in_a_browser() {
+    let Some(browser) = chromium() else { return };
+    let dir = temp_dir("html-wide");
+    let names = [
+        "Short Reg",
+        "देवनागरी रजिस्ट्रार प्राइवेट लिमिटेड कंपनी",
+        "ក្រុមហ៊ុនចុះឈ្មោះដែនខ្មែរ ឯកជន",
+        "شركة تسجيل النطاقات العربية المحدودة",
+        "中文域名注册服务有限公司北京分公司第一部",
+        "A very long Latin registrar name, Incorporated and Partners",
+        "WWWWWWWWWWWWWWWWWWWWWWWW",
+    ];
+    let csv = std::fs::read_to_string(root().join("samples/labels.csv")).unwrap();
+    let rows: String = csv
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("{l},registrar\n")
+            } else {
+                format!("{l},\"{}\"\n", names[(i - 1) % names.len()])
+            }
+        })
+        .collect();
+    let file = dir.join("wide.csv");
+    std::fs::write(&file, rows).unwrap();
+    let dom = check_scan_page(&browser, &[&file.to_string_lossy()], "html-report-wide");
+    let page = dir.join("wide.html");
+    let o = lgrscan(&[
+        "scan",
+        "-q",
+        "--format",
+        "html",
+        "-o",
+        &page.to_string_lossy(),
+        &file.to_string_lossy(),
+    ]);
+    assert_exit(&o, 1, "scan --format html");
+    // Per chart bar: its chart, key, the key's box left of the chart's
+    // edge or right of its bar, whether the key is cut, and its title.
+    let measured = measure(
+        &browser,
+        &page,
+        "var out=[];document.querySelectorAll('svg[data-chart] g[data-key]').forEach(function(g){\
+         var svg=g.closest('svg'),edge=svg.getBoundingClientRect(),bar=g.querySelector('rect').getBoundingClientRect();\
+         var l=g.firstElementChild,t=l.querySelector('div')||l,r=t.getBoundingClientRect();\
+         var spill=r.left<edge.left-0.5||r.right>bar.left+0.5;\
+         var cut=t.scrollWidth>t.clientWidth+1;\
+         out.push([svg.dataset.chart,g.dataset.key,spill,cut,t.title||''].join('\\t'));});\
+         return out.join('\\n');",
+    );
+    let bars: Vec<Vec<&str>> = measured.lines().map(|l| l.split('\t').collect()).collect();
+    let registrars: Vec<&Vec<&str>> = bars.iter().filter(|b| b[0] == "by-registrar").collect();
+    assert!(registrars.len() >= 4, "{measured}");
+    let spilled: Vec<&Vec<&str>> = bars.iter().filter(|b| b[2] != "false").collect();
+    assert!(spilled.is_empty(), "chart labels outside their column: {spilled:?}");
+    for b in &bars {
+        assert_eq!(b[4], b[1], "the whole key in its title: {b:?}");
+    }
+    let cut: Vec<&str> = bars.iter().filter(|b| b[3] == "true").map(|b| b[1]).collect();
+    assert!(cut.contains(&names[6]) && cut.contains(&names[3]), "cut: {cut:?}");
+    assert!(!cut.iter().any(|k| k.len() < 12), "short keys are whole: {cut:?}");
+    assert!(dom.contains(r#"class="bar-label" dir="auto""#), "{dom}");
+}
+
+/// The source column sorts by file, then line as a number (as text,
+/// `a.txt:10` came before `a.txt:9`), whatever order the table was in;
+/// the `label` column sorts as text.
+#[test]
+fn source_column_sorts_naturally_in_a_browser() {
+    let Some(browser) = chromium() else { return };
+    let dir = temp_dir("html-sort");
+    // Invalid labels (a leading hyphen), their text in the reverse order
+    // of their lines, in two files.
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    let labels = |tag: &str| -> String {
+        (0..12u8).map(|i| format!("-{tag}{}\n", char::from(b'z' - i))).collect()
+    };
+    std::fs::write(&a, labels("a")).unwrap();
+    std::fs::write(&b, labels("b")).unwrap();
+    let page = dir.join("sort.html");
+    let (a, b, p) = (a.to_string_lossy(), b.to_string_lossy(), page.to_string_lossy());
+    assert_exit(&lgrscan(&["scan", "-q", "--format", "html", "-o", &p, &b, &a]), 1, "scan");
+    let order = |clicks: &str| -> Vec<String> {
+        let script = format!(
+            "var t=document.querySelector('[data-count=\"invalid-rows\"]').closest('h2').nextElementSibling;\
+             var th=t.tHead.rows[0].cells;[{clicks}].forEach(function(i){{th[i].click();}});\
+             return Array.prototype.map.call(t.tBodies[0].rows,function(r){{\
+             return r.cells[0].textContent+' '+r.cells[5].textContent;}}).join('\\n');"
+        );
+        measure(&browser, &page, &script).lines().map(str::to_string).collect()
+    };
+    let file = |f: &str| Path::new(f).file_name().unwrap().to_string_lossy().into_owned();
+    let want: Vec<String> = [("a", &a), ("b", &b)]
+        .iter()
+        .flat_map(|(tag, f)| {
+            (1..=12u8).map(move |n| format!("-{tag}{} {f}:{n}", char::from(b'z' + 1 - n)))
+        })
+        .collect();
+    // By label (text), then by source: files by name, lines by number.
+    assert_eq!(order("0, 5"), want, "{}", file(&a));
+    let mut by_label = want.clone();
+    by_label.sort();
+    assert_eq!(order("0"), by_label);
+    let mut down = want.clone();
+    down.reverse();
+    assert_eq!(order("5, 5"), down);
+}
+
 #[test]
 fn period_report_in_a_browser() {
     let Some(browser) = chromium() else { return };

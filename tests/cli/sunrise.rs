@@ -273,6 +273,40 @@ fn a_command_line_holder_has_no_line() {
     assert!(stdout(&o).contains("holder ក្ដារ (candidate)"), "{}", stdout(&o));
 }
 
+/// Every `available` row, and a contention set's winner, gives the
+/// candidate's own disposition under the LGR that judges it, with that
+/// LGR and its reason, as `scan` gives a variant set's holder; whichever
+/// way the check reached it: a plain label sharing no key (no scan:
+/// `newbrand`), a label holding a set of its own in the scan (`२०२५`, the
+/// variant of `2025`, which its kashmiri pin makes invalid), one the scan
+/// finds nothing to say of (`काला`), and a label given twice (`abc`).
+/// Only the second of these had one.
+#[test]
+fn available_rows_give_the_labels_own_disposition() {
+    let labels = ["newbrand", "२०२५", "काला", "abc", "abc"];
+    let args: Vec<&str> = labels.iter().flat_map(|l| ["--label", l]).collect();
+    let o = lgrscan(
+        &[&["check", "--against", "samples/labels.csv", "--format", "jsonl"], &args[..]].concat(),
+    );
+    let rows: Vec<serde_json::Value> =
+        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let statuses: Vec<&str> = rows.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["available", "available", "available", "contention", "contention"]);
+    let own =
+        |r: &serde_json::Value| (r["lgr"].clone(), r["disposition"].clone(), r["reason"].clone());
+    for r in &rows[..4] {
+        assert_eq!(r["disposition"], "valid", "{r}");
+        assert!(r["lgr"].as_str().is_some_and(|l| l.starts_with("builtin:")), "{r}");
+        assert!(r["reason"].as_str().is_some_and(|t| t.contains("disp=valid")), "{r}");
+        assert!(r["holder"].is_null(), "{r}");
+    }
+    // The plain label with no scan has the verdict the scan gives the one
+    // it judged.
+    assert_eq!(own(&rows[0]), own(&rows[3]));
+    assert_eq!(rows[1]["lgr"], "builtin:devanagari");
+    assert_eq!(rows[4]["disposition"], "blocked", "the second abc, as a variant of the first");
+}
+
 /// A registered label's CSV `lgr` pin judges it in `check` as in `scan`:
 /// `2025` is pinned to kashmiri (`samples/labels.csv`), invalid there, so
 /// it holds no set and `२०२५` is available, with a saved index and with
@@ -296,4 +330,40 @@ fn a_registered_labels_lgr_pin_is_kept() {
     let unpinned = dir.path().join("unpinned.csv");
     std::fs::write(&unpinned, "label,lgr\n2025,\n").unwrap();
     assert_eq!(status(unpinned.to_str().unwrap()), "variant-blocked");
+}
+
+/// A pin naming no LGR of the set is kept in an index as such, not its
+/// text; no row of `check` needs the text: such a label is invalid and
+/// holds no set whatever its pin says (`scan` quotes the pin in that
+/// label's own row, and a check reports candidates, not the registered
+/// labels' own verdicts: the label itself is `registered`). So a saved
+/// index and the input give the same rows, for the label, its variants
+/// and another candidate.
+#[test]
+fn an_unknown_pin_gives_the_same_rows_from_an_index() {
+    let dir = temp();
+    let csv = dir.path().join("pins.csv");
+    std::fs::write(&csv, "label,lgr\n2025,nosuch\nក្ដារ,builtin:hindu\nbluecloud,\n").unwrap();
+    let (csv, idx) = (csv.to_str().unwrap(), dir.path().join("pins.idx"));
+    let idx = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", csv, "-o", idx]).status.code(), Some(0));
+    let labels = ["2025", "२०२५", "ក្ដារ", "ក្តារ", "bluecloud", "newbrand"];
+    let args: Vec<&str> = labels.iter().flat_map(|l| ["--label", l]).collect();
+    let rows = |against: &str| {
+        let o =
+            lgrscan(&[&["check", "--against", against, "--format", "jsonl"], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        let rows: Vec<serde_json::Value> =
+            stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        rows
+    };
+    let from_input = rows(csv);
+    assert_eq!(rows(idx), from_input);
+    let status: Vec<&str> = from_input.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(
+        status,
+        ["registered", "available", "registered", "available", "registered", "available"]
+    );
+    let scan = lgrscan(&["scan", "-q", "--on-malformed", "ignore", "--format", "csv", csv]);
+    assert!(stdout(&scan).contains("the lgr column names 'nosuch'"), "{}", stdout(&scan));
 }

@@ -416,6 +416,9 @@ fn property(name: &str, labels: &[String], spec: &LgrSpec, seed: u64) {
         *counts.entry(g.status).or_default() += 1;
         let holder = g.holder.as_ref().map(|h| h.alabel.to_string());
         let disposition = if g.status == Status::Available {
+            // Its own, which the scan gives no row for: an eligible one.
+            let own = &g.detail().disposition;
+            assert!(!own.is_empty() && own != "invalid", "{name}: candidate {c}: {own:?}");
             String::new()
         } else {
             g.detail().disposition.clone()

@@ -79,7 +79,6 @@ pub(crate) fn judge_one_in<'a>(
     prepared: &EvalLabel,
     sc: &mut IndexScratch,
 ) -> Judgement<'a> {
-    let cps = prepared.cps();
     if let Some(f) = label.finding() {
         return Judgement {
             lgr: None,
@@ -104,6 +103,14 @@ pub(crate) fn judge_one_in<'a>(
             },
         };
     }
+    judge_by_set(set, prepared, sc)
+}
+
+/// Judges a label that passes IDNA2008 and has no pin by the set: the
+/// first LGR under which it is eligible, else the one covering most of
+/// its code points ([`judge_one_in`]).
+fn judge_by_set<'a>(set: &'a LgrSet, prepared: &EvalLabel, sc: &mut IndexScratch) -> Judgement<'a> {
+    let cps = prepared.cps();
     // A label with a code point that starts no element of an LGR cannot be
     // eligible under it (RFC 7940 §8.1): judge only when every code point
     // starts one, and when no LGR makes the label eligible (rare), take the
@@ -220,6 +227,20 @@ pub(crate) fn verdict_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
             fam,
         ],
     }
+}
+
+/// The LGR name, disposition and reason text the scan gives the U-label
+/// `ulabel` of a label that passes IDNA2008 and has no pin, as the row of
+/// a variant set's holder says them; `label` and `sc` are buffers.
+pub(crate) fn own_verdict(
+    set: &LgrSet,
+    ulabel: &str,
+    label: &mut EvalLabel,
+    sc: &mut IndexScratch,
+) -> [String; 3] {
+    label.set_text(ulabel);
+    let [lgr, disposition, reason, _] = verdict_fields(set, &judge_by_set(set, label, sc));
+    [lgr, disposition, reason]
 }
 
 /// Text of an index label.

@@ -14,7 +14,9 @@ mod tests;
 mod worker;
 
 pub(crate) use all::judge_all;
-pub(crate) use judged::{Judged, index_text, judge_one_in, script_of_with, verdict_fields};
+pub(crate) use judged::{
+    Judged, index_text, judge_one_in, own_verdict, script_of_with, verdict_fields,
+};
 pub(crate) use keys::{Keyed, text_hash_cps};
 pub(crate) use pack::PAD;
 pub use settling::{plain_rule, settle_for};
