@@ -116,14 +116,22 @@ impl IndexSink for Vec<u8> {
     }
 }
 
-/// Reads `inputs` and writes their index to `out`; returns the label set
-/// (for the malformed-line outcome).
+/// What [`build_into`] read: the label set, and its CSV rows whose `lgr`
+/// pin names no LGR of the set (`file:line: reason`), which count as
+/// malformed lines as in `scan`: such a label is invalid and holds no
+/// variant set, so its variants would be `available` in every check.
+struct Built {
+    labels: input::LabelSet,
+    unknown_pins: Vec<String>,
+}
+
+/// Reads `inputs` and writes their index to `out`.
 fn build_into(
     out: &mut dyn IndexSink,
     inputs: &[String],
     input_args: &super::InputArgs,
     spec: &LgrSpec,
-) -> anyhow::Result<input::LabelSet> {
+) -> anyhow::Result<Built> {
     let config = input_args.config()?;
     // The inputs' sizes and digests are computed on a thread of their own
     // (reading each regular file once more), beside the whole build, and
@@ -162,7 +170,8 @@ fn build_into(
         w.flush()?;
     }
     drop(prepared);
-    Ok(labels)
+    let unknown_pins = lgrscan::report::scan::unknown_pins(&labels, &set);
+    Ok(Built { labels, unknown_pins })
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
@@ -171,13 +180,14 @@ fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let mut file = super::ReportFile::create(output, &reads)?;
     let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
-    let labels = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;
+    let built = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;
+    let labels = built.labels;
     file.spare_sources(&labels)?;
     // An index that lacks dropped lines is not put in place (the file
     // named keeps what it had): `check` and `serve` would answer from it
     // as if it were whole. `--on-malformed warn|ignore` accepts them.
     args.input
-        .malformed_outcome(&labels, &[])
+        .malformed_outcome(&labels, &built.unknown_pins)
         .map_err(|e| e.context(format!("{} was not written", output.display())))?;
     file.commit(Durability::Rename)?;
     std::mem::forget(labels);
@@ -379,11 +389,11 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
             None => LgrSpec::from_flags(&[], None, args.index_mode.unwrap_or_default().into())?,
         };
         let mut bytes = Vec::new();
-        let labels = pool.install(|| build_into(&mut bytes, &args.against, &args.input, &spec))?;
+        let built = pool.install(|| build_into(&mut bytes, &args.against, &args.input, &spec))?;
         if let Some(file) = &output {
-            file.spare_sources(&labels)?;
+            file.spare_sources(&built.labels)?;
         }
-        args.input.malformed_outcome(&labels, &[])?;
+        args.input.malformed_outcome(&built.labels, &built.unknown_pins)?;
         Index::from_bytes(bytes)?
     };
     let set = index.spec().compile()?;

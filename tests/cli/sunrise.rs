@@ -77,7 +77,10 @@ fn lgr_mismatch_and_damage_are_errors() {
     std::fs::copy(&a, &b).unwrap();
     let k_idx = dir.path().join("k.idx");
     let (a, b, k_idx) = (a.to_str().unwrap(), b.to_str().unwrap(), k_idx.to_str().unwrap());
-    let o = lgrscan(&["index", "samples/labels.csv", "--lgr", a, "-o", k_idx]);
+    // Its pins name LGRs not in this set (malformed lines, as in `scan`).
+    let accept = ["--on-malformed", "ignore"];
+    let o =
+        lgrscan(&[&["index", "samples/labels.csv", "--lgr", a, "-o", k_idx][..], &accept].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = lgrscan(&["check", "--against", k_idx, "--label", "ក្ដារ", "--lgr", b]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -310,26 +313,47 @@ fn available_rows_give_the_labels_own_disposition() {
 /// A registered label's CSV `lgr` pin judges it in `check` as in `scan`:
 /// `2025` is pinned to kashmiri (`samples/labels.csv`), invalid there, so
 /// it holds no set and `२०२५` is available, with a saved index and with
-/// the input; likewise a pin naming no LGR of the set.
+/// the input; likewise a pin naming no LGR of the set, which is a
+/// malformed line as in `scan`: no index and no check under the default
+/// `--on-malformed fail`, since its label's variants would all read
+/// `available`.
 #[test]
 fn a_registered_labels_lgr_pin_is_kept() {
     let dir = temp();
     let idx = dir.path().join("labels.idx");
     let idx = idx.to_str().unwrap();
     assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx]).status.code(), Some(0));
-    let status = |against: &str| {
-        let o = lgrscan(&["check", "--against", against, "--label", "२०२५", "--format", "jsonl"]);
-        let row: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let check = |against: &str, policy: &str| {
+        let args = ["check", "--against", against, "--label", "२०२५", "--format", "jsonl"];
+        lgrscan(&[&args[..], &["--on-malformed", policy]].concat())
+    };
+    let status = |against: &str, policy: &str| {
+        let row: serde_json::Value =
+            serde_json::from_str(stdout(&check(against, policy)).trim()).unwrap();
         row["status"].as_str().unwrap().to_string()
     };
-    assert_eq!(status("samples/labels.csv"), "available");
-    assert_eq!(status(idx), "available");
+    assert_eq!(status("samples/labels.csv", "fail"), "available");
+    assert_eq!(status(idx, "fail"), "available");
     let unknown = dir.path().join("unknown.csv");
     std::fs::write(&unknown, "label,lgr\n2025,nosuch\n").unwrap();
-    assert_eq!(status(unknown.to_str().unwrap()), "available");
+    let unknown = unknown.to_str().unwrap();
+    let refused = check(unknown, "fail");
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("unknown.csv:2: the lgr column names 'nosuch'"));
+    assert!(stdout(&refused).is_empty());
+    assert_eq!(status(unknown, "ignore"), "available");
+    let unknown_idx = dir.path().join("unknown.idx");
+    let unknown_idx = unknown_idx.to_str().unwrap();
+    let o = lgrscan(&["index", unknown, "-o", unknown_idx]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!std::path::Path::new(unknown_idx).exists());
+    let o = lgrscan(&["index", unknown, "-o", unknown_idx, "--on-malformed", "warn"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: 1 malformed line"), "{}", stderr(&o));
+    assert_eq!(status(unknown_idx, "fail"), "available");
     let unpinned = dir.path().join("unpinned.csv");
     std::fs::write(&unpinned, "label,lgr\n2025,\n").unwrap();
-    assert_eq!(status(unpinned.to_str().unwrap()), "variant-blocked");
+    assert_eq!(status(unpinned.to_str().unwrap(), "fail"), "variant-blocked");
 }
 
 /// A pin naming no LGR of the set is kept in an index as such, not its
@@ -346,12 +370,13 @@ fn an_unknown_pin_gives_the_same_rows_from_an_index() {
     std::fs::write(&csv, "label,lgr\n2025,nosuch\nក្ដារ,builtin:hindu\nbluecloud,\n").unwrap();
     let (csv, idx) = (csv.to_str().unwrap(), dir.path().join("pins.idx"));
     let idx = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", csv, "-o", idx]).status.code(), Some(0));
+    let accept = ["--on-malformed", "ignore"];
+    assert_eq!(lgrscan(&[&["index", csv, "-o", idx][..], &accept].concat()).status.code(), Some(0));
     let labels = ["2025", "२०२५", "ក្ដារ", "ក្តារ", "bluecloud", "newbrand"];
     let args: Vec<&str> = labels.iter().flat_map(|l| ["--label", l]).collect();
     let rows = |against: &str| {
-        let o =
-            lgrscan(&[&["check", "--against", against, "--format", "jsonl"], &args[..]].concat());
+        let check = ["check", "--against", against, "--format", "jsonl"];
+        let o = lgrscan(&[&check[..], &accept, &args[..]].concat());
         assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
         let rows: Vec<serde_json::Value> =
             stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
