@@ -21,7 +21,7 @@ use super::collect::{Apex, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::sorted_run::{plain_mark, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
-use crate::idna2008::{MAX_NAME_OCTETS, to_alabel};
+use crate::idna2008::{MAX_NAME_OCTETS, suffix_alabel};
 
 pub(crate) struct ListState {
     pub(crate) source: u32,
@@ -315,14 +315,15 @@ pub(crate) fn name_label(
         return col.register_row(loc, body, orig, mode).map(Some);
     };
     // The suffix in A-label form: a list names its zone in either form
-    // (`bar.рф`, `foo.xn--p1ai`), and a U-label and its A-label are one
-    // label here, as they are for the registered label itself.
+    // (`bar.рф`, `foo.xn--p1ai`) and in any case (`bar.РФ`), and a
+    // U-label and its A-label are one label here, as they are for the
+    // registered label itself (which keeps its case: it is judged).
     let mut labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
     if labels.iter().any(Vec::is_empty) {
         return col.malformed(loc, "empty label in name").map(|()| None);
     }
     for l in labels.iter_mut().skip(1).filter(|l| !l.is_ascii()) {
-        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(|u| to_alabel(u).ok()) {
+        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(suffix_alabel) {
             *l = alabel.into_bytes();
         }
     }

@@ -187,3 +187,32 @@ fn crlf_csv_reads_as_lf_csv() {
     };
     assert_eq!(lines("lf.csv", &lf), lines("crlf.csv", &crlf));
 }
+
+/// A zone suffix is compared with the apex whatever its case: `bar.РФ`
+/// is under `xn--p1ai.` (IDNA2008 maps no case, so `РФ` has no A-label
+/// as it is), in a list with or without `--origin`, in a CSV `domain`
+/// column, and `--origin РФ` is that apex. The registered label keeps its
+/// case: `БАР.рф` registers `БАР`, judged as written (DISALLOWED).
+#[test]
+fn an_upper_case_suffix_is_the_apex() {
+    let list = Config::new().format(Some(InputFormat::List));
+    let text = "bar.\u{0420}\u{0424}\nfoo.xn--p1ai\n\u{0411}\u{0410}\u{0420}.\u{0440}\u{0444}\n";
+    for config in [list.clone(), list.origin(Some("xn--p1ai."))] {
+        let set = read_bytes("l.txt", text.as_bytes(), &config);
+        let acc = set.accounting();
+        assert_eq!(acc.malformed, 0, "{:?}", acc.malformed_details);
+        assert_eq!(set.apex(), Some("xn--p1ai."));
+        assert_eq!(ulabels(&set), ["bar", "foo", "\u{0411}\u{0410}\u{0420}"]);
+        assert_eq!(findings(&set)[..2], ["", ""]);
+        assert_eq!(findings(&set)[2], "U+0411 DISALLOWED");
+    }
+    let csv = "domain,registrant\nbar.\u{0420}\u{0424}.,r1\nfoo.XN--P1AI,r2\n";
+    for origin in [None, Some("\u{0420}\u{0424}")] {
+        let set = read_bytes("l.csv", csv.as_bytes(), &Config::new().origin(origin));
+        assert_eq!(set.accounting().malformed, 0, "{:?}", set.accounting().malformed_details);
+        assert_eq!(
+            (set.apex(), alabels(&set)),
+            (Some("xn--p1ai."), vec!["bar".into(), "foo".into()])
+        );
+    }
+}
