@@ -262,3 +262,53 @@ fn nsec3_hashed_owners_are_not_registered_labels() {
     let detail = &a.malformed_details[0].reason;
     assert!(detail.contains("NS record at an NSEC3 hashed owner"), "{detail}");
 }
+
+/// NSEC3 data written by type number (RFC 3597 §5, as a tool that does
+/// not know the type writes it) is NSEC3 data as `NSEC3` is, on both
+/// paths: `TYPE50` in any case, an RRSIG covering `TYPE50`, and an RRSIG
+/// written `TYPE46` with its RDATA in the generic form (`\# len hex`,
+/// the type covered its first two octets).
+#[test]
+fn nsec3_data_by_type_number_is_nsec3_data() {
+    let mut rng = fastrand::Rng::with_seed(3597);
+    let (text, (registered, nsec3, names)) = signed_czds(3000, &mut rng);
+    let spell = |(j, line): (usize, &str)| {
+        let line = match j % 3 {
+            0 => line.replace("\tnsec3\t", "\tTYPE50\t"),
+            1 => line.replace("\tnsec3\t1 1 0 - 2T7B4G4V NS", "\ttype50\t\\# 9 01 01 0000 00"),
+            _ => line.to_string(),
+        };
+        let rrsig = ["\tRRSIG\tNSEC3 8 2 3600", "\trrsig\tNSEC3 8 2 3600"];
+        let by = match j % 4 {
+            0 => "\tRRSIG\tTYPE50 8 2 3600",
+            1 => "\trrsig\tType50 8 2 3600",
+            2 => "\tTYPE46\t\\# 30 00 32 0802 00000E10",
+            _ => return line,
+        };
+        rrsig.iter().fold(line, |l, r| l.replace(r, by))
+    };
+    let text: String = text.lines().enumerate().map(|l| spell(l) + "\n").collect();
+    for spelled in ["\tTYPE50\t", "\ttype50\t\\# ", "\tTYPE50 ", "\tType50 ", "\tTYPE46\t"] {
+        assert!(text.matches(spelled).count() > 200, "{spelled:?}");
+    }
+    assert_paths_agree(text.as_bytes(), "signed CZDS dump by type number");
+    let a = read_with(text.as_bytes(), &Config::new(), 2).accounting().clone();
+    assert_eq!(
+        (a.registered_labels, a.nsec3_records, a.nsec3_names, a.malformed),
+        (registered, nsec3, names, 0)
+    );
+
+    // A master file: a blank owner after `TYPE50` goes on with the hashed
+    // owner's class, as after `NSEC3`.
+    let h = fake_hash(2, &mut rng);
+    let mut m = master(300, &[]);
+    m.push_str(&format!("{h}\t3600\tIN\tTYPE50\t\\# 9 01010000 0000000000\n"));
+    m.push_str("\t3600\tIN\tRRSIG\tTYPE50 8 2 3600 2026 2026 1 tld. AA==\n");
+    m.push_str("\t3600\tIN\tTYPE46\t\\# 30 0032 0802 00000E10 ( 0000\n 0000 )\n");
+    m.push_str("\t3600\tIN\tNS\tns1.example.net.\n");
+    assert_paths_agree(m.as_bytes(), "signed master file by type number");
+    let a = read_with(m.as_bytes(), &Config::new(), 2).accounting().clone();
+    assert_eq!((a.nsec3_records, a.nsec3_names, a.malformed), (3, 1, 1));
+    let detail = &a.malformed_details[0].reason;
+    assert!(detail.contains("NS record at an NSEC3 hashed owner"), "{detail}");
+}

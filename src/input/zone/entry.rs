@@ -112,7 +112,7 @@ pub(super) fn entry(
     } else {
         None
     };
-    let nsec3 = is_nsec3_record(ty, toks.get(k + 1).map(text));
+    let nsec3 = is_nsec3_record(ty, toks.get(k + 1..).unwrap_or_default().iter().map(text));
     let class = match owner_tok {
         None => {
             let Some(class) = st.prev_class else {
