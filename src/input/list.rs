@@ -5,7 +5,7 @@
 //! starts a comment (at the start of a line, or after white space); blank
 //! lines are skipped.
 //! Without an apex, the suffix of the first name with dots becomes the
-//! apex.
+//! apex, and a line outside it names that name's line in its reason.
 //!
 //! The lines are read in parallel: a buffer is cut into chunks of whole
 //! lines, and each chunk is scanned on rayon's current pool into its
@@ -328,7 +328,7 @@ pub(crate) fn name_label(
         }
     }
     if col.apex().is_none() {
-        col.set_apex(labels[1..].to_vec());
+        col.infer_apex(labels[1..].to_vec(), loc);
     }
     let mut lower = labels.clone();
     name::lower(&mut lower);
@@ -344,10 +344,17 @@ pub(crate) fn name_label(
     };
     if let Some(what) = not_registered {
         let apex = col.apex().map(|a| a.text.clone()).unwrap_or_default();
+        // An apex taken from the first name with a dot is wrong when that
+        // name is deeper than the rest (`www.shop.example` first): the
+        // correct lines are then these, so say where it came from.
+        let from = col.apex_inferred_at().map_or_else(String::new, |at| {
+            let path = col.path(at.source).display();
+            format!(", the suffix of the name at {path}:{}; --origin sets it", at.line)
+        });
         let name = String::from_utf8_lossy(body);
         let reason = format!(
-            "{name:?} is {what} (apex {apex}); a list holds one zone's registered names: scan \
-             each zone on its own"
+            "{name:?} is {what} (apex {apex}{from}); a list holds one zone's registered names: \
+             scan each zone on its own"
         );
         return col.malformed(loc, reason).map(|()| None);
     }
