@@ -501,6 +501,20 @@ pub fn to_alabel(ulabel: &str) -> Result<String, Finding> {
     }
 }
 
+/// The A-label of a label of a zone suffix written as a U-label in any
+/// case (`РФ`, `рф` → `xn--p1ai`), or `None` when it is none.
+///
+/// IDNA2008 maps no case, so [`to_alabel`] refuses `РФ`; but a suffix is
+/// only compared with the apex, never judged, and names compare without
+/// case, so it is lower-cased first. Character by character, as UTS #46
+/// maps it: `Σ` is `σ` wherever it stands (`str::to_lowercase` would make
+/// a final one `ς`, another label). Never for a registered label, which
+/// is judged as written.
+pub(crate) fn suffix_alabel(label: &str) -> Option<String> {
+    let lower: String = label.chars().flat_map(char::to_lowercase).collect();
+    to_alabel(&lower).ok()
+}
+
 /// Converts an A-label (or LDH label) to its U-label and checks it
 /// ([RFC 5891 §5]).
 ///
@@ -658,6 +672,18 @@ mod tests {
         assert!(!is_plain_ldh(b"Abc"));
         assert_eq!(reason("EXAMPLE"), None);
         assert_eq!(to_labels("EXAMPLE").alabel, "example");
+    }
+
+    /// A suffix in any case has the A-label of its lower case; a final
+    /// capital sigma is `σ`, as UTS #46 maps it, not `ς`.
+    #[test]
+    fn suffixes_are_lower_cased() {
+        assert_eq!(to_alabel("РФ").ok(), None);
+        assert_eq!(suffix_alabel("РФ").as_deref(), Some("xn--p1ai"));
+        assert_eq!(suffix_alabel("Рф").as_deref(), Some("xn--p1ai"));
+        assert_eq!(suffix_alabel("ΕΛΛΑΣ"), to_alabel("ελλασ").ok());
+        assert_ne!(to_alabel("ελλασ"), to_alabel("ελλας"));
+        assert_eq!(suffix_alabel("a\u{0640}b"), None);
     }
 
     #[test]

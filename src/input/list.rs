@@ -5,7 +5,7 @@
 //! starts a comment (at the start of a line, or after white space); blank
 //! lines are skipped.
 //! Without an apex, the suffix of the first name with dots becomes the
-//! apex.
+//! apex, and a line outside it names that name's line in its reason.
 //!
 //! The lines are read in parallel: a buffer is cut into chunks of whole
 //! lines, and each chunk is scanned on rayon's current pool into its
@@ -21,7 +21,7 @@ use super::collect::{Apex, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
 use super::sorted_run::{plain_mark, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
-use crate::idna2008::{MAX_NAME_OCTETS, to_alabel};
+use crate::idna2008::{MAX_NAME_OCTETS, suffix_alabel};
 
 pub(crate) struct ListState {
     pub(crate) source: u32,
@@ -315,19 +315,20 @@ pub(crate) fn name_label(
         return col.register_row(loc, body, orig, mode).map(Some);
     };
     // The suffix in A-label form: a list names its zone in either form
-    // (`bar.рф`, `foo.xn--p1ai`), and a U-label and its A-label are one
-    // label here, as they are for the registered label itself.
+    // (`bar.рф`, `foo.xn--p1ai`) and in any case (`bar.РФ`), and a
+    // U-label and its A-label are one label here, as they are for the
+    // registered label itself (which keeps its case: it is judged).
     let mut labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
     if labels.iter().any(Vec::is_empty) {
         return col.malformed(loc, "empty label in name").map(|()| None);
     }
     for l in labels.iter_mut().skip(1).filter(|l| !l.is_ascii()) {
-        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(|u| to_alabel(u).ok()) {
+        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(suffix_alabel) {
             *l = alabel.into_bytes();
         }
     }
     if col.apex().is_none() {
-        col.set_apex(labels[1..].to_vec());
+        col.infer_apex(labels[1..].to_vec(), loc);
     }
     let mut lower = labels.clone();
     name::lower(&mut lower);
@@ -343,10 +344,17 @@ pub(crate) fn name_label(
     };
     if let Some(what) = not_registered {
         let apex = col.apex().map(|a| a.text.clone()).unwrap_or_default();
+        // An apex taken from the first name with a dot is wrong when that
+        // name is deeper than the rest (`www.shop.example` first): the
+        // correct lines are then these, so say where it came from.
+        let from = col.apex_inferred_at().map_or_else(String::new, |at| {
+            let path = col.path(at.source).display();
+            format!(", the suffix of the name at {path}:{}; --origin sets it", at.line)
+        });
         let name = String::from_utf8_lossy(body);
         let reason = format!(
-            "{name:?} is {what} (apex {apex}); a list holds one zone's registered names: scan \
-             each zone on its own"
+            "{name:?} is {what} (apex {apex}{from}); a list holds one zone's registered names: \
+             scan each zone on its own"
         );
         return col.malformed(loc, reason).map(|()| None);
     }

@@ -71,7 +71,7 @@ mod sorted_run;
 mod source;
 mod time;
 mod zone;
-pub(crate) use zone::is_class as is_zone_class;
+pub(crate) use zone::{is_class as is_zone_class, is_type as is_zone_type};
 
 use std::fmt;
 use std::str::FromStr;

@@ -77,6 +77,51 @@ pub(crate) fn parse(token: &[u8]) -> Result<Parsed, String> {
     Ok(out)
 }
 
+/// The name that is the whole RDATA given in the generic form of RFC 3597
+/// §5, from the fields after its `\#`: the length in octets, then the
+/// octets in hex (white space anywhere), a name in wire format (RFC 1035
+/// §3.1, uncompressed as §4 of RFC 3597 wants it). An NS record written
+/// `NS \# 14 03…` or `TYPE2 \# …` has its target so.
+///
+/// # Errors
+///
+/// A reason: a bad length or hex, a compression pointer, a label past
+/// the data or data after the name, a name over 255 octets.
+pub(crate) fn from_generic_rdata<'a>(
+    mut fields: impl Iterator<Item = &'a [u8]>,
+) -> Result<Vec<Vec<u8>>, String> {
+    let len = fields.next().and_then(|l| std::str::from_utf8(l).ok()?.parse::<usize>().ok());
+    let len = len.filter(|&n| n <= crate::idna2008::MAX_NAME_OCTETS).ok_or("bad RDATA length")?;
+    let digits: Vec<u8> = fields.flatten().copied().collect();
+    if digits.len() != 2 * len {
+        return Err(format!("{len} octets of RDATA, {} hex digits", digits.len()));
+    }
+    let hex = |b: u8| char::from(b).to_digit(16).ok_or("RDATA not in hex");
+    let wire = digits
+        .chunks(2)
+        .map(|p| Ok((hex(p[0])? << 4 | hex(p[1])?) as u8))
+        .collect::<Result<Vec<u8>, &str>>()?;
+    let mut labels = Vec::new();
+    let mut at = 0;
+    loop {
+        let Some(&n) = wire.get(at) else { return Err("name not ended by the root".into()) };
+        let n = usize::from(n);
+        if n == 0 {
+            break;
+        }
+        if n > 63 {
+            return Err("compressed or bad label length in RDATA".into());
+        }
+        let label = wire.get(at + 1..at + 1 + n).ok_or("label past the RDATA")?;
+        labels.push(label.to_vec());
+        at += 1 + n;
+    }
+    if at + 1 != wire.len() {
+        return Err("data after the name in RDATA".into());
+    }
+    Ok(labels)
+}
+
 /// Wire length of a name of these labels (absolute: plus the root).
 pub(crate) fn wire_len(labels: &[Vec<u8>]) -> usize {
     labels.iter().map(|l| l.len() + 1).sum::<usize>() + 1
@@ -136,5 +181,29 @@ mod tests {
         assert!(parse(b"a\\").is_err());
         assert_eq!(parse(b".").unwrap().labels.len(), 0);
         assert_eq!(present(&parse(b"A\\032b.x.").unwrap().labels), "a\\032b.x.");
+    }
+
+    #[test]
+    fn names_in_generic_rdata() {
+        let name = |s: &str| from_generic_rdata(s.split(' ').map(str::as_bytes));
+        let ns1 = vec![b"ns1".to_vec(), b"Ex".to_vec()];
+        assert_eq!(name("8 036e7331 02 4578 00"), Ok(ns1));
+        assert_eq!(name("1 00"), Ok(vec![]));
+        assert_eq!(name("4 02 2e41 00").map(|l| present(&l)), Ok("\\.a.".into()));
+        for bad in [
+            "",
+            "x",
+            "256",
+            "2 00",
+            "1 0",
+            "1 0g",
+            "2 c000",
+            "2 0561",
+            "3 01 61",
+            "3 00 6100",
+            "2 4000",
+        ] {
+            assert!(name(bad).is_err(), "{bad:?}");
+        }
     }
 }

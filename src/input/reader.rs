@@ -9,7 +9,7 @@ use super::labels::{LabelSet, SourceInfo};
 use super::source::{self, Data, Input, Opened};
 use super::zone::{self, Include, MAX_INCLUDES, ZoneState};
 use super::{Config, Error, ErrorKind, InputFormat, MAX_LINE_BYTES, csv, detect, list, name};
-use crate::idna2008::to_alabel;
+use crate::idna2008::suffix_alabel;
 
 /// How much of a stream is read at a time.
 const CHUNK: usize = 16 << 20;
@@ -72,10 +72,10 @@ impl<'c> Reader<'c> {
         if let Some(o) = &config.origin {
             let bad = |e: String| Error::new(ErrorKind::BadOrigin(format!("{o:?}: {e}")));
             let mut p = name::parse(o.as_bytes()).map_err(bad)?;
-            // A zone holds A-labels (RFC 5891 §4.5): `--origin рф` is the
-            // zone `xn--p1ai.`.
+            // A zone holds A-labels (RFC 5891 §4.5): `--origin рф` (or
+            // `РФ`: an apex is compared, not judged) is the zone `xn--p1ai.`.
             for l in p.labels.iter_mut().filter(|l| !l.is_ascii()) {
-                let alabel = std::str::from_utf8(l).ok().and_then(|u| to_alabel(u).ok());
+                let alabel = std::str::from_utf8(l).ok().and_then(suffix_alabel);
                 *l = alabel
                     .ok_or_else(|| bad("a label is not a valid U-label".into()))?
                     .into_bytes();

@@ -124,6 +124,9 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// assert_eq!(soa_serial(b"soa NS ns.example.\n"), None);
 /// let mx_first = b"soa IN MX 10 mail\n@ IN SOA ns1 hostmaster 99 1 2 3 4\n";
 /// assert_eq!(soa_serial(mx_first), Some(99));
+/// // The type by number (RFC 3597 §5), as the zone reader reads it.
+/// assert_eq!(soa_serial(b"@ IN type6 ns1 hostmaster 5 1 2 3 4\n"), Some(5));
+/// assert_eq!(soa_serial(b"@ IN TYPE60 ns1 hostmaster 5 1 2 3 4\n"), None);
 /// ```
 pub fn soa_serial(text: &[u8]) -> Option<u32> {
     let mut words: Vec<&[u8]> = Vec::new();
@@ -142,7 +145,7 @@ pub fn soa_serial(text: &[u8]) -> Option<u32> {
             || !(w.first().is_some_and(u8::is_ascii_digit) || crate::input::is_zone_class(w))
     };
     words.windows(4).find_map(|w| {
-        (w[0].eq_ignore_ascii_case(b"SOA") && is_name(w[1]) && is_name(w[2]))
+        (crate::input::is_zone_type(w[0], b"SOA", 6) && is_name(w[1]) && is_name(w[2]))
             .then(|| std::str::from_utf8(w[3]).ok()?.parse::<u32>().ok())
             .flatten()
     })

@@ -2,7 +2,7 @@
 //! applicant) and how a list or a CSV of them is read.
 
 use super::Error;
-use crate::idna2008::to_alabel;
+use crate::idna2008::suffix_alabel;
 use crate::index::Index;
 use crate::input::Timestamp;
 use std::borrow::Cow;
@@ -86,10 +86,11 @@ impl Candidate<'_> {
     }
 }
 
-/// A suffix label in A-label form, lower case: a U-label converted, any
-/// other text as it is.
+/// A suffix label in A-label form, lower case: a U-label in any case
+/// converted (`РФ` too, as the list reader reads it), any other text as
+/// it is.
 fn alabel_of(label: &str) -> String {
-    let alabel = (!label.is_ascii()).then(|| to_alabel(label).ok()).flatten();
+    let alabel = (!label.is_ascii()).then(|| suffix_alabel(label)).flatten();
     alabel.unwrap_or_else(|| label.to_ascii_lowercase())
 }
 
@@ -203,7 +204,8 @@ mod tests {
         c.without_suffix(apex).text.into_owned()
     }
 
-    /// The apex in either form and any case; multi-byte characters
+    /// The apex in either form and any case (`РФ` too: IDNA2008 gives it
+    /// no A-label as it is; the label keeps its case); multi-byte characters
     /// anywhere (a byte offset into `naïve` panicked); other suffixes kept.
     #[test]
     fn the_suffix_is_taken_off_in_either_form() {
@@ -213,6 +215,8 @@ mod tests {
             ("aébcdefg", Some("example."), "aébcdefg"),
             ("१२३.рф", Some("xn--p1ai."), "१२३"),
             ("१२३.XN--P1AI.", Some("xn--p1ai."), "१२३"),
+            ("१२३.РФ", Some("xn--p1ai."), "१२३"),
+            ("ДОМ.Рф.", Some("xn--p1ai."), "ДОМ"),
             ("foo.bar.example", Some("example."), "foo.bar.example"),
             ("foo.other", Some("example."), "foo.other"),
             (".example", Some("example."), ".example"),

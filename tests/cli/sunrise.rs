@@ -392,3 +392,40 @@ fn an_unknown_pin_gives_the_same_rows_from_an_index() {
     let scan = lgrscan(&["scan", "-q", "--on-malformed", "ignore", "--format", "csv", csv]);
     assert!(stdout(&scan).contains("the lgr column names 'nosuch'"), "{}", stdout(&scan));
 }
+
+/// A zone suffix in upper case is the apex, as the list reader reads it:
+/// `--origin РФ` is `xn--p1ai.`, and a candidate `foo.РФ` is checked by
+/// its label `foo` (IDNA2008 gives `РФ` no A-label as it is, so it was
+/// checked whole, an invalid label), against an index and against inputs.
+#[test]
+fn an_upper_case_suffix_is_the_apex() {
+    let dir = temp();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(path("zone.txt"), "foo.\u{0440}\u{0444}\nbar\n").unwrap();
+    let o = lgrscan(&[
+        "index",
+        &path("zone.txt"),
+        "--origin",
+        "\u{0420}\u{0424}",
+        "-o",
+        &path("z.idx"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for against in [path("z.idx"), path("zone.txt")] {
+        let o = lgrscan(&[
+            "check",
+            "--against",
+            &against,
+            "--label",
+            "foo.\u{0420}\u{0424}",
+            "--label",
+            "newbrand.\u{0420}\u{0444}.",
+            "--format",
+            "csv",
+        ]);
+        let rows = crate::util::rows(&stdout(&o));
+        let got: Vec<(&str, &str)> =
+            rows.iter().map(|r| (r["label"].as_str(), r["status"].as_str())).collect();
+        assert_eq!(got, [("foo", "registered"), ("newbrand", "available")], "{against}");
+    }
+}

@@ -76,9 +76,20 @@ def spell(r, label):
     return "".join(out)
 
 
+def wire_hex(name):
+    """An absolute name in wire format (RFC 1035 §3.1), in hex."""
+    labels = name.rstrip(".").split(".")
+    return "".join("%02x%s" % (len(l), l.encode().hex()) for l in labels) + "00"
+
+
 def rdata(r):
-    t = r.choice(["NS", "NS", "NS", "A", "AAAA", "TXT", "TXT2", "MX", "DS", "GENERIC", "CAA"])
+    t = r.choice(["NS", "NS", "NS", "A", "AAAA", "TXT", "TXT2", "MX", "DS", "GENERIC", "CAA",
+                  "NS_NUMBER", "NS_WIRE"])
+    target = "ns%d.%s.example.net." % (r.randint(1, 9), rand_label(r))
     return {
+        # NS by its number, its RDATA in the generic form (RFC 3597 §5).
+        "NS_NUMBER": (r.choice(["TYPE2", "type2"]), r.choice(["ns1", target.upper()])),
+        "NS_WIRE": (r.choice(["NS", "TYPE2"]), "\\# %d %s" % (len(target) + 1, wire_hex(target))),
         "NS": ("NS", r.choice(["ns%d.example.net." % r.randint(1, 9), "ns1", "@",
                                "ns.%s" % spell(r, rand_label(r)), "NS2.Example.NET.",
                                "\\065b\\.c.example."])),
@@ -147,7 +158,8 @@ def gen_czds(r, entries):
         owner = (name if r.random() < 0.9 else name.upper()) + ".tld."
         x = r.random()
         if x < 0.6:
-            lines.append("%s\t86400\tin\tns\tns%d.example.net." % (owner, r.randint(1, 9)))
+            ty = "ns" if r.random() < 0.9 else "type2"
+            lines.append("%s\t86400\tin\t%s\tns%d.example.net." % (owner, ty, r.randint(1, 9)))
         elif x < 0.75:
             lines.append("ns1.%s\t86400\tin\ta\t192.0.2.1" % owner)
         elif x < 0.85:

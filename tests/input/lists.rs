@@ -187,3 +187,80 @@ fn crlf_csv_reads_as_lf_csv() {
     };
     assert_eq!(lines("lf.csv", &lf), lines("crlf.csv", &crlf));
 }
+
+/// A zone suffix is compared with the apex whatever its case: `bar.РФ`
+/// is under `xn--p1ai.` (IDNA2008 maps no case, so `РФ` has no A-label
+/// as it is), in a list with or without `--origin`, in a CSV `domain`
+/// column, and `--origin РФ` is that apex. The registered label keeps its
+/// case: `БАР.рф` registers `БАР`, judged as written (DISALLOWED).
+#[test]
+fn an_upper_case_suffix_is_the_apex() {
+    let list = Config::new().format(Some(InputFormat::List));
+    let text = "bar.\u{0420}\u{0424}\nfoo.xn--p1ai\n\u{0411}\u{0410}\u{0420}.\u{0440}\u{0444}\n";
+    for config in [list.clone(), list.origin(Some("xn--p1ai."))] {
+        let set = read_bytes("l.txt", text.as_bytes(), &config);
+        let acc = set.accounting();
+        assert_eq!(acc.malformed, 0, "{:?}", acc.malformed_details);
+        assert_eq!(set.apex(), Some("xn--p1ai."));
+        assert_eq!(ulabels(&set), ["bar", "foo", "\u{0411}\u{0410}\u{0420}"]);
+        assert_eq!(findings(&set)[..2], ["", ""]);
+        assert_eq!(findings(&set)[2], "U+0411 DISALLOWED");
+    }
+    let csv = "domain,registrant\nbar.\u{0420}\u{0424}.,r1\nfoo.XN--P1AI,r2\n";
+    for origin in [None, Some("\u{0420}\u{0424}")] {
+        let set = read_bytes("l.csv", csv.as_bytes(), &Config::new().origin(origin));
+        assert_eq!(set.accounting().malformed, 0, "{:?}", set.accounting().malformed_details);
+        assert_eq!(
+            (set.apex(), alabels(&set)),
+            (Some("xn--p1ai."), vec!["bar".into(), "foo".into()])
+        );
+    }
+}
+
+/// Without `--origin`, the apex is the suffix of a list's first name with
+/// a dot; when that name is deeper than the rest (`www.shop.example`
+/// first), the correct lines are the ones reported, so their reason says
+/// which name the apex came from and that `--origin` sets it (in a later
+/// file too, a CSV's `domain` column alike); with `--origin` it names none.
+#[test]
+fn an_inferred_apex_says_where_it_came_from() {
+    let list = b"# shop\nwww.shop.example\nfoo.example\nbar\n";
+    let set = read_bytes("l.txt", list, &Config::new().format(Some(InputFormat::List)));
+    assert_eq!(
+        (set.apex(), alabels(&set)),
+        (Some("shop.example."), vec!["www".into(), "bar".into()])
+    );
+    let why: Vec<(u64, &str)> =
+        set.accounting().malformed_details.iter().map(|m| (m.line, m.reason.as_str())).collect();
+    let tail = "a list holds one zone's registered names: scan each zone on its own";
+    let want = format!(
+        "\"foo.example\" is outside the zone (apex shop.example., the suffix of the name at \
+         l.txt:2; --origin sets it); {tail}"
+    );
+    assert_eq!(why, [(3, want.as_str())]);
+
+    let config = Config::new().format(Some(InputFormat::List)).origin(Some("example"));
+    let set = read_bytes("l.txt", list, &config);
+    let why = &set.accounting().malformed_details;
+    let want = format!("\"www.shop.example\" is below a registered name (apex example.); {tail}");
+    assert_eq!((why.len(), why[0].line, why[0].reason.as_str()), (1, 2, want.as_str()));
+
+    let inputs = [
+        Input::Bytes { name: "a.txt".into(), data: b"x\ny.shop.example.\n".to_vec() },
+        Input::Bytes {
+            name: "b.csv".into(),
+            data: b"domain\nfoo.example\nz.shop.example\n".to_vec(),
+        },
+    ];
+    let set = read(inputs, &Config::new()).unwrap();
+    assert_eq!(alabels(&set), ["x", "y", "z"]);
+    let why = &set.accounting().malformed_details;
+    let want = format!(
+        "\"foo.example\" is outside the zone (apex shop.example., the suffix of the name at \
+         a.txt:2; --origin sets it); {tail}"
+    );
+    assert_eq!(
+        (why.len(), why[0].source, why[0].line, why[0].reason.as_str()),
+        (1, 1, 2, want.as_str())
+    );
+}

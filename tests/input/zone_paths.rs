@@ -3,7 +3,7 @@
 //! path, whole and cut into small parallel chunks, gives the same labels,
 //! lines, offsets, NS targets, accounting and malformed lines.
 
-use lgrscan::input::{self, Config, Input, LabelSet, NsTargets};
+use lgrscan::input::{self, Config, ErrorKind, Input, LabelSet, NsTargets};
 
 /// Everything a read gives that the paths must agree on.
 fn outcome(set: &LabelSet) -> Vec<String> {
@@ -261,4 +261,145 @@ fn nsec3_hashed_owners_are_not_registered_labels() {
     assert_eq!((a.nsec3_records, a.nsec3_names, a.malformed), (3, 1, 1));
     let detail = &a.malformed_details[0].reason;
     assert!(detail.contains("NS record at an NSEC3 hashed owner"), "{detail}");
+}
+
+/// NSEC3 data written by type number (RFC 3597 §5, as a tool that does
+/// not know the type writes it) is NSEC3 data as `NSEC3` is, on both
+/// paths: `TYPE50` in any case, an RRSIG covering `TYPE50`, and an RRSIG
+/// written `TYPE46` with its RDATA in the generic form (`\# len hex`,
+/// the type covered its first two octets).
+#[test]
+fn nsec3_data_by_type_number_is_nsec3_data() {
+    let mut rng = fastrand::Rng::with_seed(3597);
+    let (text, (registered, nsec3, names)) = signed_czds(3000, &mut rng);
+    let spell = |(j, line): (usize, &str)| {
+        let line = match j % 3 {
+            0 => line.replace("\tnsec3\t", "\tTYPE50\t"),
+            1 => line.replace("\tnsec3\t1 1 0 - 2T7B4G4V NS", "\ttype50\t\\# 9 01 01 0000 00"),
+            _ => line.to_string(),
+        };
+        let rrsig = ["\tRRSIG\tNSEC3 8 2 3600", "\trrsig\tNSEC3 8 2 3600"];
+        let by = match j % 4 {
+            0 => "\tRRSIG\tTYPE50 8 2 3600",
+            1 => "\trrsig\tType50 8 2 3600",
+            2 => "\tTYPE46\t\\# 30 00 32 0802 00000E10",
+            _ => return line,
+        };
+        rrsig.iter().fold(line, |l, r| l.replace(r, by))
+    };
+    let text: String = text.lines().enumerate().map(|l| spell(l) + "\n").collect();
+    for spelled in ["\tTYPE50\t", "\ttype50\t\\# ", "\tTYPE50 ", "\tType50 ", "\tTYPE46\t"] {
+        assert!(text.matches(spelled).count() > 200, "{spelled:?}");
+    }
+    assert_paths_agree(text.as_bytes(), "signed CZDS dump by type number");
+    let a = read_with(text.as_bytes(), &Config::new(), 2).accounting().clone();
+    assert_eq!(
+        (a.registered_labels, a.nsec3_records, a.nsec3_names, a.malformed),
+        (registered, nsec3, names, 0)
+    );
+
+    // A master file: a blank owner after `TYPE50` goes on with the hashed
+    // owner's class, as after `NSEC3`.
+    let h = fake_hash(2, &mut rng);
+    let mut m = master(300, &[]);
+    m.push_str(&format!("{h}\t3600\tIN\tTYPE50\t\\# 9 01010000 0000000000\n"));
+    m.push_str("\t3600\tIN\tRRSIG\tTYPE50 8 2 3600 2026 2026 1 tld. AA==\n");
+    m.push_str("\t3600\tIN\tTYPE46\t\\# 30 0032 0802 00000E10 ( 0000\n 0000 )\n");
+    m.push_str("\t3600\tIN\tNS\tns1.example.net.\n");
+    assert_paths_agree(m.as_bytes(), "signed master file by type number");
+    let a = read_with(m.as_bytes(), &Config::new(), 2).accounting().clone();
+    assert_eq!((a.nsec3_records, a.nsec3_names, a.malformed), (3, 1, 1));
+    let detail = &a.malformed_details[0].reason;
+    assert!(detail.contains("NS record at an NSEC3 hashed owner"), "{detail}");
+}
+
+/// `name` (absolute, in presentation form) in wire format, in hex.
+fn wire_hex(name: &str) -> String {
+    let mut hex = String::new();
+    for label in name.trim_end_matches('.').split('.') {
+        hex += &format!("{:02x}", label.len());
+        hex.extend(label.bytes().map(|b| format!("{b:02x}")));
+    }
+    hex + "00"
+}
+
+/// A sorted CZDS dump of `n` delegations, its SOA and NS records spelled
+/// by `spell(i)` (the type and RDATA of the record of line `i`).
+fn dump_spelled(n: usize, spell: impl Fn(usize, &str, &str) -> String) -> String {
+    let mut s = format!("tld.\t3600\tin\t{}\n", spell(0, "soa", "a.nic.tld. h.nic.tld. 1 2 3 4 5"));
+    for i in 1..=n {
+        let target = format!("ns{}.dns{}.example.net.", i % 2, i % 13);
+        s += &format!("d{i}.tld.\t86400\tin\t{}\n", spell(i, "ns", &target));
+        if i % 4 == 0 {
+            s += &format!("d{i}.tld.\t86400\tin\t{}\n", spell(i + n, "ns", "ns9.example.net."));
+        }
+        if i % 5 == 0 {
+            s += &format!("ns1.d{i}.tld.\t86400\tin\ta\t192.0.2.1\n");
+        }
+    }
+    s
+}
+
+/// Record types written by number (RFC 3597 §5) are read as by name, by
+/// both paths, as dnspython reads them: `TYPE6` is the SOA that gives a
+/// dump its apex, `TYPE2` an NS record whose target is collected, also
+/// from RDATA in the generic form (`\# 17 036e73…`, a name in wire
+/// format; `NS \# …` was read as a target named `#`).
+#[test]
+fn types_by_number_are_read_as_by_name() {
+    let by_name = dump_spelled(3000, |_, ty, rdata| format!("{ty}\t{rdata}"));
+    let by_number = dump_spelled(3000, |i, ty, rdata| {
+        let number = if ty == "soa" { "TYPE6" } else { ["TYPE2", "type2", "Type2"][i % 3] };
+        match i % 4 {
+            0 if ty == "ns" => format!("ns\t\\# {} {}", rdata.len() + 1, wire_hex(rdata)),
+            1 | 2 if ty == "ns" => format!("{number}\t{rdata}"),
+            3 if ty == "ns" => format!("{number}\t\\# {} {}", rdata.len() + 1, wire_hex(rdata)),
+            _ if ty == "soa" => format!("{number}\t{rdata}"),
+            _ => format!("{ty}\t{rdata}"),
+        }
+    });
+    assert!(by_number.contains("\tTYPE6\t") && by_number.contains("\tType2\t\\# 2"));
+    assert_paths_agree(by_number.as_bytes(), "CZDS dump by type number");
+    // The labels, their NS targets and counts of the dump by name (the
+    // offsets and bytes differ).
+    let read = |text: &str| {
+        let set = read_with(text.as_bytes(), &Config::new().ns_targets(NsTargets::Collect), 2);
+        let labels: Vec<String> = set
+            .iter()
+            .map(|l| {
+                format!("{} {} {:?}", l.alabel(), l.line(), l.ns_targets().collect::<Vec<_>>())
+            })
+            .collect();
+        let a = set.accounting();
+        (labels, (a.records, a.apex_records, a.registered_labels, a.deeper_records, a.malformed))
+    };
+    let (want, got) = (read(&by_name), read(&by_number));
+    assert_eq!(want.1, (3000 + 750 + 600 + 1, 1, 3000, 600, 0));
+    assert_eq!(got.1, want.1);
+    let differ = want.0.iter().zip(&got.0).find(|(w, g)| w != g);
+    assert_eq!((differ, got.0.len()), (None, want.0.len()));
+}
+
+/// An SOA written by type number (`TYPE6`, RFC 3597 §5) is an SOA on
+/// both paths: the apex when it comes after the first records, and
+/// another zone's is an error.
+#[test]
+fn an_soa_by_type_number_is_an_soa() {
+    let late = b"foo.ex. 3600 IN A 192.0.2.1\nex. 3600 IN type6 a. b. 1 2 3 4 5\n";
+    let aa = b"aa.\t86400\tin\tTYPE6\ta. h. 1 2 3 4 5\nfoo.aa.\t3600\tin\tns\tx.\n";
+    let bb = b"bar.bb.\t3600\tin\tns\tx.\nbb.\t86400\tIN\tTYPE6\ta. h. 1 2 3 4 5\n";
+    let bytes = |name: &str, data: &[u8]| Input::Bytes { name: name.into(), data: data.to_vec() };
+    for fast in [true, false] {
+        let config = Config::new().zone_fast_path(fast);
+        for (name, text, apex) in [("late", &late[..], "ex."), ("aa", aa, "aa.")] {
+            let set = read_with(text, &config, 1);
+            let labels: Vec<&str> = set.iter().map(|l| l.alabel()).collect();
+            assert_eq!((set.apex(), labels), (Some(apex), vec!["foo"]), "{name}, fast path {fast}");
+        }
+        let e = input::read([bytes("aa", aa), bytes("bb", bb)], &config).unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::OtherZone(soa, apex) if soa == "bb." && apex == "aa."),
+            "fast path {fast}: {e}"
+        );
+    }
 }

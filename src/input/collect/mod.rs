@@ -90,6 +90,9 @@ pub(crate) struct Collector {
     pub(crate) set: LabelSet,
     dedup: Dedup,
     apex: Option<Apex>,
+    /// Where the name is whose suffix became the apex, when a list or CSV
+    /// line gave it ([`Collector::infer_apex`]).
+    apex_inferred_at: Option<Loc>,
     strict: bool,
     collect_ns: bool,
     /// See `Config::record_text_max`.
@@ -175,6 +178,7 @@ impl Collector {
             },
             dedup: Dedup::default(),
             apex: None,
+            apex_inferred_at: None,
             strict: strictness == Strictness::Strict,
             collect_ns: ns == NsTargets::Collect,
             record_text_max: super::labels::MAX_RECORD_TEXT,
@@ -259,6 +263,22 @@ impl Collector {
             self.set.apex = Some(apex.text.clone());
             self.apex = Some(apex);
         }
+    }
+
+    /// Sets the apex to the suffix (`labels`) of a list or CSV name at
+    /// `loc`, unless one was set before; the reason of a line outside it
+    /// then says where it came from ([`Collector::apex_inferred_at`]).
+    pub(crate) fn infer_apex(&mut self, labels: Vec<Vec<u8>>, loc: Loc) {
+        if self.apex.is_none() {
+            self.set_apex(labels);
+            self.apex_inferred_at = Some(loc);
+        }
+    }
+
+    /// Where the name is whose suffix became the apex, if a list or CSV
+    /// line gave it (no `--origin`, no zone file before).
+    pub(crate) fn apex_inferred_at(&self) -> Option<Loc> {
+        self.apex_inferred_at
     }
 
     /// Records a malformed entry; an error under `--strict`.

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use super::nsec3::{is_hashed_label, is_nsec3_record};
 use super::state::{Include, ZoneState};
 use super::tokens::{
-    FAILED_PAREN_BUDGET, PAREN_BOUNDS, Scan, TIGHT_PAREN_BOUNDS, Tok, is_class, is_ttl, resolve_in,
-    resolve_parsed_in, scan_entry,
+    FAILED_PAREN_BUDGET, PAREN_BOUNDS, Scan, TIGHT_PAREN_BOUNDS, Tok, is_class, is_ttl, is_type,
+    resolve_in, resolve_parsed_in, scan_entry,
 };
 use crate::idna2008::MAX_LABEL_OCTETS;
 use crate::input::collect::{Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
@@ -99,20 +99,27 @@ pub(super) fn entry(
     let Some(ty) = toks.get(k).map(text) else {
         return col.malformed(loc, "missing record type");
     };
-    let is_ns = ty.eq_ignore_ascii_case(b"NS");
-    let is_soa = ty.eq_ignore_ascii_case(b"SOA");
+    // By name or number (`TYPE2`, RFC 3597 §5), as dnspython and BIND
+    // read them.
+    let is_ns = is_type(ty, b"NS", 2);
+    let is_soa = is_type(ty, b"SOA", 6);
     let ns_target = if is_ns {
         let Some(t) = toks.get(k + 1) else {
             return col.malformed(loc, "NS record without target");
         };
-        match resolve(st, text(t)) {
+        let target = if text(t) == b"\\#" {
+            name::from_generic_rdata(toks[k + 2..].iter().map(text))
+        } else {
+            resolve(st, text(t))
+        };
+        match target {
             Ok(labels) => Some(name::present(&labels)),
             Err(e) => return col.malformed(loc, format!("NS target: {e}")),
         }
     } else {
         None
     };
-    let nsec3 = is_nsec3_record(ty, toks.get(k + 1).map(text));
+    let nsec3 = is_nsec3_record(ty, toks.get(k + 1..).unwrap_or_default().iter().map(text));
     let class = match owner_tok {
         None => {
             let Some(class) = st.prev_class else {
@@ -258,13 +265,20 @@ pub(super) fn classify(
 /// buffer read so far of a stream.
 pub(super) fn find_soa_apex(data: &[u8]) -> Option<Vec<Vec<u8>>> {
     let is_space = |b: u8| matches!(b, b' ' | b'\t');
-    // One pass over the `s`/`S` bytes: the type is `SOA` in any case.
-    for at in memchr::memchr2_iter(b's', b'S', data) {
-        if !data.get(at..at + 3).is_some_and(|t| t.eq_ignore_ascii_case(b"SOA")) {
+    // One pass over the bytes that start `SOA` or end `TYPE6` (RFC 3597
+    // §5), in any case: the type's field is `data[at..end]`.
+    for k in memchr::memchr3_iter(b's', b'S', b'6', data) {
+        let (at, end) = if data[k] == b'6' {
+            let len = data[..k].iter().rev().take(8).take_while(|&&b| !is_space(b)).count();
+            (k - len, k + 1)
+        } else {
+            (k, k + 3)
+        };
+        if !data.get(at..end).is_some_and(|t| is_type(t, b"SOA", 6)) {
             continue;
         }
         let before = at.checked_sub(1).map(|k| data[k]);
-        let after = data.get(at + 3).copied();
+        let after = data.get(end).copied();
         if !before.is_some_and(is_space)
             || !after.is_none_or(|b| is_space(b) || matches!(b, b'\r' | b'\n' | b'('))
         {

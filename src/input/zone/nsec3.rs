@@ -8,11 +8,15 @@
 //! is judged. A record of any other type at such an owner is read as any
 //! owner's record would be: the label is then registered.
 
-use super::tokens::{is_class, is_ttl};
+use super::tokens::{is_class, is_ttl, is_type};
 
 /// Octets of a hashed owner label: 160 bits of SHA-1 in base32hex
 /// (RFC 5155 §3.3, RFC 4648 §7).
 const HASHED_LABEL_OCTETS: usize = 32;
+
+/// The type numbers of NSEC3 (RFC 5155 §11) and RRSIG (RFC 4034 §7).
+const NSEC3: u16 = 50;
+const RRSIG: u16 = 46;
 
 /// Whether `label` has the shape of an NSEC3 hashed owner label: 32
 /// base32hex digits (`0-9`, `a-v`, in either case).
@@ -22,12 +26,33 @@ pub(crate) fn is_hashed_label(label: &[u8]) -> bool {
         && label.iter().all(|&b| b.is_ascii_digit() || matches!(b | 0x20, b'a'..=b'v'))
 }
 
-/// Whether a record of type `ty`, with `covered` its first RDATA field,
-/// is an NSEC3 record or an RRSIG covering NSEC3 (RFC 4034 §3.1.1).
-pub(crate) fn is_nsec3_record(ty: &[u8], covered: Option<&[u8]>) -> bool {
-    ty.eq_ignore_ascii_case(b"NSEC3")
-        || (ty.eq_ignore_ascii_case(b"RRSIG")
-            && covered.is_some_and(|c| c.eq_ignore_ascii_case(b"NSEC3")))
+/// Whether a record of type `ty`, with `rdata` its RDATA fields, is an
+/// NSEC3 record or an RRSIG covering NSEC3 (RFC 4034 §3.1.1). Each type
+/// may be written by its number (`TYPE50`, `TYPE46`), and the RRSIG's
+/// RDATA in the generic form (`\# 26 0032…`), as RFC 3597 §5 lets a tool
+/// that does not know the type write it.
+pub(crate) fn is_nsec3_record<'a>(ty: &[u8], mut rdata: impl Iterator<Item = &'a [u8]>) -> bool {
+    if is_type(ty, b"NSEC3", NSEC3) {
+        return true;
+    }
+    if !is_type(ty, b"RRSIG", RRSIG) {
+        return false;
+    }
+    match rdata.next() {
+        Some(b"\\#") => generic_type_covered(rdata) == Some(NSEC3),
+        Some(covered) => is_type(covered, b"NSEC3", NSEC3),
+        None => false,
+    }
+}
+
+/// The type covered of an RRSIG whose RDATA is in the generic form, from
+/// the fields after its `\#`: the length, then the data in hex (white
+/// space anywhere), whose first two octets are the type covered (RFC 3597
+/// §5, RFC 4034 §3.1).
+fn generic_type_covered<'a>(mut fields: impl Iterator<Item = &'a [u8]>) -> Option<u16> {
+    fields.next()?;
+    let mut digits = fields.flatten().map(|&b| char::from(b).to_digit(16));
+    (0..4).try_fold(0u16, |n, _| Some(n << 4 | u16::try_from(digits.next()??).ok()?))
 }
 
 /// [`is_nsec3_record`] of the text of a line after its owner (TTL and
@@ -36,7 +61,7 @@ pub(crate) fn is_nsec3_record(ty: &[u8], covered: Option<&[u8]>) -> bool {
 pub(crate) fn is_nsec3_text(rest: &[u8]) -> bool {
     let mut fields = rest.split(|b| matches!(b, b' ' | b'\t' | b'\r')).filter(|f| !f.is_empty());
     let Some(ty) = fields.find(|f| !(is_ttl(f) || is_class(f))) else { return false };
-    is_nsec3_record(ty, fields.next())
+    is_nsec3_record(ty, fields)
 }
 
 #[cfg(test)]
@@ -54,5 +79,17 @@ mod tests {
         assert!(!is_nsec3_text(b"\t3600\tIN\tRRSIG\tDS 8 2 3600"));
         assert!(!is_nsec3_text(b"\tIN\tNS\tnsec3."));
         assert!(!is_nsec3_text(b"\tIN\tRRSIG"));
+        // By number (RFC 3597 §5), and an RRSIG's RDATA in the generic form.
+        assert!(is_nsec3_text(b"\t3600\tIN\tTYPE50\t\\# 4 01010000"));
+        assert!(is_nsec3_text(b" type050 1 1 0 - 2T7B4G4V NS"));
+        assert!(is_nsec3_text(b" IN RRSIG TYPE50 8 2 3600 20261201000000 ..."));
+        assert!(is_nsec3_text(b" IN TYPE46 \\# 22 0032 0802 00000e10"));
+        assert!(is_nsec3_text(b" IN rrsig \\# 22 00 32 08"));
+        assert!(!is_nsec3_text(b" IN TYPE46 \\# 22 002B 0802 00000e10"));
+        assert!(!is_nsec3_text(b" IN TYPE46 \\# 1 00"));
+        assert!(!is_nsec3_text(b" IN TYPE46 \\# 22 00x2"));
+        assert!(!is_nsec3_text(b" IN TYPE5 1 1 0 -"));
+        assert!(!is_nsec3_text(b" IN TYPE65586 1 1 0 -"));
+        assert!(!is_nsec3_text(b" IN TYPE 1 1 0 -"));
     }
 }

@@ -28,6 +28,24 @@ pub(crate) fn is_class(t: &[u8]) -> bool {
     }
 }
 
+/// The number of a record type written in the generic form `TYPEnn`
+/// (RFC 3597 §5; `TYPE` in any case), if `t` is one.
+pub(crate) fn type_number(t: &[u8]) -> Option<u16> {
+    let digits = t.get(4..).filter(|_| t[..4].eq_ignore_ascii_case(b"TYPE"))?;
+    if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = digits.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+    u16::try_from(n).ok()
+}
+
+/// Whether the type field `t` is the type of mnemonic `name` (in any
+/// case) and number `number`, written either way: a file written by a
+/// tool that did not know the type has `TYPE50` for `NSEC3` (RFC 3597 §5).
+pub(crate) fn is_type(t: &[u8], name: &[u8], number: u16) -> bool {
+    t.eq_ignore_ascii_case(name) || type_number(t) == Some(number)
+}
+
 pub(crate) fn is_ttl(t: &[u8]) -> bool {
     t.first().is_some_and(u8::is_ascii_digit)
 }

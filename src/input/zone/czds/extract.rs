@@ -13,7 +13,7 @@ use crate::input::hash::HashBuild;
 use crate::input::settle::RuleSnapshot;
 use crate::input::settle::Settling;
 use crate::input::zone::nsec3::{is_hashed_label, is_nsec3_text};
-use crate::input::zone::tokens::{is_class, is_ttl};
+use crate::input::zone::tokens::{is_class, is_ttl, is_type};
 use crate::simd::zone::{Classes32, H_DOT, H_NON_LDH, H_SPECIAL, H_UPPER, HEAD_CLASS, low_bits};
 use std::collections::HashMap;
 
@@ -397,7 +397,8 @@ fn has_long_label(name: &[u8]) -> bool {
 }
 
 /// Whether the record on the line at `pos` is an SOA: its type, after
-/// the owner and any TTL and class, is `SOA` in any case. Only asked of
+/// the owner and any TTL and class, is `SOA` or `TYPE6` in any case, as
+/// the careful parser reads it. Only asked of
 /// owners outside the apex, which are rare.
 fn is_soa_line(buf: &[u8], pos: usize) -> bool {
     let end = memchr::memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k);
@@ -406,7 +407,7 @@ fn is_soa_line(buf: &[u8], pos: usize) -> bool {
         .filter(|f| !f.is_empty())
         .skip(1)
         .find(|f| !(is_ttl(f) || is_class(f)))
-        .is_some_and(|t| t.eq_ignore_ascii_case(b"SOA"))
+        .is_some_and(|t| is_type(t, b"SOA", 6))
 }
 
 /// Whether the first label of `owner` has the shape of an NSEC3 hash.

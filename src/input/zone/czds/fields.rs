@@ -1,8 +1,8 @@
 //! The fields after the owner: whether a line is for the fast path, and
 //! its NS target.
 
-use super::super::tokens::is_class;
 use super::super::tokens::is_ttl;
+use super::super::tokens::{is_class, is_type};
 use super::bytes::{same_at, target_fast};
 use crate::input::name;
 
@@ -137,7 +137,8 @@ pub(super) fn check_after_owner_fields(
     if rest[..ty.1].iter().any(|&b| tokenizer_byte(b)) {
         return AfterOwner::Slow;
     }
-    if !text(ty).eq_ignore_ascii_case(b"NS") {
+    // `TYPE2` too (RFC 3597 §5), as the careful parser reads it.
+    if !is_type(text(ty), b"NS", 2) {
         if ty.1 < rest.len() && ty.1 < 32 {
             cache.other = [(at, ty.1 + 1), cache.other[0]];
         }

@@ -1,6 +1,6 @@
 use super::super::state::ZoneState;
-use super::super::tokens::is_class;
 use super::super::tokens::is_ttl;
+use super::super::tokens::{is_class, is_type};
 use super::bytes::{next_newline, orders_increasing_at, orders_unless_same, same_at, same_bytes};
 use super::chunk::{Chunk, FastOpts, Stop, push_text};
 use super::extract::{extract, extract_baseline};
@@ -471,7 +471,7 @@ fn after_owner_reference(rest: &[u8], origin: &[Vec<u8>]) -> Option<Option<Vec<u
             break t;
         }
     };
-    if !ty.eq_ignore_ascii_case(b"NS") {
+    if !is_type(ty, b"NS", 2) {
         return (!seen.concat().iter().any(|&b| tokenizer_byte(b))).then_some(None);
     }
     let target = toks.next()?;
@@ -513,7 +513,7 @@ fn after_owner_as_the_general_parser_reads_it() {
         };
         assert_eq!(got, want, "{:?}", rest.escape_ascii());
     };
-    let fixed: [&[u8]; 22] = [
+    let fixed: [&[u8]; 26] = [
         b"\t172800\tin\tns\tns1.example.net.",
         b"\t172800\tIN\tNS\tNS1.Example.NET.",
         b"\tin\t172800\tns\tns1.example.net.",
@@ -531,6 +531,10 @@ fn after_owner_as_the_general_parser_reads_it() {
         b"\t1\tin\tns",
         b"\t1\tin",
         b"\t1\tin\tnsec\tns1.example.net.",
+        b"\t1\tin\tTYPE2\tns1.example.net.",
+        b"\t1\tin\ttype2\tNS1",
+        b"\t1\tin\tTYPE2\t\\# 3 01 61 00",
+        b"\t1\tin\tTYPE20\tns1.example.net.",
         b"\t1\tin\ta\t192.0.2.1",
         b"\t\rns\t.",
         b"\tns\r.",
