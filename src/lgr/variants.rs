@@ -518,26 +518,16 @@ impl Lgr {
     /// element of the label replaced by itself or one of its variants)
     /// that takes every way the label splits into elements: the largest,
     /// over those splits, of the product of one plus each element's
-    /// non-reflexive variants. [`Lgr::variant_estimate`] takes one split,
-    /// the longest elements first, as the reference implementation does,
-    /// and says 1 for a label whose longest elements have no variants even
-    /// when its shorter ones have (`aaa` with no variant beside `a` with
-    /// one: 63 `a` have 2^63 variant labels). Never below
-    /// [`Lgr::variant_estimate`]; one pass over the label, in time
-    /// proportional to its length times the elements starting at each
-    /// position. 0 when the label does not split into elements.
-    pub fn variant_estimate_max(&self, cps: &[u32]) -> u128 {
-        self.max_split_factors(cps).map_or(0, |f| product(&f))
-    }
-
-    /// [`Lgr::variant_estimate_max`] as text, written as
-    /// [`Lgr::variant_estimate_text`] writes its estimate.
-    pub fn variant_estimate_max_text(&self, cps: &[u32]) -> String {
-        self.variant_space_max(cps).text
-    }
-
-    /// [`Lgr::variant_estimate_max`] and its text from one pass over the
-    /// label: a caller that needs both (`explain`) splits the label once.
+    /// non-reflexive variants, as a number and as text (written as
+    /// [`Lgr::variant_estimate_text`] writes its estimate).
+    /// [`Lgr::variant_estimate`] takes one split, the longest elements
+    /// first, as the reference implementation does, and says 1 for a label
+    /// whose longest elements have no variants even when its shorter ones
+    /// have (`aaa` with no variant beside `a` with one: 63 `a` have 2^63
+    /// variant labels). Never below [`Lgr::variant_estimate`]; one pass
+    /// over the label, in time proportional to its length times the
+    /// elements starting at each position. 0 when the label does not split
+    /// into elements.
     pub fn variant_space_max(&self, cps: &[u32]) -> VariantEstimate {
         VariantEstimate::of(self.max_split_factors(cps))
     }
@@ -733,17 +723,23 @@ mod tests {
         .expect("compiles");
         let a63 = [0x61; 63];
         assert_eq!(lgr.variant_estimate(&a63), 1);
-        assert_eq!(lgr.variant_estimate_max(&a63), 1 << 63);
-        assert_eq!(lgr.variant_estimate_max_text(&a63), "about 10^18");
-        assert_eq!(lgr.variant_estimate_max_text(&[0x61, 0x63, 0x61]), "4");
-        assert_eq!(lgr.variant_estimate_max(&[0x63; 4]), 1);
-        assert_eq!(lgr.variant_estimate_max(&[0x61, 0x7A]), 0);
-        assert_eq!(lgr.variant_estimate_max_text(&[]), "0");
-        // The number and the text from one pass agree with each alone.
-        for cps in [&a63[..], &[0x61, 0x63, 0x61], &[0x63; 4], &[0x61, 0x7A], &[]] {
-            let both = lgr.variant_space_max(cps);
-            assert_eq!(both.count, lgr.variant_estimate_max(cps), "{cps:?}");
-            assert_eq!(both.text, lgr.variant_estimate_max_text(cps), "{cps:?}");
+        let max = |cps: &[u32]| lgr.variant_space_max(cps);
+        assert_eq!(max(&a63).count, 1 << 63);
+        assert_eq!(max(&a63).text, "about 10^18");
+        assert_eq!(max(&[0x61, 0x63, 0x61]).text, "4");
+        assert_eq!(max(&[0x63; 4]).count, 1);
+        assert_eq!(max(&[0x61, 0x7A]).count, 0);
+        assert_eq!(max(&[]).text, "0");
+        // The number and the text of each case, from one pass.
+        let cases: [(&[u32], u128, &str); 5] = [
+            (&a63, 1 << 63, "about 10^18"),
+            (&[0x61, 0x63, 0x61], 4, "4"),
+            (&[0x63; 4], 1, "1"),
+            (&[0x61, 0x7A], 0, "0"),
+            (&[], 0, "0"),
+        ];
+        for (cps, count, text) in cases {
+            assert_eq!(max(cps), VariantEstimate { count, text: text.into() }, "{cps:?}");
         }
         assert_eq!(
             lgr.variant_space_max(&a63),
@@ -751,7 +747,7 @@ mod tests {
         );
         // Never below the reference estimate.
         let nine = nine_variants();
-        assert_eq!(nine.variant_estimate_max(&[0x61; 3]), nine.variant_estimate(&[0x61; 3]));
+        assert_eq!(nine.variant_space_max(&[0x61; 3]).count, nine.variant_estimate(&[0x61; 3]));
     }
 
     #[test]
