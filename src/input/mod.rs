@@ -65,6 +65,7 @@ mod list;
 mod list_forms;
 mod name;
 mod ns_table;
+pub(crate) mod rdata;
 mod reader;
 mod settle;
 mod sorted_run;
