@@ -54,6 +54,17 @@ pub(crate) fn generic<'a>(mut fields: impl Iterator<Item = &'a [u8]>) -> Result<
     Ok(wire)
 }
 
+/// The SERIAL of an SOA record's RDATA in wire format (RFC 1035
+/// §3.3.13): MNAME and RNAME, names uncompressed (RFC 3597 §4), then
+/// SERIAL, REFRESH, RETRY, EXPIRE and MINIMUM, 32 bits each, big-endian;
+/// `None` when `wire` is not that, exactly.
+pub(crate) fn soa_serial(wire: &[u8]) -> Option<u32> {
+    let (_, at) = super::name::from_wire(wire, 0).ok()?;
+    let (_, at) = super::name::from_wire(wire, at).ok()?;
+    let times: &[u8; 20] = wire.get(at..)?.try_into().ok()?;
+    Some(u32::from_be_bytes([times[0], times[1], times[2], times[3]]))
+}
+
 /// A decimal number of ASCII digits only (no sign), if it is one and
 /// fits a `usize`.
 fn decimal(field: &[u8]) -> Option<usize> {
@@ -104,5 +115,24 @@ mod tests {
             decode("22 0032 0802 00000e10"),
             Err("\\# 22: 16 hex digits, not 44 (RFC 3597 §5)".into())
         );
+    }
+
+    #[test]
+    fn soa_serial_of_wire_rdata() {
+        let soa = |s: &str| decode(s).ok().and_then(|w| soa_serial(&w));
+        let times = "78a4 7395 00000e10 00000384 00093a80 00015180";
+        assert_eq!(soa(&format!("22 00 00 {times}")), Some(2024043413));
+        assert_eq!(soa(&format!("28 036e733100 016800 {times}")), Some(2024043413));
+        assert_eq!(soa("22 00 00 ffffffff 0000000000000000 0000000000000000"), Some(u32::MAX));
+        for bad in [
+            format!("21 00 {times}"),
+            format!("23 00 00 {times} 00"),
+            "21 00 00 00000007 00000000 00000000 00000000 000000".into(),
+            format!("24 c000 c000 {times}"),
+            format!("23 01 61 00 {times}"),
+            "0".into(),
+        ] {
+            assert_eq!(soa(&bad), None, "{bad:?}");
+        }
     }
 }
