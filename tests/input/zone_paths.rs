@@ -463,6 +463,43 @@ fn types_by_number_are_read_as_by_name() {
     assert_eq!((differ, got.0.len()), (None, want.0.len()));
 }
 
+/// A type number with leading zeros (`TYPE050`, `type0002`) is the
+/// number, of any count of digits, as dnspython reads it
+/// (`dns.rdatatype.from_text("TYPE000050")` is 50), on both paths; one
+/// over 65535 is no type number.
+#[test]
+fn type_numbers_with_leading_zeros() {
+    let counts = |text: &str| {
+        let set = read_with(text.as_bytes(), &Config::new().ns_targets(NsTargets::Collect), 2);
+        let ns: Vec<usize> = set.iter().map(|l| l.ns_targets().count()).collect();
+        let a = set.accounting();
+        (ns, (a.registered_labels, a.apex_records, a.nsec3_records, a.nsec3_names, a.malformed))
+    };
+    let by_name = dump_spelled(2000, |_, ty, rdata| format!("{ty}\t{rdata}"));
+    let zeros = ["TYPE02", "type0002", "Type0000000002"];
+    let by_number = dump_spelled(2000, |i, ty, rdata| match ty {
+        "soa" => format!("TYPE000006\t{rdata}"),
+        _ => format!("{}\t{rdata}", zeros[i % 3]),
+    });
+    assert_paths_agree(by_number.as_bytes(), "CZDS dump by type number with leading zeros");
+    assert_eq!(counts(&by_number), counts(&by_name));
+    // NSEC3 data: `TYPE050`, and an RRSIG covering `TYPE0050`.
+    let mut rng = fastrand::Rng::with_seed(50);
+    let (by_name, (registered, nsec3, names)) = signed_czds(900, &mut rng);
+    let signed = by_name
+        .replace("\tnsec3\t", "\tTYPE050\t")
+        .replace("\tRRSIG\tNSEC3 ", "\tRRSIG\ttype0050 ");
+    assert_paths_agree(signed.as_bytes(), "signed CZDS dump by type number with leading zeros");
+    let (want, got) = (counts(&by_name), counts(&signed));
+    assert_eq!((got.1.0, got.1.2, got.1.3, got.1.4), (registered, nsec3, names, 0));
+    assert_eq!(got, want);
+    // Over 65535: no type, so `TYPE065538` (65538 = 65536 + 2) is no NS.
+    let over =
+        dump_spelled(2000, |_, ty, rdata| format!("{}\t{rdata}", ty.replace("ns", "TYPE065538")));
+    assert_paths_agree(over.as_bytes(), "type numbers over 65535");
+    assert!(counts(&over).0.iter().all(|&n| n == 0));
+}
+
 /// An SOA written by type number (`TYPE6`, RFC 3597 §5) is an SOA on
 /// both paths: the apex when it comes after the first records, and
 /// another zone's is an error.
