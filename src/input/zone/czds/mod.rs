@@ -26,7 +26,7 @@
 //! `len` octets, RFC 3597 §5). So a file gives the same labels, counts, malformed lines and
 //! NS targets whichever path reads a line, a dump in the CZDS profile
 //! (absolute owners, tabs: `looks_czds`) as a master file
-//! (tests/input/reader.rs, fuzz target `zone_paths`); the profile only
+//! (tests/input/czds.rs, fuzz target `zone_paths`); the profile only
 //! means that no owner is blank or relative.
 
 mod bytes;
