@@ -65,13 +65,14 @@ mod list;
 mod list_forms;
 mod name;
 mod ns_table;
+pub(crate) mod rdata;
 mod reader;
 mod settle;
 mod sorted_run;
 mod source;
 mod time;
 mod zone;
-pub(crate) use zone::{is_class as is_zone_class, is_type as is_zone_type};
+pub(crate) use zone::{is_class as is_zone_class, is_ttl as is_zone_ttl, is_type as is_zone_type};
 
 use std::fmt;
 use std::str::FromStr;

@@ -77,49 +77,51 @@ pub(crate) fn parse(token: &[u8]) -> Result<Parsed, String> {
     Ok(out)
 }
 
-/// The name that is the whole RDATA given in the generic form of RFC 3597
-/// §5, from the fields after its `\#`: the length in octets, then the
-/// octets in hex (white space anywhere), a name in wire format (RFC 1035
-/// §3.1, uncompressed as §4 of RFC 3597 wants it). An NS record written
-/// `NS \# 14 03…` or `TYPE2 \# …` has its target so.
+/// The name that is the whole of `wire`, RDATA in wire format (RFC 1035
+/// §3.1; uncompressed, as RFC 3597 §4 wants it in the generic form of §5):
+/// an NS record written `NS \# 14 03…` or `TYPE2 \# …` has its target so.
 ///
 /// # Errors
 ///
-/// A reason: a bad length or hex, a compression pointer, a label past
-/// the data or data after the name, a name over 255 octets.
-pub(crate) fn from_generic_rdata<'a>(
-    mut fields: impl Iterator<Item = &'a [u8]>,
-) -> Result<Vec<Vec<u8>>, String> {
-    let len = fields.next().and_then(|l| std::str::from_utf8(l).ok()?.parse::<usize>().ok());
-    let len = len.filter(|&n| n <= crate::idna2008::MAX_NAME_OCTETS).ok_or("bad RDATA length")?;
-    let digits: Vec<u8> = fields.flatten().copied().collect();
-    if digits.len() != 2 * len {
-        return Err(format!("{len} octets of RDATA, {} hex digits", digits.len()));
+/// A reason: a compression pointer, a label past the data or data after
+/// the name, a name over 255 octets.
+pub(crate) fn from_wire_rdata(wire: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    let (labels, end) = from_wire(wire, 0)?;
+    if end != wire.len() {
+        return Err("data after the name in RDATA".into());
     }
-    let hex = |b: u8| char::from(b).to_digit(16).ok_or("RDATA not in hex");
-    let wire = digits
-        .chunks(2)
-        .map(|p| Ok((hex(p[0])? << 4 | hex(p[1])?) as u8))
-        .collect::<Result<Vec<u8>, &str>>()?;
+    Ok(labels)
+}
+
+/// The name in wire format (RFC 1035 §3.1, uncompressed) that starts at
+/// `at` in `wire`, and where it ends.
+///
+/// # Errors
+///
+/// A reason: a compression pointer or a bad label length, a label past
+/// the data, a name not ended by the root or over 255 octets.
+pub(crate) fn from_wire(wire: &[u8], at: usize) -> Result<(Vec<Vec<u8>>, usize), String> {
     let mut labels = Vec::new();
-    let mut at = 0;
+    let mut i = at;
     loop {
-        let Some(&n) = wire.get(at) else { return Err("name not ended by the root".into()) };
+        if i - at >= crate::idna2008::MAX_NAME_OCTETS {
+            return Err(format!(
+                "name in RDATA longer than {} octets",
+                crate::idna2008::MAX_NAME_OCTETS
+            ));
+        }
+        let Some(&n) = wire.get(i) else { return Err("name not ended by the root".into()) };
         let n = usize::from(n);
         if n == 0 {
-            break;
+            return Ok((labels, i + 1));
         }
         if n > 63 {
             return Err("compressed or bad label length in RDATA".into());
         }
-        let label = wire.get(at + 1..at + 1 + n).ok_or("label past the RDATA")?;
+        let label = wire.get(i + 1..i + 1 + n).ok_or("label past the RDATA")?;
         labels.push(label.to_vec());
-        at += 1 + n;
+        i += 1 + n;
     }
-    if at + 1 != wire.len() {
-        return Err("data after the name in RDATA".into());
-    }
-    Ok(labels)
 }
 
 /// Wire length of a name of these labels (absolute: plus the root).
@@ -184,26 +186,37 @@ mod tests {
     }
 
     #[test]
-    fn names_in_generic_rdata() {
-        let name = |s: &str| from_generic_rdata(s.split(' ').map(str::as_bytes));
+    fn names_in_wire_rdata() {
+        let hex = |s: &str| {
+            let s: String = s.split(' ').collect();
+            (0..s.len() / 2)
+                .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+                .collect::<Vec<u8>>()
+        };
+        let name = |s: &str| from_wire_rdata(&hex(s));
         let ns1 = vec![b"ns1".to_vec(), b"Ex".to_vec()];
-        assert_eq!(name("8 036e7331 02 4578 00"), Ok(ns1));
-        assert_eq!(name("1 00"), Ok(vec![]));
-        assert_eq!(name("4 02 2e41 00").map(|l| present(&l)), Ok("\\.a.".into()));
-        for bad in [
-            "",
-            "x",
-            "256",
-            "2 00",
-            "1 0",
-            "1 0g",
-            "2 c000",
-            "2 0561",
-            "3 01 61",
-            "3 00 6100",
-            "2 4000",
-        ] {
+        assert_eq!(name("036e7331 02 4578 00"), Ok(ns1));
+        assert_eq!(name("00"), Ok(vec![]));
+        assert_eq!(name("02 2e41 00").map(|l| present(&l)), Ok("\\.a.".into()));
+        for bad in ["", "0000", "c000", "0561", "01 61", "00 6100", "4000"] {
             assert!(name(bad).is_err(), "{bad:?}");
         }
+        // Two names and what follows, as in an SOA's RDATA.
+        let wire = hex("01 61 00 00 0000 0007");
+        assert_eq!(from_wire(&wire, 0), Ok((vec![b"a".to_vec()], 3)));
+        assert_eq!(from_wire(&wire, 3), Ok((vec![], 4)));
+        // 255 octets at most (RFC 1035 §2.3.4): three labels of 63
+        // octets, one of 61 and the root are 255; of 62, 256.
+        let name_of = |last: u8| {
+            let mut w = Vec::new();
+            for n in [63, 63, 63, last] {
+                w.push(n);
+                w.extend(std::iter::repeat_n(b'a', usize::from(n)));
+            }
+            w.push(0);
+            from_wire_rdata(&w).map(|l| wire_len(&l))
+        };
+        assert_eq!(name_of(61), Ok(255));
+        assert!(name_of(62).is_err());
     }
 }

@@ -112,7 +112,12 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// The serial of the first SOA record of a master file's text (RFC 1035
-/// §3.3.13: MNAME RNAME SERIAL …), comments and parentheses skipped.
+/// §3.3.13: MNAME RNAME SERIAL …), read entry by entry (RFC 1035 §5.1:
+/// comments and quoted strings skipped, an entry in parentheses over its
+/// lines). The type may be written by number (`TYPE6`) and the RDATA in
+/// the generic form of RFC 3597 §5 (`\# len hex`: MNAME and RNAME as
+/// uncompressed names in wire format, then SERIAL, 32 bits big-endian);
+/// `None` when that SOA record's serial cannot be read.
 ///
 /// # Example
 /// ```
@@ -124,30 +129,108 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// assert_eq!(soa_serial(b"soa NS ns.example.\n"), None);
 /// let mx_first = b"soa IN MX 10 mail\n@ IN SOA ns1 hostmaster 99 1 2 3 4\n";
 /// assert_eq!(soa_serial(mx_first), Some(99));
+/// let txt_first = b"a TXT \"(;\" \n@ 3600 IN SOA ns1 hostmaster 9 1 2 3 4\n";
+/// assert_eq!(soa_serial(txt_first), Some(9));
 /// // The type by number (RFC 3597 §5), as the zone reader reads it.
 /// assert_eq!(soa_serial(b"@ IN type6 ns1 hostmaster 5 1 2 3 4\n"), Some(5));
 /// assert_eq!(soa_serial(b"@ IN TYPE60 ns1 hostmaster 5 1 2 3 4\n"), None);
+/// // The RDATA in the generic form: the root as MNAME and RNAME, or
+/// // `ns1.` and `h.`, then the serial 2024010101 (0x78a3f175) and four
+/// // more 32-bit numbers.
+/// let times = "78a3f175 00000e10 00000384 00093a80 00015180";
+/// let root = format!("@ IN TYPE6 \\# 22 00 00 {times}\n");
+/// assert_eq!(soa_serial(root.as_bytes()), Some(2024010101));
+/// let named = format!("@ 3600 SOA \\# 28 ( 036e733100 016800\n {times} )\n");
+/// assert_eq!(soa_serial(named.as_bytes()), Some(2024010101));
+/// // Malformed: data that is not its length, or not an SOA's RDATA.
+/// for bad in [
+///     format!("@ IN SOA \\# 23 00 00 {times}\n"),
+///     format!("@ IN SOA \\# 23 00 00 {times} 00\n"),
+///     format!("@ IN SOA \\# 21 00 {times}\n"),
+///     format!("@ IN SOA \\# 24 c000 c000 {times}\n"),
+///     "@ IN SOA \\# 0\n".to_string(),
+/// ] {
+///     assert_eq!(soa_serial(bad.as_bytes()), None, "{bad}");
+/// }
 /// ```
 pub fn soa_serial(text: &[u8]) -> Option<u32> {
     let mut words: Vec<&[u8]> = Vec::new();
+    let (mut depth, mut blank) = (0usize, false);
     for line in text.split(|&b| b == b'\n') {
-        let line = line.split(|&b| b == b';').next().unwrap_or_default();
-        words.extend(
-            line.split(|b| b.is_ascii_whitespace() || *b == b'(' || *b == b')')
-                .filter(|w| !w.is_empty()),
-        );
+        if depth == 0 {
+            blank = matches!(line.first(), Some(b' ' | b'\t'));
+        }
+        depth = line_words(line, depth, &mut words);
+        if depth == 0 && !words.is_empty() {
+            if let Some(serial) = entry_soa_serial(&words, blank) {
+                return serial;
+            }
+            words.clear();
+        }
     }
-    // MNAME and RNAME: names, absolute or relative (`ns1`), not numbers.
-    // (A class is no name: `soa IN MX 10 mail` is an MX record.)
-    let is_name = |w: &[u8]| {
-        w == b"@"
-            || w.contains(&b'.')
-            || !(w.first().is_some_and(u8::is_ascii_digit) || crate::input::is_zone_class(w))
-    };
-    words.windows(4).find_map(|w| {
-        (crate::input::is_zone_type(w[0], b"SOA", 6) && is_name(w[1]) && is_name(w[2]))
-            .then(|| std::str::from_utf8(w[3]).ok()?.parse::<u32>().ok())
-            .flatten()
+    entry_soa_serial(&words, blank).flatten()
+}
+
+/// Appends the words of one line of a master file to `words` (RFC 1035
+/// §5.1: separated by white space and parentheses, a quoted string one
+/// word, a comment to the end of the line) and returns the depth of
+/// parentheses after it, from `depth` before it.
+fn line_words<'a>(line: &'a [u8], mut depth: usize, words: &mut Vec<&'a [u8]>) -> usize {
+    let special = |b: u8| b.is_ascii_whitespace() || matches!(b, b';' | b'(' | b')' | b'"');
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            b';' => break,
+            b'(' => depth += 1,
+            b')' => depth = depth.saturating_sub(1),
+            b'"' => {
+                // To the closing quote (`\X` quotes X) or the line's end.
+                let mut end = i + 1;
+                while end < line.len() && line[end] != b'"' {
+                    end += if line[end] == b'\\' { 2 } else { 1 };
+                }
+                let end = end.min(line.len());
+                words.push(&line[i + 1..end]);
+                i = end;
+            }
+            b if b.is_ascii_whitespace() => {}
+            _ => {
+                let start = i;
+                while i < line.len() && !special(line[i]) {
+                    i += if line[i] == b'\\' { 2 } else { 1 };
+                }
+                i = i.min(line.len());
+                words.push(&line[start..i]);
+                continue;
+            }
+        }
+        i += 1;
+    }
+    depth
+}
+
+/// The serial of the entry of `words` (its owner blank when `blank`) if
+/// it is an SOA record (`Some(None)`: an SOA record whose serial cannot
+/// be read); `None` for a directive or a record of another type.
+fn entry_soa_serial(words: &[&[u8]], blank: bool) -> Option<Option<u32>> {
+    let fields = if blank { words } else { words.get(1..)? };
+    if !blank && words[0].starts_with(b"$") {
+        return None;
+    }
+    let is_type_field =
+        |w: &&[u8]| !(crate::input::is_zone_ttl(w) || crate::input::is_zone_class(w));
+    let k = fields.iter().position(is_type_field)?;
+    if !crate::input::is_zone_type(fields[k], b"SOA", 6) {
+        return None;
+    }
+    let rdata = &fields[k + 1..];
+    Some(match rdata.split_first() {
+        Some((&mark, data)) if mark == crate::input::rdata::GENERIC => {
+            let wire = crate::input::rdata::generic(data.iter().copied()).ok();
+            wire.and_then(|w| crate::input::rdata::soa_serial(&w))
+        }
+        // MNAME RNAME SERIAL.
+        _ => rdata.get(2).and_then(|w| std::str::from_utf8(w).ok()?.parse::<u32>().ok()),
     })
 }
 

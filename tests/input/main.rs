@@ -4,7 +4,9 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod czds;
 mod dedup;
+mod hostile;
 mod limits;
 mod lists;
 mod reader;

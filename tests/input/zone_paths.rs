@@ -272,17 +272,26 @@ fn nsec3_hashed_owners_are_not_registered_labels() {
 fn nsec3_data_by_type_number_is_nsec3_data() {
     let mut rng = fastrand::Rng::with_seed(3597);
     let (text, (registered, nsec3, names)) = signed_czds(3000, &mut rng);
+    // The record of `line` from `field` on (its type and RDATA) written
+    // `by`: RDATA in the generic form is all of it.
+    let respell = |line: &str, field: &str, by: &str| match line.find(field) {
+        Some(k) => format!("{}{by}", &line[..k]),
+        None => line.to_string(),
+    };
     let spell = |(j, line): (usize, &str)| {
         let line = match j % 3 {
             0 => line.replace("\tnsec3\t", "\tTYPE50\t"),
-            1 => line.replace("\tnsec3\t1 1 0 - 2T7B4G4V NS", "\ttype50\t\\# 9 01 01 0000 00"),
+            1 => respell(line, "\tnsec3\t", "\ttype50\t\\# 5 01 01 0000 00"),
             _ => line.to_string(),
         };
         let rrsig = ["\tRRSIG\tNSEC3 8 2 3600", "\trrsig\tNSEC3 8 2 3600"];
         let by = match j % 4 {
             0 => "\tRRSIG\tTYPE50 8 2 3600",
             1 => "\trrsig\tType50 8 2 3600",
-            2 => "\tTYPE46\t\\# 30 00 32 0802 00000E10",
+            2 => {
+                let generic = "\tTYPE46\t\\# 8 00 32 0802 00000E10";
+                return rrsig.iter().fold(line, |l, r| respell(&l, r, generic));
+            }
             _ => return line,
         };
         rrsig.iter().fold(line, |l, r| l.replace(r, by))
@@ -304,13 +313,87 @@ fn nsec3_data_by_type_number_is_nsec3_data() {
     let mut m = master(300, &[]);
     m.push_str(&format!("{h}\t3600\tIN\tTYPE50\t\\# 9 01010000 0000000000\n"));
     m.push_str("\t3600\tIN\tRRSIG\tTYPE50 8 2 3600 2026 2026 1 tld. AA==\n");
-    m.push_str("\t3600\tIN\tTYPE46\t\\# 30 0032 0802 00000E10 ( 0000\n 0000 )\n");
+    m.push_str("\t3600\tIN\tTYPE46\t\\# 12 0032 0802 00000E10 ( 0000\n 0000 )\n");
     m.push_str("\t3600\tIN\tNS\tns1.example.net.\n");
     assert_paths_agree(m.as_bytes(), "signed master file by type number");
     let a = read_with(m.as_bytes(), &Config::new(), 2).accounting().clone();
     assert_eq!((a.nsec3_records, a.nsec3_names, a.malformed), (3, 1, 1));
     let detail = &a.malformed_details[0].reason;
     assert!(detail.contains("NS record at an NSEC3 hashed owner"), "{detail}");
+}
+
+/// RDATA in the generic form (`\\# len hex`, RFC 3597 §5) is exactly
+/// `len` octets: a record whose data is shorter, longer or not hex is a
+/// malformed line on both paths, whatever its type and owner (dnspython
+/// and BIND refuse it), also after lines of the same fields, which the
+/// fast path knows; an RRSIG so written is no NSEC3 data (`TYPE46 \\# 22
+/// 0032…` with 8 octets was).
+#[test]
+fn generic_rdata_of_the_wrong_length_is_malformed() {
+    let good = [
+        "g1\tIN\tA\t\\# 4 c0000201",
+        "g2\tIN\tTXT\t\\# 0",
+        "g3\t3600\tin\tds\t\\# 4 0108 02ab",
+        "ns1.g4\tIN\tA\t\\# 4 c0 00 02 01",
+        "g5\tIN\tA\t\\# 4 c0000201 ; a comment",
+        "g6\tIN\tA\t\\# 2 c000 ; 01",
+        "g7\tIN\tA\t\\#x",
+        "g8\tIN\tCNAME\t\\065.example.",
+        "g9\tIN\tNS\t\\# 3 01 61 00",
+    ];
+    let bad = [
+        "b1\tIN\tA\t\\# 3 c0000201",
+        "b2\tIN\tA\t\\# 5 c0000201",
+        "b3\tIN\tTXT\t\\# 0 00",
+        "b4\t3600\tin\tds\t\\# 22 0108 02ab",
+        "b5\t3600\tin\tds\t  \\# 22 0108 02ab",
+        "ns1.b6\tIN\tA\t\\# 3 c0 00 02 01",
+        "\tIN\tA\t\\# 4 c00002",
+        "b8\tIN\tNS\t\\# 4 01 61 00",
+        "b9\tIN\tTYPE65280\t\\# 2 0g00",
+        "b10\tIN\tA\t\\#",
+        "b11\tIN\tA\t\\#;x",
+        "b12\tIN\tA\t\\# -4 c0000201",
+        "@\tIN\tTXT\t\\# 1 0",
+        "b13\tIN\tNS\t\\# 4 01 61 00 00",
+    ];
+    let odd: Vec<&str> = good.iter().chain(&bad).copied().collect();
+    let text = master(80 * odd.len(), &odd);
+    assert_paths_agree(text.as_bytes(), "generic RDATA in a master file");
+    let a = read_with(text.as_bytes(), &Config::new(), 2).accounting().clone();
+    assert_eq!(a.malformed, 2 * bad.len() as u64);
+    for m in &a.malformed_details {
+        let reason = &m.reason;
+        let generic = reason.starts_with("RDATA: ") && reason.contains("\\#");
+        assert!(generic || reason == "NS target: data after the name in RDATA", "{reason}");
+    }
+
+    // The RRSIG of every other NSEC3 record written `TYPE46` with 8 of
+    // the 22 octets its length says.
+    let mut rng = fastrand::Rng::with_seed(35975);
+    let (text, (registered, nsec3, names)) = signed_czds(3000, &mut rng);
+    let rrsig = "\tIN\tRRSIG\tNSEC3 8 2 3600 2026 2026 1 tld. AA==";
+    let short = "\tIN\tTYPE46\t\\# 22 0032 0802 00000e10";
+    let mut n = 0;
+    let text: String = text
+        .lines()
+        .map(|line| {
+            let line = if line.ends_with(rrsig) {
+                n += 1;
+                if n % 2 == 0 { line.replace(rrsig, short) } else { line.to_string() }
+            } else {
+                line.to_string()
+            };
+            line + "\n"
+        })
+        .collect();
+    assert_eq!(n, 1000);
+    assert_paths_agree(text.as_bytes(), "signed CZDS dump with short generic RRSIGs");
+    let a = read_with(text.as_bytes(), &Config::new(), 2).accounting().clone();
+    assert_eq!(
+        (a.registered_labels, a.nsec3_records, a.nsec3_names, a.malformed),
+        (registered, nsec3 - 500, names, 500)
+    );
 }
 
 /// `name` (absolute, in presentation form) in wire format, in hex.
@@ -378,6 +461,43 @@ fn types_by_number_are_read_as_by_name() {
     assert_eq!(got.1, want.1);
     let differ = want.0.iter().zip(&got.0).find(|(w, g)| w != g);
     assert_eq!((differ, got.0.len()), (None, want.0.len()));
+}
+
+/// A type number with leading zeros (`TYPE050`, `type0002`) is the
+/// number, of any count of digits, as dnspython reads it
+/// (`dns.rdatatype.from_text("TYPE000050")` is 50), on both paths; one
+/// over 65535 is no type number.
+#[test]
+fn type_numbers_with_leading_zeros() {
+    let counts = |text: &str| {
+        let set = read_with(text.as_bytes(), &Config::new().ns_targets(NsTargets::Collect), 2);
+        let ns: Vec<usize> = set.iter().map(|l| l.ns_targets().count()).collect();
+        let a = set.accounting();
+        (ns, (a.registered_labels, a.apex_records, a.nsec3_records, a.nsec3_names, a.malformed))
+    };
+    let by_name = dump_spelled(2000, |_, ty, rdata| format!("{ty}\t{rdata}"));
+    let zeros = ["TYPE02", "type0002", "Type0000000002"];
+    let by_number = dump_spelled(2000, |i, ty, rdata| match ty {
+        "soa" => format!("TYPE000006\t{rdata}"),
+        _ => format!("{}\t{rdata}", zeros[i % 3]),
+    });
+    assert_paths_agree(by_number.as_bytes(), "CZDS dump by type number with leading zeros");
+    assert_eq!(counts(&by_number), counts(&by_name));
+    // NSEC3 data: `TYPE050`, and an RRSIG covering `TYPE0050`.
+    let mut rng = fastrand::Rng::with_seed(50);
+    let (by_name, (registered, nsec3, names)) = signed_czds(900, &mut rng);
+    let signed = by_name
+        .replace("\tnsec3\t", "\tTYPE050\t")
+        .replace("\tRRSIG\tNSEC3 ", "\tRRSIG\ttype0050 ");
+    assert_paths_agree(signed.as_bytes(), "signed CZDS dump by type number with leading zeros");
+    let (want, got) = (counts(&by_name), counts(&signed));
+    assert_eq!((got.1.0, got.1.2, got.1.3, got.1.4), (registered, nsec3, names, 0));
+    assert_eq!(got, want);
+    // Over 65535: no type, so `TYPE065538` (65538 = 65536 + 2) is no NS.
+    let over =
+        dump_spelled(2000, |_, ty, rdata| format!("{}\t{rdata}", ty.replace("ns", "TYPE065538")));
+    assert_paths_agree(over.as_bytes(), "type numbers over 65535");
+    assert!(counts(&over).0.iter().all(|&n| n == 0));
 }
 
 /// An SOA written by type number (`TYPE6`, RFC 3597 §5) is an SOA on

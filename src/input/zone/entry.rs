@@ -12,6 +12,7 @@ use super::tokens::{
 use crate::idna2008::MAX_LABEL_OCTETS;
 use crate::input::collect::{Class, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use crate::input::name::{self, Parsed};
+use crate::input::rdata;
 use crate::input::{Error, ErrorKind};
 
 /// Resolves a name token against the origin: absolute labels, case kept.
@@ -103,14 +104,24 @@ pub(super) fn entry(
     // read them.
     let is_ns = is_type(ty, b"NS", 2);
     let is_soa = is_type(ty, b"SOA", 6);
+    let rdata = toks.get(k + 1..).unwrap_or_default();
+    // RDATA in the generic form (`\# len hex`, RFC 3597 §5), of any type:
+    // exactly `len` octets, or the line is malformed, as dnspython and
+    // BIND refuse it.
+    let generic = match rdata.split_first() {
+        Some((mark, data)) if text(mark) == rdata::GENERIC => {
+            match rdata::generic(data.iter().map(text)) {
+                Ok(wire) => Some(wire),
+                Err(e) => return col.malformed(loc, format!("RDATA: {e}")),
+            }
+        }
+        _ => None,
+    };
     let ns_target = if is_ns {
-        let Some(t) = toks.get(k + 1) else {
-            return col.malformed(loc, "NS record without target");
-        };
-        let target = if text(t) == b"\\#" {
-            name::from_generic_rdata(toks[k + 2..].iter().map(text))
-        } else {
-            resolve(st, text(t))
+        let target = match (&generic, rdata.first()) {
+            (Some(wire), _) => name::from_wire_rdata(wire),
+            (None, Some(t)) => resolve(st, text(t)),
+            (None, None) => return col.malformed(loc, "NS record without target"),
         };
         match target {
             Ok(labels) => Some(name::present(&labels)),
@@ -119,7 +130,7 @@ pub(super) fn entry(
     } else {
         None
     };
-    let nsec3 = is_nsec3_record(ty, toks.get(k + 1..).unwrap_or_default().iter().map(text));
+    let nsec3 = is_nsec3_record(ty, rdata.first().map(text), generic.as_deref());
     let class = match owner_tok {
         None => {
             let Some(class) = st.prev_class else {

@@ -43,7 +43,7 @@ use entry::general_entry;
 #[cfg(test)]
 use state::looks_czds;
 pub(crate) use state::{Include, MAX_INCLUDES, ZoneState};
-pub(crate) use tokens::{is_class, is_type};
+pub(crate) use tokens::{is_class, is_ttl, is_type};
 
 use super::collect::Collector;
 use super::{Config, Error};

@@ -9,6 +9,7 @@
 //! owner's record would be: the label is then registered.
 
 use super::tokens::{is_class, is_ttl, is_type};
+use crate::input::rdata;
 
 /// Octets of a hashed owner label: 160 bits of SHA-1 in base32hex
 /// (RFC 5155 §3.3, RFC 4648 §7).
@@ -26,33 +27,24 @@ pub(crate) fn is_hashed_label(label: &[u8]) -> bool {
         && label.iter().all(|&b| b.is_ascii_digit() || matches!(b | 0x20, b'a'..=b'v'))
 }
 
-/// Whether a record of type `ty`, with `rdata` its RDATA fields, is an
-/// NSEC3 record or an RRSIG covering NSEC3 (RFC 4034 §3.1.1). Each type
-/// may be written by its number (`TYPE50`, `TYPE46`), and the RRSIG's
-/// RDATA in the generic form (`\# 26 0032…`), as RFC 3597 §5 lets a tool
-/// that does not know the type write it.
-pub(crate) fn is_nsec3_record<'a>(ty: &[u8], mut rdata: impl Iterator<Item = &'a [u8]>) -> bool {
+/// Whether a record of type `ty` is an NSEC3 record or an RRSIG covering
+/// NSEC3 (RFC 4034 §3.1.1), from the first field of its RDATA, `first`,
+/// or, when the RDATA is in the generic form (`\# 26 0032…`, RFC 3597 §5,
+/// as a tool that does not know the type writes it), its octets
+/// `generic`, checked to be as long as its length says
+/// ([`rdata::generic`]): the type covered is their first two (RFC 4034
+/// §3.1). Each type may be written by its number (`TYPE50`, `TYPE46`).
+pub(crate) fn is_nsec3_record(ty: &[u8], first: Option<&[u8]>, generic: Option<&[u8]>) -> bool {
     if is_type(ty, b"NSEC3", NSEC3) {
         return true;
     }
     if !is_type(ty, b"RRSIG", RRSIG) {
         return false;
     }
-    match rdata.next() {
-        Some(b"\\#") => generic_type_covered(rdata) == Some(NSEC3),
-        Some(covered) => is_type(covered, b"NSEC3", NSEC3),
-        None => false,
+    match generic {
+        Some(wire) => wire.get(..2) == Some(&NSEC3.to_be_bytes()[..]),
+        None => first.is_some_and(|covered| is_type(covered, b"NSEC3", NSEC3)),
     }
-}
-
-/// The type covered of an RRSIG whose RDATA is in the generic form, from
-/// the fields after its `\#`: the length, then the data in hex (white
-/// space anywhere), whose first two octets are the type covered (RFC 3597
-/// §5, RFC 4034 §3.1).
-fn generic_type_covered<'a>(mut fields: impl Iterator<Item = &'a [u8]>) -> Option<u16> {
-    fields.next()?;
-    let mut digits = fields.flatten().map(|&b| char::from(b).to_digit(16));
-    (0..4).try_fold(0u16, |n, _| Some(n << 4 | u16::try_from(digits.next()??).ok()?))
 }
 
 /// [`is_nsec3_record`] of the text of a line after its owner (TTL and
@@ -61,7 +53,14 @@ fn generic_type_covered<'a>(mut fields: impl Iterator<Item = &'a [u8]>) -> Optio
 pub(crate) fn is_nsec3_text(rest: &[u8]) -> bool {
     let mut fields = rest.split(|b| matches!(b, b' ' | b'\t' | b'\r')).filter(|f| !f.is_empty());
     let Some(ty) = fields.find(|f| !(is_ttl(f) || is_class(f))) else { return false };
-    is_nsec3_record(ty, fields)
+    let first = fields.next();
+    if first != Some(rdata::GENERIC) {
+        return is_nsec3_record(ty, first, None);
+    }
+    // Generic data that does not match its length makes the line
+    // malformed: no NSEC3 data (the fast path leaves such a line to the
+    // careful parser before it asks).
+    rdata::generic(fields).is_ok_and(|wire| is_nsec3_record(ty, first, Some(&wire)))
 }
 
 #[cfg(test)]
@@ -83,9 +82,14 @@ mod tests {
         assert!(is_nsec3_text(b"\t3600\tIN\tTYPE50\t\\# 4 01010000"));
         assert!(is_nsec3_text(b" type050 1 1 0 - 2T7B4G4V NS"));
         assert!(is_nsec3_text(b" IN RRSIG TYPE50 8 2 3600 20261201000000 ..."));
-        assert!(is_nsec3_text(b" IN TYPE46 \\# 22 0032 0802 00000e10"));
-        assert!(is_nsec3_text(b" IN rrsig \\# 22 00 32 08"));
-        assert!(!is_nsec3_text(b" IN TYPE46 \\# 22 002B 0802 00000e10"));
+        assert!(is_nsec3_text(b" IN TYPE46 \\# 8 0032 0802 00000e10"));
+        assert!(is_nsec3_text(b" IN rrsig \\# 3 00 32 08"));
+        assert!(!is_nsec3_text(b" IN TYPE46 \\# 8 002B 0802 00000e10"));
+        // Generic data must be as long as its length says (RFC 3597 §5).
+        assert!(!is_nsec3_text(b" IN TYPE46 \\# 22 0032 0802 00000e10"));
+        assert!(!is_nsec3_text(b" IN TYPE46 \\# 7 0032 0802 00000e10"));
+        assert!(!is_nsec3_text(b" IN rrsig \\# 2 00 32 08"));
+        assert!(!is_nsec3_text(b" IN TYPE46 \\# 2"));
         assert!(!is_nsec3_text(b" IN TYPE46 \\# 1 00"));
         assert!(!is_nsec3_text(b" IN TYPE46 \\# 22 00x2"));
         assert!(!is_nsec3_text(b" IN TYPE5 1 1 0 -"));

@@ -29,14 +29,19 @@ pub(crate) fn is_class(t: &[u8]) -> bool {
 }
 
 /// The number of a record type written in the generic form `TYPEnn`
-/// (RFC 3597 §5; `TYPE` in any case), if `t` is one.
+/// (RFC 3597 §5; `TYPE` in any case): decimal digits only, any number of
+/// them, leading zeros allowed (`TYPE050` is 50), at most 65535, as
+/// dnspython reads it (and NSD; BIND reads at most five characters
+/// after `TYPE`, so that `TYPE000050` is no type there).
 pub(crate) fn type_number(t: &[u8]) -> Option<u16> {
     let digits = t.get(4..).filter(|_| t[..4].eq_ignore_ascii_case(b"TYPE"))?;
-    if digits.is_empty() || digits.len() > 5 || !digits.iter().all(u8::is_ascii_digit) {
+    if digits.is_empty() {
         return None;
     }
-    let n = digits.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
-    u16::try_from(n).ok()
+    digits.iter().try_fold(0u16, |n, &d| {
+        let d = char::from(d).to_digit(10)?;
+        n.checked_mul(10)?.checked_add(d as u16)
+    })
 }
 
 /// Whether the type field `t` is the type of mnemonic `name` (in any
@@ -279,4 +284,43 @@ pub(super) fn resolve_parsed_in(
         return Err(format!("name longer than {MAX_NAME_OCTETS} octets"));
     }
     Ok(labels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_numbers() {
+        for (t, n) in [
+            (&b"TYPE50"[..], 50),
+            (b"type050", 50),
+            (b"TYPE0050", 50),
+            (b"Type000050", 50),
+            (b"TYPE00000000000000000002", 2),
+            (b"TYPE0", 0),
+            (b"TYPE65535", 65535),
+            (b"TYPE065535", 65535),
+        ] {
+            assert_eq!(type_number(t), Some(n), "{:?}", t.escape_ascii());
+        }
+        for t in [
+            &b"TYPE"[..],
+            b"TYPE65536",
+            b"TYPE0065536",
+            b"TYPE99999999999999999999",
+            b"TYPE+50",
+            b"TYPE-1",
+            b"TYPE 50",
+            b"TYPE5x",
+            br"TYPE\053",
+            "TYPE٥٠".as_bytes(),
+            b"TYP50",
+            b"XTYPE50",
+        ] {
+            assert_eq!(type_number(t), None, "{:?}", t.escape_ascii());
+        }
+        assert!(is_type(b"TYPE050", b"NSEC3", 50) && is_type(b"type0002", b"NS", 2));
+        assert!(!is_type(b"TYPE0500", b"NSEC3", 50));
+    }
 }

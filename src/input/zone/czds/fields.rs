@@ -5,12 +5,14 @@ use super::super::tokens::is_ttl;
 use super::super::tokens::{is_class, is_type};
 use super::bytes::{same_at, target_fast};
 use crate::input::name;
+use crate::input::rdata;
 
 /// What the general parser ([`super::super::entry`]) makes of the text after a
 /// line's owner.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum AfterOwner {
-    /// A record that is not NS (its RDATA is not read: a line with a
+    /// A record that is not NS (its RDATA is not read, but for the
+    /// length of RDATA in the generic form, `\# len hex`: a line with a
     /// parenthesis or a quote never comes here, the chunk's pre-pass
     /// leaves it to the careful parser), or an NS record whose target
     /// resolves, when targets are not wanted.
@@ -22,7 +24,8 @@ pub(super) enum AfterOwner {
     /// escape…): into the caller's buffer.
     NsOwned,
     /// A line the general parser reports as malformed (no record type; an
-    /// NS record without a target, or with one that does not resolve) or
+    /// NS record without a target, or with one that does not resolve;
+    /// RDATA in the generic form not as long as its length says) or
     /// reads apart (`;`, `(`, `)`, `"` or `\` before the RDATA): the fast
     /// path stops there and leaves it to the general parser.
     Slow,
@@ -94,7 +97,12 @@ pub(super) fn other_cached<const W: bool, const Z: bool>(
     buf: &[u8],
     (at, end): (usize, usize),
 ) -> bool {
-    let hit = |(c, k): (usize, usize)| k > 0 && at + k <= end && same_at::<W, Z>(buf, at, c, k);
+    let hit = |(c, k): (usize, usize)| {
+        k > 0
+            && at + k <= end
+            && same_at::<W, Z>(buf, at, c, k)
+            && !backslash_first(buf, at + k, end)
+    };
     if hit(cache.other[0]) {
         return true;
     }
@@ -103,6 +111,20 @@ pub(super) fn other_cached<const W: bool, const Z: bool>(
         return true;
     }
     false
+}
+
+/// Whether the RDATA of a line, from `at` (after its type and a
+/// separator) to `end`, starts with `\`, as RDATA in the generic form
+/// does (`\# len hex`, RFC 3597 §5): such a line is not a record by the
+/// cache alone, since its data must be as long as its length says. One
+/// byte is compared on the line of a dump, whose fields one tab
+/// separates.
+#[inline(always)]
+fn backslash_first(buf: &[u8], mut at: usize, end: usize) -> bool {
+    while at < end && matches!(buf[at], b' ' | b'\t' | b'\r') {
+        at += 1;
+    }
+    at < end && buf[at] == b'\\'
 }
 
 /// Bytes the tokenizer of the general parser reads apart: a comment, a
@@ -142,7 +164,20 @@ pub(super) fn check_after_owner_fields(
         if ty.1 < rest.len() && ty.1 < 32 {
             cache.other = [(at, ty.1 + 1), cache.other[0]];
         }
-        return AfterOwner::Record;
+        return match fields.next().map(text) {
+            // RDATA in the generic form (RFC 3597 §5): a record when its
+            // data is as long as its length says; else (or with a byte
+            // the tokenizer reads apart, `\#;`) the general parser reads
+            // the line, and finds it malformed.
+            Some(first) if first.starts_with(rdata::GENERIC) => {
+                if first == rdata::GENERIC && rdata::generic(fields.map(text)).is_ok() {
+                    AfterOwner::Record
+                } else {
+                    AfterOwner::Slow
+                }
+            }
+            _ => AfterOwner::Record,
+        };
     }
     let Some(t) = fields.next() else { return AfterOwner::Slow };
     if t.0 <= 32 {

@@ -22,10 +22,11 @@
 //! owner that the careful parser reports malformed or reads apart
 //! ([`fields::check_after_owner`]: no record type; `;`, `(`, `)`, `"` or `\` before
 //! the type; an NS record without a target, or with one that does not
-//! resolve). So a file gives the same labels, counts, malformed lines and
+//! resolve; RDATA in the generic form, `\# len hex`, whose data is not
+//! `len` octets, RFC 3597 §5). So a file gives the same labels, counts, malformed lines and
 //! NS targets whichever path reads a line, a dump in the CZDS profile
 //! (absolute owners, tabs: `looks_czds`) as a master file
-//! (tests/input/reader.rs, fuzz target `zone_paths`); the profile only
+//! (tests/input/czds.rs, fuzz target `zone_paths`); the profile only
 //! means that no owner is blank or relative.
 
 mod bytes;

@@ -472,7 +472,18 @@ fn after_owner_reference(rest: &[u8], origin: &[Vec<u8>]) -> Option<Option<Vec<u
         }
     };
     if !is_type(ty, b"NS", 2) {
-        return (!seen.concat().iter().any(|&b| tokenizer_byte(b))).then_some(None);
+        if seen.concat().iter().any(|&b| tokenizer_byte(b)) {
+            return None;
+        }
+        // RDATA in the generic form: as long as its length says, or
+        // malformed (RFC 3597 §5); a field that starts `\#` and is more
+        // (`\#;`) is read apart.
+        return match toks.next() {
+            Some(first) if first.starts_with(b"\\#") => {
+                (first == b"\\#" && crate::input::rdata::generic(toks).is_ok()).then_some(None)
+            }
+            _ => Some(None),
+        };
     }
     let target = toks.next()?;
     seen.push(target);
@@ -513,7 +524,7 @@ fn after_owner_as_the_general_parser_reads_it() {
         };
         assert_eq!(got, want, "{:?}", rest.escape_ascii());
     };
-    let fixed: [&[u8]; 26] = [
+    let fixed: [&[u8]; 34] = [
         b"\t172800\tin\tns\tns1.example.net.",
         b"\t172800\tIN\tNS\tNS1.Example.NET.",
         b"\tin\t172800\tns\tns1.example.net.",
@@ -536,6 +547,14 @@ fn after_owner_as_the_general_parser_reads_it() {
         b"\t1\tin\tTYPE2\t\\# 3 01 61 00",
         b"\t1\tin\tTYPE20\tns1.example.net.",
         b"\t1\tin\ta\t192.0.2.1",
+        b"\t1\tin\ta\t\\# 4 c0000201",
+        b"\t1\tin\ta\t\\# 4 c0 00 02 01\r",
+        b"\t1\tin\ta\t  \\# 3 c0000201",
+        b"\t1\tin\tTYPE46\t\\# 22 0032 0802",
+        b"\t1\tin\ta\t\\# 0",
+        b"\t1\tin\ta\t\\#;",
+        b"\t1\tin\ta\t\\#x 1 00",
+        b"\t1\tin\tcname\t\\065.",
         b"\t\rns\t.",
         b"\tns\r.",
         b"\tns\t.\r\x8a",
@@ -562,7 +581,7 @@ fn after_owner_as_the_general_parser_reads_it() {
     let long = format!("\t1\tin\tns\t{}.example.", "a.".repeat(130));
     check(&mut Default::default(), long.as_bytes());
     let mut next = crate::testutil::random_u64s(0x2545_F491_4F6C_DD1Du64);
-    let words: [&[u8]; 17] = [
+    let words: [&[u8]; 22] = [
         b"172800",
         b"in",
         b"IN",
@@ -580,13 +599,18 @@ fn after_owner_as_the_general_parser_reads_it() {
         b";",
         b"a(b.",
         b"\\x.",
+        b"\\#",
+        b"1",
+        b"00",
+        b"0a0",
+        b"\\#;",
     ];
     let mut seq = Default::default();
     for _ in 0..50_000 {
         let mut rest = Vec::new();
         for _ in 0..(next() % 6) {
             rest.push([b'\t', b'\t', b' ', b'\r'][(next() % 4) as usize]);
-            rest.extend_from_slice(words[(next() % 17) as usize]);
+            rest.extend_from_slice(words[(next() % 22) as usize]);
         }
         check(&mut seq, &rest);
     }
