@@ -813,7 +813,9 @@ impl<'a> Context<'_, 'a> {
                 contended.insert(g, true);
             }
         }
-        for f in &report.findings {
+        // A candidate's own disposition, `blocked` included, is its own
+        // detail ([`Self::own_details`]), as before that was a finding.
+        for f in report.findings.iter().filter(|f| f.kind != FindingKind::Blocked) {
             let Some(Row::Candidate(c)) = row_of(f.label) else { continue };
             let existing = verdicts[c].take();
             let invalid_already = existing.as_ref().is_some_and(|v| v.status == Status::Invalid);
@@ -873,8 +875,8 @@ impl<'a> Context<'_, 'a> {
                     }
                 }
                 // Contract findings (ns-mismatch, same-entity) concern delegated
-                // names, never a candidate's verdict.
-                FindingKind::Collision | FindingKind::NsMismatch | FindingKind::SameEntity => {}
+                // names, never a candidate's verdict (`blocked` rows: above).
+                _ => {}
             }
             verdicts[c] = Some(v);
         }

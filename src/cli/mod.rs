@@ -19,8 +19,9 @@ use std::process::ExitCode;
 const AFTER_HELP: &str = "\
 Exit status:
   0  success, no findings
-  1  findings (scan: invalid labels, variant conflicts or contract findings
-     not accepted by --baseline; diff, report: new findings)
+  1  findings (scan: invalid labels, blocked labels, variant conflicts or
+     contract findings not accepted by --baseline; diff, report: new
+     findings)
   2  error (bad arguments, unreadable or damaged input, malformed lines
      under --on-malformed fail, no registered label, bad LGR)";
 

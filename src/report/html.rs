@@ -294,6 +294,10 @@ pub fn sentence(m: &Row, holder: Option<&Row>) -> String {
         .unwrap_or_default();
     match (field(m, "kind").as_str(), field(m, "role").as_str()) {
         ("invalid", _) => format!("invalid: {}", plain_reason(&reason)),
+        ("blocked", _) => format!(
+            "blocked: a valid label whose own disposition is blocked from registration: {}",
+            plain_reason(&reason)
+        ),
         ("ns-mismatch", _) => format!(
             "ns-mismatch: {of} is delegated to other name servers than its holder: {reason}"
         ),
@@ -474,6 +478,7 @@ pub fn render_scan(report: &JsonlReport) -> String {
         .filter(|r| matches!(field(r, "kind").as_str(), "ns-mismatch" | "same-entity"))
         .collect();
     let invalid: Vec<&Row> = report.rows.iter().filter(|r| field(r, "kind") == "invalid").collect();
+    let blocked: Vec<&Row> = report.rows.iter().filter(|r| field(r, "kind") == "blocked").collect();
     let s = |p: &[&str]| count(&summary, p);
     let zone =
         report.meta.as_ref().and_then(|m| m["inputs"][0]["path"].as_str()).unwrap_or("(input)");
@@ -491,6 +496,7 @@ pub fn render_scan(report: &JsonlReport) -> String {
             (card("findings-open", s(&["findings", "open"]), "open", if s(&["findings", "open"]) > 0 { "bad" } else { "ok" }))
             (card("findings-accepted", s(&["findings", "accepted"]), "accepted by the baseline", ""))
             (card("invalid", s(&["invalid"]), "invalid labels", ""))
+            (card("blocked", s(&["blocked"]), "blocked labels (own disposition)", ""))
             (card("conflict-groups", s(&["conflict_groups"]), "variant sets with conflicts", ""))
             (card("conflicts", s(&["conflicts"]), "conflicting labels", ""))
             (card("ns-mismatch", s(&["ns_mismatch"]), "ns-mismatch", ""))
@@ -510,6 +516,7 @@ pub fn render_scan(report: &JsonlReport) -> String {
         (groups_table(&report.rows, &by_alabel))
         (findings_table("Contract findings", "contract", &contract, &by_alabel))
         (findings_table("Invalid labels", "invalid-rows", &invalid, &by_alabel))
+        (findings_table("Blocked labels (own disposition)", "blocked-rows", &blocked, &by_alabel))
     };
     page("lgrscan compliance report", &format!("{zone}{apex}"), body)
 }

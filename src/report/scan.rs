@@ -194,29 +194,42 @@ fn write_text(w: &mut dyn Write, parts: &ReportParts<'_>) -> io::Result<()> {
             )?;
         }
     }
-    let invalid: Vec<(usize, &Finding)> = report
-        .findings
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.kind == FindingKind::Invalid)
-        .collect();
-    if !invalid.is_empty() {
-        let head = format!("Invalid labels ({}):", invalid.len());
-        writeln!(w, "\n{}", paint(color, BOLD, &head))?;
-        for (i, f) in invalid {
-            let l = labels.get(f.label).expect("label");
-            writeln!(
-                w,
-                "  {}  {}  ({}:{})  {}: {}{}",
-                paint(color, RED, &esc(l.ulabel())),
-                esc(l.alabel()),
-                esc(&l.source_path().to_string_lossy()),
-                l.line(),
-                esc(&f.lgr),
-                esc(&f.reason),
-                accepted(i)
-            )?;
-        }
+    label_rows(w, parts, FindingKind::Invalid, "Invalid labels")?;
+    label_rows(w, parts, FindingKind::Blocked, "Blocked labels (own disposition blocked)")?;
+    Ok(())
+}
+
+/// The text report's section of the findings of `kind` about a label on
+/// its own ([`FindingKind::Invalid`], [`FindingKind::Blocked`]): one line
+/// each, with the LGR and the reason; nothing when there are none.
+fn label_rows(
+    w: &mut dyn Write,
+    parts: &ReportParts<'_>,
+    kind: FindingKind,
+    title: &str,
+) -> io::Result<()> {
+    let (labels, color) = (parts.rows.labels(), parts.color);
+    let rows: Vec<(usize, &Finding)> =
+        parts.report.findings.iter().enumerate().filter(|(_, f)| f.kind == kind).collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let head = format!("{title} ({}):", rows.len());
+    writeln!(w, "\n{}", paint(color, BOLD, &head))?;
+    for (i, f) in rows {
+        let l = labels.get(f.label).expect("label");
+        let accepted = if parts.rows.status(i) == Status::Accepted { "  [accepted]" } else { "" };
+        writeln!(
+            w,
+            "  {}  {}  ({}:{})  {}: {}{}",
+            paint(color, RED, &esc(l.ulabel())),
+            esc(l.alabel()),
+            esc(&l.source_path().to_string_lossy()),
+            l.line(),
+            esc(&f.lgr),
+            esc(&f.reason),
+            accepted
+        )?;
     }
     Ok(())
 }
@@ -404,6 +417,7 @@ pub fn summary(
         s.conflicts,
         s.allocated
     );
+    let _ = writeln!(t, "  blocked (own disposition): {}", s.blocked);
     let _ = writeln!(
         t,
         "  contract findings: {} ns-mismatch, {} same-entity",
@@ -503,6 +517,7 @@ pub fn summary_record(
         "per_script": pairs(&s.per_script),
         "invalid": s.invalid,
         "invalid_by_family": pairs(&s.invalid_by_family),
+        "blocked": s.blocked,
         "variant_lgr": set.variants().name(),
         "index_mode": index_mode(set),
         "groups": s.groups,

@@ -399,6 +399,12 @@ pub enum FindingKind {
     Collision,
     /// A label invalid under its LGR or under IDNA2008.
     Invalid,
+    /// A registered label eligible under the LGR that judges it whose own
+    /// disposition is `blocked` (RFC 7940 §8.3: an action gave it; IANA's
+    /// registry of dispositions: "a valid label but should be blocked
+    /// from registration"). The label stays eligible: it still holds or
+    /// joins its variant set as before.
+    Blocked,
     /// An activated (delegated) allocatable variant whose NS RRset differs
     /// from its holder's (zone input with NS targets collected): registry
     /// agreements provision active variants as zone cuts with the same NS
@@ -411,20 +417,22 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
-    /// `collision`, `invalid`, `ns-mismatch` or `same-entity`.
+    /// `collision`, `invalid`, `blocked`, `ns-mismatch` or `same-entity`.
     pub fn as_str(self) -> &'static str {
         match self {
             FindingKind::Collision => "collision",
             FindingKind::Invalid => "invalid",
+            FindingKind::Blocked => "blocked",
             FindingKind::NsMismatch => "ns-mismatch",
             FindingKind::SameEntity => "same-entity",
         }
     }
 
     /// Every kind, in report order.
-    pub const ALL: [FindingKind; 4] = [
+    pub const ALL: [FindingKind; 5] = [
         FindingKind::Collision,
         FindingKind::Invalid,
+        FindingKind::Blocked,
         FindingKind::NsMismatch,
         FindingKind::SameEntity,
     ];
@@ -472,6 +480,9 @@ pub struct Summary {
     pub invalid_by_family: Vec<(String, u64)>,
     /// Labels invalid under their LGR or IDNA2008.
     pub invalid: u64,
+    /// Eligible labels whose own disposition is `blocked`
+    /// ([`FindingKind::Blocked`] findings; RFC 7940 §8.3).
+    pub blocked: u64,
     /// Labels with an index label under the variant LGR.
     pub indexed: u64,
     /// Groups of two or more labels sharing an index label.
@@ -499,7 +510,8 @@ pub struct Report {
     /// Per group (by holder position): its collision rows (by input
     /// position) and its contract rows ([`FindingKind::NsMismatch`],
     /// [`FindingKind::SameEntity`], by input position); then invalid rows
-    /// (by input position). A group with contract rows and no conflict has
+    /// (by input position); then [`FindingKind::Blocked`] rows (by input
+    /// position). A group with contract rows and no conflict has
     /// only its contract rows.
     pub findings: Vec<Finding>,
     /// Counts.
@@ -534,6 +546,8 @@ pub fn scan(
     let mut judged = judge::judge_all(labels, lgrs, progress);
     let (mut findings, mut summary) = group::collide(labels, lgrs, config, &mut judged, progress);
     findings.append(&mut judged.invalid);
+    summary.blocked = judged.blocked.len() as u64;
+    findings.append(&mut judged.blocked);
     summary.labels = labels.len() as u64 + labels.settled_unstored();
     summary.idn_labels = judged.idn;
     summary.invalid = judged.invalid_count;

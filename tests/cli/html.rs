@@ -144,6 +144,7 @@ fn check_scan_page(browser: &Path, inputs: &[&str], png: &str) -> String {
         ("findings-open", &["findings", "open"]),
         ("findings-accepted", &["findings", "accepted"]),
         ("invalid", &["invalid"]),
+        ("blocked", &["blocked"]),
         ("conflict-groups", &["conflict_groups"]),
         ("conflicts", &["conflicts"]),
         ("ns-mismatch", &["ns_mismatch"]),
@@ -166,6 +167,7 @@ fn check_scan_page(browser: &Path, inputs: &[&str], png: &str) -> String {
     }
     let kind_rows = |k: &str| rows.iter().filter(|r| r["kind"] == k).count() as u64;
     assert_eq!(shown(&dom, "invalid-rows"), kind_rows("invalid"));
+    assert_eq!(shown(&dom, "blocked-rows"), kind_rows("blocked"));
     assert_eq!(shown(&dom, "contract"), kind_rows("ns-mismatch") + kind_rows("same-entity"));
     let mut groups: Vec<u64> = rows
         .iter()

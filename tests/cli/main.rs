@@ -6,6 +6,7 @@
 mod util;
 
 mod annotate;
+mod blocked;
 mod bounds;
 mod explain;
 mod fuzz_replay;

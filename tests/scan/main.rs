@@ -4,6 +4,7 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod blocked;
 mod settle;
 mod sunrise;
 mod verified;

@@ -146,6 +146,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     per_lgr.push(("(none: invalid)".to_string(), acc.per_lgr.get(nl).copied().unwrap_or(0)));
     // `group::resolve` looks invalid labels up by label.
     acc.invalid.sort_by_key(|f| f.label);
+    acc.blocked.sort_by_key(|f| f.label);
     let invalid_count = acc.invalid.len() as u64;
     acc.dual.sort_unstable();
     let mut per_script = acc.per_script;
@@ -156,6 +157,7 @@ pub(crate) fn judge_all(labels: &LabelSet, set: &LgrSet, progress: &dyn Progress
     }
     Judged {
         invalid: acc.invalid,
+        blocked: acc.blocked,
         invalid_count,
         idn: acc.idn,
         indexed: acc.indexed,

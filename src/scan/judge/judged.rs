@@ -20,6 +20,9 @@ pub(super) use crate::hash::FastMap;
 pub(crate) struct Judged {
     /// The invalid labels' rows, sorted by label (input position).
     pub invalid: Vec<Finding>,
+    /// The rows of eligible labels whose own disposition is `blocked`
+    /// ([`crate::scan::FindingKind::Blocked`]), sorted by label.
+    pub blocked: Vec<Finding>,
     pub invalid_count: u64,
     pub idn: u64,
     pub indexed: u64,
@@ -66,6 +69,28 @@ impl Judgement<'_> {
     pub fn eligible(&self) -> bool {
         self.verdict.as_ref().is_some_and(|v| v.eligible)
     }
+
+    /// Eligible, with the own disposition `blocked` (RFC 7940 §8.3): a
+    /// [`crate::scan::FindingKind::Blocked`] finding.
+    pub fn blocked(&self) -> bool {
+        self.verdict.as_ref().is_some_and(own_blocked)
+    }
+}
+
+/// Whether a verdict is eligible with the own disposition `blocked` (RFC
+/// 7940 §8.3; IANA's registry of dispositions: "a valid label but should
+/// be blocked from registration"): a comparison on the verdict.
+#[inline]
+pub(crate) fn own_blocked(v: &Verdict<'_>) -> bool {
+    v.eligible && v.disposition == "blocked"
+}
+
+/// Eligible and not [`own_blocked`]: a label the scan counts and
+/// reports nothing of on its own, which the memos of all-ASCII labels
+/// and the reader's settling may take without judging it again.
+#[inline]
+pub(crate) fn quiet(v: &Verdict<'_>) -> bool {
+    v.eligible && v.disposition != "blocked"
 }
 
 /// Judges one label (issue rules: the CSV `lgr` pin, else the first LGR of

@@ -1,7 +1,7 @@
 //! Caches of a judging worker: scripts of code points, and verdicts of
 //! labels seen before.
 
-use super::judged::{FastMap, judge_covered, script_of_with};
+use super::judged::{FastMap, judge_covered, quiet, script_of_with};
 use crate::lgr::IndexScratch;
 use crate::lgr::Label as EvalLabel;
 use crate::scan::LgrSet;
@@ -40,11 +40,14 @@ impl ScriptCache {
 }
 
 /// What the memo keeps of an all-ASCII label's judgement: the slot of
-/// `per_lgr` it counts in, and whether it is eligible.
+/// `per_lgr` it counts in, whether it is eligible, and whether it is
+/// eligible with the own disposition `blocked` (RFC 7940 §8.3; a function
+/// of the class string too, see [`crate::lgr::Lgr::ascii_classes`]).
 #[derive(Clone, Copy)]
 pub(super) struct Memo {
     pub(super) slot: u32,
     pub(super) eligible: bool,
+    pub(super) blocked: bool,
 }
 
 /// Entries after which a worker's memo is emptied.
@@ -87,7 +90,8 @@ impl Recent {
 }
 
 /// A worker's memo of the eligibility of all-ASCII labels under the first
-/// judging LGR (RFC 7940 §8.1), by a key that fixes their class string
+/// judging LGR (RFC 7940 §8.1) with a disposition other than `blocked`
+/// (§8.3: such a label is a finding, judged in full), by a key that fixes their class string
 /// under it (the packed class string, or [`Shape::key`]): recent entries
 /// in front, then the worker's map, then the map the workers share.
 pub(super) struct FirstMemo {
@@ -108,7 +112,7 @@ impl FirstMemo {
     }
 
     /// Whether `u`, whose key is `k`, is eligible under the first judging
-    /// LGR of `set`, judging it on a miss (`shared`: the memo the workers
+    /// LGR of `set` with a disposition other than `blocked`, judging it on a miss (`shared`: the memo the workers
     /// share for these keys).
     #[inline]
     pub(super) fn eligible(
@@ -141,7 +145,7 @@ impl FirstMemo {
         self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
         // As `judge_one_in` takes the first LGR.
         let e = judge_covered(&set.judges[0], &self.prepared, &mut self.scratch)
-            .is_some_and(|v| v.eligible);
+            .is_some_and(|v| quiet(&v));
         remember(&mut self.seen, shared, k, e);
         e
     }

@@ -3,7 +3,7 @@
 //! tells ahead. The reader reads both from a [`Settling`] as data; this
 //! module fills it, on a thread of the caller's ([`settle_for`]).
 
-use super::judged::judge_covered;
+use super::judged::{judge_covered, quiet};
 use crate::input::AsciiKeys;
 use crate::input::PlainRule;
 use crate::input::Settling;
@@ -21,7 +21,8 @@ use crate::scan::LgrSet;
 /// judging LGR gives all letters one class and all digits one (see
 /// [`crate::lgr::Lgr::ascii_classes`]): a label's verdict is then that of
 /// the label of as many letters, or digits, whose eligibility is judged
-/// here for each length.
+/// here for each length. A label eligible with the own disposition
+/// `blocked` (§8.3) is a finding: its length is not settled.
 pub fn plain_rule(set: &LgrSet) -> Option<PlainRule> {
     if !set.ascii_identity {
         return None;
@@ -31,7 +32,7 @@ pub fn plain_rule(set: &LgrSet) -> Option<PlainRule> {
     let mut scratch = IndexScratch::default();
     let mut eligible = |text: &str| {
         label.set_text(text);
-        judge_covered(&set.judges[0], &label, &mut scratch).is_some_and(|v| v.eligible)
+        judge_covered(&set.judges[0], &label, &mut scratch).is_some_and(|v| quiet(&v))
     };
     let ascii = set.variants.ascii_variants();
     let (mut letters, mut digits) = (0u64, 0u64);

@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 #[derive(Default)]
 pub(super) struct Tally {
     pub(super) invalid: Vec<Finding>,
+    /// See [`super::Judged::blocked`].
+    pub(super) blocked: Vec<Finding>,
     pub(super) idn: u64,
     pub(super) indexed: u64,
     pub(super) per_lgr: Vec<u64>,
@@ -54,6 +56,30 @@ impl Tally {
         });
     }
 
+    /// Records an eligible label whose own disposition is `blocked`
+    /// ([`Judgement::blocked`]), with its index label if any.
+    pub(super) fn push_blocked(
+        &mut self,
+        set: &LgrSet,
+        label: usize,
+        j: &Judgement<'_>,
+        index: Option<&[u32]>,
+    ) {
+        let [lgr, disposition, reason, _] = verdict_fields(set, j);
+        self.blocked.push(Finding {
+            kind: FindingKind::Blocked,
+            label,
+            lgr,
+            disposition,
+            reason,
+            index: index.map(index_text).unwrap_or_default(),
+            group: None,
+            role: None,
+            relation: None,
+            holder: None,
+        });
+    }
+
     pub(super) fn merge(mut self, mut o: Tally) -> Tally {
         // Append the smaller to the larger: the reduction starts from an
         // empty accumulator, and copying a worker's whole arrays into it
@@ -65,6 +91,7 @@ impl Tally {
             std::mem::swap(&mut self, &mut o);
         }
         self.invalid.append(&mut o.invalid);
+        self.blocked.append(&mut o.blocked);
         self.idn += o.idn;
         self.indexed += o.indexed;
         if self.per_lgr.len() < o.per_lgr.len() {

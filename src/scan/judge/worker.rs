@@ -100,8 +100,11 @@ impl Worker {
         self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
         let j = judge_one_in(set, label, &self.prepared, &mut self.scratch);
         let eligible = j.eligible();
-        let m =
-            Memo { slot: if eligible { j.lgr.unwrap_or(nl) as u32 } else { nl as u32 }, eligible };
+        let m = Memo {
+            slot: if eligible { j.lgr.unwrap_or(nl) as u32 } else { nl as u32 },
+            eligible,
+            blocked: j.blocked(),
+        };
         match packed {
             Some(k) => remember(&mut self.memo, &shared.memo, k, m),
             None => {
@@ -227,19 +230,24 @@ impl Worker {
                     && u.len() <= set.pack_first.max
                     && self.first_eligible(set, shared, u, k0)
                 {
-                    Memo { slot: 0, eligible: true }
+                    Memo { slot: 0, eligible: true, blocked: false }
                 } else {
                     let k = (ldh && u.len() <= set.pack.max).then(|| pack(&set.pack, u).0);
                     self.memo_judge(set, shared, &label, u, k)
                 };
                 self.count_ascii(m.slot, flags);
-                if !m.eligible {
+                if !m.eligible || m.blocked {
                     // Rare: judge again for the reason's text.
                     self.prepared.set_text(std::str::from_utf8(u).unwrap_or(""));
                     let j = judge_one_in(set, &label, &self.prepared, &mut self.scratch);
                     let has =
                         set.variants.index_into(&self.prepared, &mut self.scratch, &mut self.index);
-                    self.acc.push_invalid(set, i, &j, has.then_some(&self.index[..]));
+                    let index = has.then_some(&self.index[..]);
+                    if m.eligible {
+                        self.acc.push_blocked(set, i, &j, index);
+                    } else {
+                        self.acc.push_invalid(set, i, &j, index);
+                    }
                 }
                 return;
             }
@@ -257,6 +265,14 @@ impl Worker {
             && index_judged(set, &j, &self.prepared, &mut self.scratch, &mut self.index);
         if !eligible {
             self.acc.push_invalid(set, i, &j, has.then_some(&self.index[..]));
+        }
+        if eligible && j.blocked() {
+            // Rare (an action of the LGR gave it): its row needs the index
+            // label, which an ASCII label's judgement does not compute.
+            let has = has
+                || (!keep
+                    && set.variants.index_into(&self.prepared, &mut self.scratch, &mut self.index));
+            self.acc.push_blocked(set, i, &j, has.then_some(&self.index[..]));
         }
         if keep && has {
             self.acc.indexed += 1;
