@@ -1,7 +1,7 @@
 //! Records of named string fields as TSV, CSV (RFC 4180) or JSON Lines:
 //! the rows of `annotate` and of `scan`'s machine-readable reports.
 //!
-//! CSV is written here ([`CsvSink`]) rather than by the `csv` crate's
+//! CSV is written here (`CsvSink`) rather than by the `csv` crate's
 //! writer, to the crate's rules (a test compares the two on random
 //! records): the crate's writer passes each byte through a state machine,
 //! then copies it out of a buffer of its own. A `check` of a million
