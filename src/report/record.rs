@@ -91,7 +91,7 @@ enum Sink<W: Write> {
 /// no text at all (one empty field) written as `""`, so that it is read
 /// back as a record. Buffered, as the crate's writer is: its output may
 /// be a file.
-pub(crate) struct CsvSink<W: Write> {
+struct CsvSink<W: Write> {
     out: W,
     buf: Vec<u8>,
 }
@@ -100,15 +100,12 @@ pub(crate) struct CsvSink<W: Write> {
 const CSV_BUFFER: usize = 64 << 10;
 
 impl<W: Write> CsvSink<W> {
-    pub(crate) fn new(out: W) -> CsvSink<W> {
+    fn new(out: W) -> CsvSink<W> {
         CsvSink { out, buf: Vec::with_capacity(CSV_BUFFER + 1024) }
     }
 
     /// Writes one record.
-    pub(crate) fn record<'v>(
-        &mut self,
-        values: impl IntoIterator<Item = &'v str>,
-    ) -> io::Result<()> {
+    fn record<'v>(&mut self, values: impl IntoIterator<Item = &'v str>) -> io::Result<()> {
         let start = self.buf.len();
         for (k, v) in values.into_iter().enumerate() {
             if k > 0 {
@@ -140,7 +137,7 @@ impl<W: Write> CsvSink<W> {
     }
 
     /// Writes out what is held, and flushes the output.
-    pub(crate) fn flush(&mut self) -> io::Result<()> {
+    fn flush(&mut self) -> io::Result<()> {
         self.out.write_all(&self.buf)?;
         self.buf.clear();
         self.out.flush()

@@ -90,7 +90,7 @@ pub(crate) fn own_blocked(v: &Verdict<'_>) -> bool {
 /// and the reader's settling may take without judging it again.
 #[inline]
 pub(crate) fn quiet(v: &Verdict<'_>) -> bool {
-    v.eligible && v.disposition != "blocked"
+    v.eligible && !own_blocked(v)
 }
 
 /// Judges one label (issue rules: the CSV `lgr` pin, else the first LGR of

@@ -31,6 +31,31 @@ pub(super) struct Tally {
     pub(super) dual: Vec<u32>,
 }
 
+/// The finding of `kind` about a label on its own (no variant set), from
+/// its judgement, and the reason family of that judgement.
+fn label_finding(
+    kind: FindingKind,
+    set: &LgrSet,
+    label: usize,
+    j: &Judgement<'_>,
+    index: Option<&[u32]>,
+) -> (Finding, String) {
+    let [lgr, disposition, reason, family] = verdict_fields(set, j);
+    let finding = Finding {
+        kind,
+        label,
+        lgr,
+        disposition,
+        reason,
+        index: index.map(index_text).unwrap_or_default(),
+        group: None,
+        role: None,
+        relation: None,
+        holder: None,
+    };
+    (finding, family)
+}
+
 impl Tally {
     /// Records a label that is not eligible, with its index label if any.
     pub(super) fn push_invalid(
@@ -40,20 +65,9 @@ impl Tally {
         j: &Judgement<'_>,
         index: Option<&[u32]>,
     ) {
-        let [lgr, disposition, reason, fam] = verdict_fields(set, j);
-        *self.families.entry(fam).or_default() += 1;
-        self.invalid.push(Finding {
-            kind: FindingKind::Invalid,
-            label,
-            lgr,
-            disposition,
-            reason,
-            index: index.map(index_text).unwrap_or_default(),
-            group: None,
-            role: None,
-            relation: None,
-            holder: None,
-        });
+        let (finding, family) = label_finding(FindingKind::Invalid, set, label, j, index);
+        *self.families.entry(family).or_default() += 1;
+        self.invalid.push(finding);
     }
 
     /// Records an eligible label whose own disposition is `blocked`
@@ -65,19 +79,7 @@ impl Tally {
         j: &Judgement<'_>,
         index: Option<&[u32]>,
     ) {
-        let [lgr, disposition, reason, _] = verdict_fields(set, j);
-        self.blocked.push(Finding {
-            kind: FindingKind::Blocked,
-            label,
-            lgr,
-            disposition,
-            reason,
-            index: index.map(index_text).unwrap_or_default(),
-            group: None,
-            role: None,
-            relation: None,
-            holder: None,
-        });
+        self.blocked.push(label_finding(FindingKind::Blocked, set, label, j, index).0);
     }
 
     pub(super) fn merge(mut self, mut o: Tally) -> Tally {
