@@ -350,7 +350,10 @@ fn actions(
             reason.push_str(&format!(" not-match={m}"));
         }
         reason.push_str(&cond_text);
-        reason.push_str(&format!(" \"{}\"", a.comment.as_deref().unwrap_or("")));
+        // An action without a comment says nothing more (not `""`).
+        if let Some(c) = &a.comment {
+            reason.push_str(&format!(" \"{c}\""));
+        }
         actions.push(Action {
             disp: a.disp.clone(),
             match_rule: rule(&a.match_rule)?,

@@ -150,3 +150,22 @@ fn an_unused_rule_with_a_huge_look_behind_count_is_not_built() {
     let l = Lgr::from_xml("lb.xml", &text).unwrap_or_else(|e| panic!("{e}"));
     expect(&l, "xab-c", "valid", "");
 }
+
+/// An action's reason quotes its comment when it has one, and says
+/// nothing more when it has none (not `""`).
+#[test]
+fn an_action_without_a_comment_gives_no_empty_quotes() {
+    let l = lgr();
+    let v = l.judge(&"qaz".chars().map(u32::from).collect::<Vec<_>>());
+    assert_eq!(l.reason_text(&v.reason), "action 0: disp=blocked match=z-after-q");
+    let commented = Lgr::from_xml(
+        "c.xml",
+        &LGR.replace(r#"match="z-after-q"/>"#, r#"match="z-after-q" comment="q then z"/>"#),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let v = commented.judge(&"qaz".chars().map(u32::from).collect::<Vec<_>>());
+    assert_eq!(
+        commented.reason_text(&v.reason),
+        r#"action 0: disp=blocked match=z-after-q "q then z""#
+    );
+}
