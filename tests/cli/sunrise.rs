@@ -101,6 +101,44 @@ fn html_is_refused_before_any_work() {
     assert!(stderr(&o).contains("invalid value 'html'"), "{}", stderr(&o));
 }
 
+/// The inputs' digests are a job of the run's threads: with one thread
+/// (the digest and the build take turns, and the run must not wait for a
+/// job its one thread has not run) and with three, an index header and a
+/// scan's meta record give the same facts of the input, written with the
+/// file's and the pipe's way of writing the index.
+#[test]
+fn digests_are_the_same_at_any_thread_count() {
+    let dir = temp();
+    let zone = "samples/zone.txt";
+    let mut seen = Vec::new();
+    for threads in ["1", "3"] {
+        let idx = dir.path().join(format!("zone-{threads}.idx"));
+        let idx = idx.to_str().unwrap();
+        let o = lgrscan(&["index", zone, "-o", idx, "--threads", threads]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let info: serde_json::Value =
+            serde_json::from_str(&stdout(&lgrscan(&["index", "info", idx]))).unwrap();
+        let piped = lgrscan(&["index", zone, "-o", "/dev/stdout", "--threads", threads]);
+        assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+        let from_pipe = dir.path().join(format!("piped-{threads}.idx"));
+        std::fs::write(&from_pipe, &piped.stdout).unwrap();
+        let piped_info: serde_json::Value = serde_json::from_str(&stdout(&lgrscan(&[
+            "index",
+            "info",
+            from_pipe.to_str().unwrap(),
+        ])))
+        .unwrap();
+        assert_eq!(piped_info["inputs"], info["inputs"], "--threads {threads}");
+        let scan = lgrscan(&["scan", zone, "--format", "jsonl", "--threads", threads]);
+        let meta: serde_json::Value =
+            serde_json::from_str(stdout(&scan).lines().next().unwrap()).unwrap();
+        assert_eq!(info["inputs"], meta["inputs"], "--threads {threads}");
+        assert_eq!(meta["inputs"][0]["sha256"].as_str().map(str::len), Some(64));
+        seen.push(meta["inputs"].clone());
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
 /// An index header records each input as a scan's meta record does (one
 /// function computes both): path, size, SHA-256 and SOA serial.
 #[test]
