@@ -37,9 +37,12 @@
 //! the cap does change answers (`x` then 64 letters: the reference's
 //! `(?<=x\p{L}{0,63})-` fails). Past 63 code points the capped form is
 //! searched, on a lazy DFA (`regex_automata::hybrid`): it only builds its
-//! NFA up front (under the same NFA size limit as the dense DFAs, so a
-//! hostile count is still refused quickly) and adds the states a search
-//! visits. Its caches are kept in a pool, one taken per search, so threads
+//! NFA up front (under the same NFA size limit as the dense DFAs) and adds
+//! the states a search visits. A capped form whose NFA is over that limit
+//! (two unbounded counts of a large class) gives way to the open form,
+//! which then answers past 63 code points too, as RFC 7940 reads the
+//! count (see `Far`); a count too large for the open form is refused
+//! quickly, as before. Its caches are kept in a pool, one taken per search, so threads
 //! share the LGR. Look-behinds without an unbounded count (all those of
 //! ICANN's LGRs) have one form and keep their one dense DFA.
 
@@ -77,7 +80,7 @@ impl LookBehind {
     /// # Errors
     /// An automaton that does not build (the capped form's NFA included).
     pub(crate) fn new(capped: &str, open: &str, lazy: bool) -> Result<LookBehind, LgrError> {
-        let far = if capped == open { None } else { Some(Box::new(Far::new(capped, lazy)?)) };
+        let far = (capped != open).then(|| Box::new(Far::new(capped, lazy)));
         let near = LazyDfa::new(open, true, StartKind::Anchored, lazy)?;
         Ok(LookBehind { near, far })
     }
@@ -89,23 +92,24 @@ impl LookBehind {
     #[cfg(test)]
     pub(crate) fn build_all(&self) -> Result<(), LgrError> {
         if let Some(far) = &self.far {
-            far.try_get()?;
+            far.get();
         }
         self.near.try_get().map(|_| ())
     }
 
-    /// Whether it has a capped form apart from the open one.
+    /// Whether it has a capped form apart from the open one, and whether
+    /// that one builds.
     #[cfg(test)]
-    pub(crate) fn has_capped_form(&self) -> bool {
-        self.far.is_some()
+    pub(crate) fn capped_form(&self) -> Option<bool> {
+        self.far.as_ref().map(|far| far.get().is_some())
     }
 
     /// Does the look-behind match a span of `text` ending at byte `at`?
     #[inline]
     pub(crate) fn ends_at(&self, text: &str, at: usize) -> bool {
-        match &self.far {
-            Some(far) if more_than_cap(text, at) => far.get().ends_at(text, at),
-            _ => ends_at(self.near.get(), text, at),
+        match self.far.as_ref().filter(|_| more_than_cap(text, at)).and_then(|far| far.get()) {
+            Some(capped) => capped.ends_at(text, at),
+            None => ends_at(self.near.get(), text, at),
         }
     }
 }
@@ -119,38 +123,35 @@ fn more_than_cap(text: &str, at: usize) -> bool {
 }
 
 /// A look-behind's capped form, built now or on first use as a
-/// [`LazyDfa`] is.
+/// [`LazyDfa`] is; `None` when its NFA is over the size limit.
+///
+/// The capped form repeats each count's class up to 63 times, so with two
+/// unbounded counts of a large class (`\p{L}{1,63}x\p{L}{0,63}`) its NFA
+/// passes [`NFA_SIZE_LIMIT`] where the open form's stays small. Such an
+/// LGR is legal (RFC 7940 §5.3.3), and was refused whole. The open form
+/// then serves every position: the same answers as the reference wherever
+/// at most 63 code points precede the anchor (the claim above: every DNS
+/// label), and RFC 7940's own (the count unbounded) past them, where the
+/// reference's cap is an artifact of its regex engine.
 #[derive(Debug)]
 struct Far {
     pat: String,
-    capped: OnceLock<Capped>,
+    capped: OnceLock<Option<Capped>>,
 }
 
 impl Far {
-    fn new(pat: &str, lazy: bool) -> Result<Far, LgrError> {
+    fn new(pat: &str, lazy: bool) -> Far {
         let capped = OnceLock::new();
         if !lazy {
-            let _ = capped.set(Capped::new(pat)?);
+            let _ = capped.set(Capped::new(pat).ok());
         }
-        Ok(Far { pat: pat.to_string(), capped })
+        Far { pat: pat.to_string(), capped }
     }
 
-    /// The automaton. One built on first use that does not build panics,
-    /// as [`LazyDfa`]'s: only the rules no label uses and those of the
-    /// built-in LGRs (which have no such look-behind) are built so.
-    fn get(&self) -> &Capped {
-        match self.capped.get() {
-            Some(c) => c,
-            None => self.try_get().unwrap_or_else(|e| panic!("rule automaton: {}", e.message)),
-        }
-    }
-
-    fn try_get(&self) -> Result<&Capped, LgrError> {
-        if let Some(c) = self.capped.get() {
-            return Ok(c);
-        }
-        let c = Capped::new(&self.pat)?;
-        Ok(self.capped.get_or_init(|| c))
+    /// The automaton, built on first use when it was not at once (the
+    /// open form compiled, so only its size can fail it).
+    fn get(&self) -> Option<&Capped> {
+        self.capped.get_or_init(|| Capped::new(&self.pat).ok()).as_ref()
     }
 }
 
@@ -234,6 +235,26 @@ mod tests {
         for b in crate::builtin::BUILTINS {
             let l = crate::builtin::load(b.name).unwrap();
             assert!(l.rules.iter().all(|r| r.capped_forms() == 0), "{}", b.name);
+        }
+    }
+
+    /// A capped form over the NFA size limit (two unbounded counts of a
+    /// large class): the look-behind still builds, and answers with the
+    /// open form everywhere, past the cap too.
+    #[test]
+    fn a_capped_form_too_large_gives_way_to_the_open_form() {
+        let capped = r"(?:\p{L}){1,63}\x{78}(?:\p{L}){0,63}";
+        let open = r"(?:\p{L}){1,}\x{78}(?:\p{L}){0,}";
+        assert!(Capped::new(capped).is_err(), "the capped form is over the limit");
+        for lazy in [false, true] {
+            let l = LookBehind::new(capped, open, lazy).unwrap();
+            assert_eq!(l.capped_form(), Some(false));
+            for n in [0, 5, 62, 63, 64, 100] {
+                let text = format!("ax{}", "é".repeat(n));
+                assert!(l.ends_at(&text, text.len()), "{n}");
+                let text = format!("x{}", "é".repeat(n));
+                assert!(!l.ends_at(&text, text.len()), "{n}");
+            }
         }
     }
 

@@ -131,9 +131,11 @@ impl CompiledRule {
     #[cfg(test)]
     pub(crate) fn capped_forms(&self) -> usize {
         match self {
-            CompiledRule::Alts { alts, .. } => {
-                alts.iter().flat_map(|a| &a.look_behind).filter(|lb| lb.has_capped_form()).count()
-            }
+            CompiledRule::Alts { alts, .. } => alts
+                .iter()
+                .flat_map(|a| &a.look_behind)
+                .filter(|lb| lb.capped_form().is_some())
+                .count(),
             _ => 0,
         }
     }

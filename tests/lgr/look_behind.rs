@@ -169,3 +169,27 @@ fn an_action_without_a_comment_gives_no_empty_quotes() {
         r#"action 0: disp=blocked match=z-after-q "q then z""#
     );
 }
+
+/// Two unbounded counts of a large class in one look-behind: legal (RFC
+/// 7940 §5.3.3), and refused whole while the reference's capped form
+/// (`\p{L}{1,63}x\p{L}{0,63}`, over the automaton size limit) was needed.
+/// It loads; up to 63 code points before the anchor (every DNS label) it
+/// answers as the reference; past them, as RFC 7940 reads the count
+/// (unbounded), where the reference's 63 would fail it.
+#[test]
+fn two_unbounded_counts_of_a_large_class_load() {
+    let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0">
+<data><range first-cp="0061" last-cp="007A"/><char cp="002D" when="x-inside-letters"/></data>
+<rules>
+<rule name="x-inside-letters"><look-behind><class property="gc:L" count="1+"/><char cp="0078"/><class property="gc:L" count="0+"/></look-behind><anchor/></rule>
+</rules>
+</lgr>"#;
+    let l = Lgr::from_xml("two.xml", xml).unwrap_or_else(|e| panic!("{e}"));
+    const HYPHEN: &str = "U+002D does not comply with rules 'x-inside-letters'";
+    expect(&l, "abxab-c", "valid", "");
+    expect(&l, "ax-c", "valid", "");
+    expect(&l, "xab-c", "invalid", HYPHEN);
+    expect(&l, "ab-c", "invalid", HYPHEN);
+    expect(&l, &format!("ax{}-c", rep('b', 60)), "valid", "");
+    expect(&l, &format!("ax{}-c", rep('b', 70)), "valid", "");
+}
