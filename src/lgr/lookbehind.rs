@@ -42,9 +42,10 @@
 //! (two unbounded counts of a large class) gives way to the open form,
 //! which then answers past 63 code points too, as RFC 7940 reads the
 //! count (see `Far`); a count too large for the open form is refused
-//! quickly, as before. Its caches are kept in a pool, one taken per search, so threads
-//! share the LGR. Look-behinds without an unbounded count (all those of
-//! ICANN's LGRs) have one form and keep their one dense DFA.
+//! quickly, as before. Its caches are kept in a pool, one taken per
+//! search, so threads share the LGR. Look-behinds without an unbounded
+//! count (all those of ICANN's LGRs) have one form and keep their one
+//! dense DFA.
 
 use super::rules::{LazyDfa, NFA_SIZE_LIMIT, automaton_error, ends_at};
 use crate::error::LgrError;
@@ -78,7 +79,8 @@ impl LookBehind {
     /// on first use (see [`LazyDfa`]).
     ///
     /// # Errors
-    /// An automaton that does not build (the capped form's NFA included).
+    /// The open form's automaton does not build (a capped form that does
+    /// not is left out: see `Far`).
     pub(crate) fn new(capped: &str, open: &str, lazy: bool) -> Result<LookBehind, LgrError> {
         let far = (capped != open).then(|| Box::new(Far::new(capped, lazy)));
         let near = LazyDfa::new(open, true, StartKind::Anchored, lazy)?;
