@@ -354,9 +354,10 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     let files = (args.candidates.iter())
         .map(|path| super::read_whole(path))
         .collect::<anyhow::Result<Vec<Vec<u8>>>>()?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let mut candidates = Vec::new();
     for (path, bytes) in args.candidates.iter().zip(&files) {
-        let read = sunrise::read_candidates(&path.display().to_string(), bytes)?;
+        let read = pool.install(|| sunrise::read_candidates(&path.display().to_string(), bytes))?;
         if candidates.is_empty() {
             candidates = read;
         } else {
@@ -372,7 +373,6 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     reads.extend(args.candidates.iter().map(PathBuf::as_path));
     let mut output =
         args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let given = (!args.lgrs.is_empty() || args.variants.is_some()).then(|| {
         let m = args.index_mode.unwrap_or_default();
         LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), m.into())
