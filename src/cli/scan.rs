@@ -261,11 +261,13 @@ fn now_rfc3339() -> String {
 /// The facts of the inputs at `paths` ([`InputMeta::of`]), computed as a
 /// job of `pool` given before any other: one of its threads digests while
 /// the others read, and joins them when it is done. On a thread of its own
-/// beside the pool's it took a third of each core, and finished last: a
-/// JSON Lines scan of the 10M-name W1 zone took 0.91-1.04 s at 2 threads
-/// and 0.77 s at 1 (the digest alone is about 0.55 s). Called from outside
-/// the pool, whose threads take its jobs in the order given; the answer is
-/// waited for outside it too.
+/// beside the pool's, three threads shared two cores and the digest, the
+/// longest single piece of work, finished last: a JSON Lines scan of the
+/// 10M-name W1 zone took 0.86-1.04 s at 2 threads and 0.75-0.77 s at 1
+/// (the digest alone is about 0.55 s). Called from outside the pool, whose
+/// threads take its jobs in the order given; the answer is waited for
+/// outside it too (a thread of the pool waiting for it would wait forever
+/// on a pool of one).
 fn digest_on(
     pool: &rayon::ThreadPool,
     paths: Vec<String>,

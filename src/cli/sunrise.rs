@@ -136,11 +136,9 @@ fn build_into(
     // The inputs' sizes and digests (each regular file read once more)
     // are computed by one thread of the pool while the others build, and
     // are only needed for the header: which is written last where it can
-    // be, so that the data is written while the digests are computed (on
-    // the 10M-name W1 zone at 2 threads, the data was ready 0.13-0.17 s
-    // before the digest, and took 0.16 s to write). `join` gives the
-    // build to another thread when one is free, and runs the two one
-    // after the other when the pool has one thread.
+    // be, so that the data is written whichever of the two ends first.
+    // `join` gives the build to another thread when one is free, and runs
+    // the two one after the other when the pool has one thread.
     let digests = || {
         inputs
             .iter()
