@@ -83,6 +83,7 @@ pub use accounting::{Accounting, MALFORMED_DETAILS_MAX, Malformed};
 pub use csv_fields::CsvFields;
 pub use error::{Error, ErrorKind};
 pub use labels::{Label, LabelRecord, LabelSet, SourceInfo};
+pub(crate) use list::split_lines;
 pub use settle::{AheadLabel, AsciiKeys, PlainRule, SETTLED_KINDS, Settled, Settling};
 pub(crate) use source::advise_map;
 pub use source::{Input, MmapChoice};

@@ -173,16 +173,16 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
     // CHANGELOG), each line numbered from the newlines before its piece.
     let header_lines =
         memchr::memchr_iter(b'\n', &text.as_bytes()[..text.len() - body.len()]).count();
-    let mut pieces = Vec::new();
-    let (mut start, mut first_line) = (0, header_lines as u64);
-    while start < body.len() {
-        let end = (start + CSV_PIECE).min(body.len());
-        let end =
-            memchr::memchr(b'\n', &body.as_bytes()[end..]).map_or(body.len(), |k| end + k + 1);
-        pieces.push((first_line, &body[start..end]));
-        first_line += memchr::memchr_iter(b'\n', &body.as_bytes()[start..end]).count() as u64;
-        start = end;
-    }
+    let mut first_line = header_lines as u64;
+    let pieces: Vec<(u64, &str)> = crate::input::split_lines(body.as_bytes(), CSV_PIECE)
+        .into_iter()
+        .map(|r| {
+            let piece = &body[r];
+            let before = first_line;
+            first_line += memchr::memchr_iter(b'\n', piece.as_bytes()).count() as u64;
+            (before, piece)
+        })
+        .collect();
     let read: Vec<Result<Vec<Candidate<'a>>, Error>> = pieces
         .par_iter()
         .map(|&(before, piece)| {

@@ -89,11 +89,12 @@ impl Recent {
     }
 }
 
-/// A worker's memo of the eligibility of all-ASCII labels under the first
-/// judging LGR (RFC 7940 §8.1) with a disposition other than `blocked`
-/// (§8.3: such a label is a finding, judged in full), by a key that fixes their class string
-/// under it (the packed class string, or [`Shape::key`]): recent entries
-/// in front, then the worker's map, then the map the workers share.
+/// A worker's memo of whether all-ASCII labels are quiet under the first
+/// judging LGR ([`quiet`]: eligible, RFC 7940 §8.1, with a disposition
+/// other than `blocked`, §8.3, which makes a label a finding judged in
+/// full), by a key that fixes their class string under it (the packed
+/// class string, or [`Shape::key`]): recent entries in front, then the
+/// worker's map, then the map the workers share.
 pub(super) struct FirstMemo {
     pub(super) recent: Recent,
     pub(super) seen: FastMap<u128, bool>,
@@ -111,11 +112,11 @@ impl FirstMemo {
         }
     }
 
-    /// Whether `u`, whose key is `k`, is eligible under the first judging
-    /// LGR of `set` with a disposition other than `blocked`, judging it on a miss (`shared`: the memo the workers
+    /// Whether `u`, whose key is `k`, is [`quiet`] under the first judging
+    /// LGR of `set`, judging it on a miss (`shared`: the memo the workers
     /// share for these keys).
     #[inline]
-    pub(super) fn eligible(
+    pub(super) fn quiet(
         &mut self,
         set: &LgrSet,
         shared: &Mutex<FastMap<u128, bool>>,
@@ -125,14 +126,14 @@ impl FirstMemo {
         if let Some(e) = self.recent.get(k) {
             return e;
         }
-        let e = self.eligible_slow(set, shared, u, k);
+        let e = self.quiet_slow(set, shared, u, k);
         self.recent.put(k, e);
         e
     }
 
-    /// [`FirstMemo::eligible`] past the recent entries.
+    /// [`FirstMemo::quiet`] past the recent entries.
     #[inline(never)]
-    pub(super) fn eligible_slow(
+    pub(super) fn quiet_slow(
         &mut self,
         set: &LgrSet,
         shared: &Mutex<FastMap<u128, bool>>,

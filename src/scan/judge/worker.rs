@@ -64,16 +64,11 @@ impl Worker {
     }
 
     /// Whether an LDH label whose class string under the first judging
-    /// LGR packs to `k` is eligible under it, judging it on a miss.
+    /// LGR packs to `k` is quiet under it (eligible, and not own-blocked:
+    /// see [`super::judged::quiet`]), judging it on a miss.
     #[inline]
-    pub(super) fn first_eligible(
-        &mut self,
-        set: &LgrSet,
-        shared: &Shared,
-        u: &[u8],
-        k: u128,
-    ) -> bool {
-        self.first.eligible(set, &shared.first, u, k)
+    pub(super) fn first_quiet(&mut self, set: &LgrSet, shared: &Shared, u: &[u8], k: u128) -> bool {
+        self.first.quiet(set, &shared.first, u, k)
     }
 
     /// The memo entry of an all-ASCII label, judging it on a miss.
@@ -160,7 +155,7 @@ impl Worker {
             let (k0, flags) = pack_tail(&set.pack_first, u, tail);
             if flags & PACK_OTHER != 0
                 || u.len() > set.pack_first.max
-                || !self.first_eligible(set, shared, u, k0)
+                || !self.first_quiet(set, shared, u, k0)
             {
                 self.label_packed(set, shared, labels, i, pass, Some((k0, flags)));
                 continue;
@@ -226,15 +221,14 @@ impl Worker {
                 && (!labels.has_pins()
                     || label.csv().is_none_or(|c| c.lgr.is_none_or(|p| p.trim().is_empty())));
             if fast {
-                let m = if ldh
-                    && u.len() <= set.pack_first.max
-                    && self.first_eligible(set, shared, u, k0)
-                {
-                    Memo { slot: 0, eligible: true, blocked: false }
-                } else {
-                    let k = (ldh && u.len() <= set.pack.max).then(|| pack(&set.pack, u).0);
-                    self.memo_judge(set, shared, &label, u, k)
-                };
+                let m =
+                    if ldh && u.len() <= set.pack_first.max && self.first_quiet(set, shared, u, k0)
+                    {
+                        Memo { slot: 0, eligible: true, blocked: false }
+                    } else {
+                        let k = (ldh && u.len() <= set.pack.max).then(|| pack(&set.pack, u).0);
+                        self.memo_judge(set, shared, &label, u, k)
+                    };
                 self.count_ascii(m.slot, flags);
                 if !m.eligible || m.blocked {
                     // Rare: judge again for the reason's text.
