@@ -2,7 +2,8 @@
 //! computed in parallel chunks with their A-label text, then placed in
 //! their directory buckets by two parallel counting sorts (each chunk's
 //! keys by partition, a range of buckets; then each partition's keys by
-//! bucket: no comparison sort), then written as one stream.
+//! bucket: no comparison sort), then written as one stream (its pieces
+//! made into bytes in parallel, a batch ahead of the writing).
 
 use super::format::{self, put_u32, put_u64};
 use super::{
@@ -309,23 +310,26 @@ fn embedded(spec: &LgrSpec) -> Result<(Vec<Vec<u8>>, Vec<Value>), Error> {
     Ok((bytes, entries))
 }
 
-/// Bytes written to the output at a time.
-const WRITE_BYTES: usize = 1 << 20;
+/// Bytes of an array section per piece of the data region.
+const PIECE_BYTES: usize = 1 << 20;
+/// Pieces made into bytes together, while the batch before is written:
+/// at most 16 MiB held twice.
+const PIECES_PER_BATCH: usize = 16;
 
-/// `values` as little-endian bytes, through `buf`, a buffer at a time.
-fn put_all_u32(
-    w: &mut format::DataWriter<'_>,
-    buf: &mut Vec<u8>,
-    values: &[u32],
-) -> std::io::Result<()> {
-    for part in values.chunks(WRITE_BYTES / 4) {
-        buf.clear();
-        for &v in part {
-            put_u32(buf, v);
-        }
-        w.put(buf)?;
-    }
-    Ok(())
+/// A piece of the data region, as [`Prepared::write_data`] writes it:
+/// made into bytes, with the others of its batch, while the batch before
+/// is written.
+enum Piece<'p> {
+    /// Bytes held as they are written.
+    Held(&'p [u8]),
+    /// The values `.0` of a `u32` array, little-endian.
+    U32s(&'p [u32]),
+    /// The directory's values `.0`.
+    U64s(&'p [u64]),
+    /// The label records of a chunk of labels, whose text starts at `.1`.
+    Records(usize, u64),
+    /// The text of a chunk of labels.
+    Text(usize),
 }
 
 impl Prepared<'_> {
@@ -440,75 +444,90 @@ impl Prepared<'_> {
         Ok(Layout { header, runs, lgr_bytes })
     }
 
+    /// The data region's sections, as [`Prepared::layout`] lays them out,
+    /// as pieces to be written in turn.
+    fn pieces<'p>(&'p self, runs: &'p [u8], lgr_bytes: &'p [Vec<u8>]) -> Vec<Piece<'p>> {
+        let mut pieces: Vec<Piece> = Vec::new();
+        pieces.extend(self.fps.chunks(PIECE_BYTES / 4).map(Piece::U32s));
+        pieces.extend(self.positions.chunks(PIECE_BYTES / 4).map(Piece::U32s));
+        pieces.extend(self.dir.chunks(PIECE_BYTES / 8).map(Piece::U64s));
+        let mut text_at = 0u64;
+        for (c, ch) in self.chunks.iter().enumerate() {
+            pieces.push(Piece::Records(c, text_at));
+            text_at += ch.text_len;
+        }
+        debug_assert_eq!(text_at, self.alabel_bytes);
+        pieces.extend([Piece::Held(&self.meta), Piece::Held(runs)]);
+        pieces.extend((0..self.chunks.len()).map(Piece::Text));
+        pieces.push(Piece::Held(&self.meta_text));
+        pieces.extend(lgr_bytes.iter().map(|z| Piece::Held(z)));
+        pieces
+    }
+
+    /// The bytes of `piece` in `buf` (a held piece is written as it is).
+    fn fill(&self, piece: &Piece, buf: &mut Vec<u8>) {
+        buf.clear();
+        let labels = self.labels;
+        match *piece {
+            Piece::Held(_) => {}
+            Piece::U32s(values) => values.iter().for_each(|&v| put_u32(buf, v)),
+            Piece::U64s(values) => values.iter().for_each(|&v| put_u64(buf, v)),
+            Piece::Records(c, mut text_at) => {
+                // Per label: its text reference and line.
+                let records = labels.records();
+                for (k, &len) in self.chunks[c].lens.iter().enumerate() {
+                    let i = c * CHUNK + k;
+                    let long =
+                        len == 0 && labels.get(i).is_some_and(|l| index_text(&l).len() > 0xffff);
+                    let r = if long { NO_TEXT } else { text_ref(text_at, usize::from(len)) };
+                    text_at += u64::from(len);
+                    put_u64(buf, r);
+                    put_u32(buf, records.get(i).map_or(0, |r| r.line()));
+                }
+            }
+            Piece::Text(c) => {
+                for i in c * CHUNK..((c + 1) * CHUNK).min(labels.len()) {
+                    let Some(l) = labels.get(i) else { break };
+                    let a = index_text(&l);
+                    if a.len() <= 0xffff {
+                        buf.extend_from_slice(a);
+                    }
+                }
+            }
+        }
+    }
+
     /// Writes the data region's sections, as [`Prepared::layout`] lays
-    /// them out, and the block table.
+    /// them out, and the block table. The pieces are made into bytes a
+    /// batch at a time, in parallel, while the batch before is written:
+    /// the writing and its block CRCs are one stream, on this thread.
     fn write_data(
         &self,
         mut w: format::DataWriter<'_>,
         runs: &[u8],
         lgr_bytes: &[Vec<u8>],
     ) -> Result<(), Error> {
-        let labels = self.labels;
-        let mut buf = Vec::with_capacity(WRITE_BYTES + 64);
-        put_all_u32(&mut w, &mut buf, &self.fps).map_err(io)?;
-        put_all_u32(&mut w, &mut buf, &self.positions).map_err(io)?;
-        for part in self.dir.chunks(WRITE_BYTES / 8) {
-            buf.clear();
-            for &d in part {
-                put_u64(&mut buf, d);
-            }
-            w.put(&buf).map_err(io)?;
-        }
-        // Per label: its text reference and line.
-        buf.clear();
-        let records = labels.records();
-        let mut text_at = 0u64;
-        for (c, ch) in self.chunks.iter().enumerate() {
-            for (k, &len) in ch.lens.iter().enumerate() {
-                let i = c * CHUNK + k;
-                let long = len == 0 && labels.get(i).is_some_and(|l| index_text(&l).len() > 0xffff);
-                let r = if long { NO_TEXT } else { text_ref(text_at, usize::from(len)) };
-                text_at += u64::from(len);
-                put_u64(&mut buf, r);
-                put_u32(&mut buf, records.get(i).map_or(0, |r| r.line()));
-                if buf.len() >= WRITE_BYTES {
-                    w.put(&buf).map_err(io)?;
-                    buf.clear();
-                }
-            }
-        }
-        w.put(&buf).map_err(io)?;
-        debug_assert_eq!(text_at, self.alabel_bytes);
-        w.put(&self.meta).map_err(io)?;
-        w.put(runs).map_err(io)?;
-        // The A-labels, gathered a chunk at a time (in parallel with the
-        // writing of the chunk before) rather than held all at once.
-        let gather = |c: usize, buf: &mut Vec<u8>| {
-            buf.clear();
-            for i in c * CHUNK..((c + 1) * CHUNK).min(labels.len()) {
-                let Some(l) = labels.get(i) else { break };
-                let a = index_text(&l);
-                if a.len() <= 0xffff {
-                    buf.extend_from_slice(a);
-                }
-            }
+        let pieces = self.pieces(runs, lgr_bytes);
+        let batches: Vec<&[Piece]> = pieces.chunks(PIECES_PER_BATCH).collect();
+        let fill = |batch: &[Piece], bufs: &mut Vec<Vec<u8>>| {
+            bufs.resize_with(batch.len(), Vec::new);
+            batch.par_iter().zip(bufs.par_iter_mut()).for_each(|(p, b)| self.fill(p, b));
         };
         let (mut now, mut next) = (Vec::new(), Vec::new());
-        gather(0, &mut now);
-        for c in 0..self.chunks.len() {
-            let more = c + 1 < self.chunks.len();
+        if let Some(first) = batches.first() {
+            fill(first, &mut now);
+        }
+        for (k, batch) in batches.iter().enumerate() {
             rayon::in_place_scope(|s| {
-                if more {
-                    s.spawn(|_| gather(c + 1, &mut next));
+                if let Some(after) = batches.get(k + 1) {
+                    s.spawn(|_| fill(after, &mut next));
                 }
-                w.put(&now)
+                batch.iter().zip(&now).try_for_each(|(piece, bytes)| {
+                    w.put(if let Piece::Held(held) = piece { held } else { bytes })
+                })
             })
             .map_err(io)?;
             std::mem::swap(&mut now, &mut next);
-        }
-        w.put(&self.meta_text).map_err(io)?;
-        for z in lgr_bytes {
-            w.put(z).map_err(io)?;
         }
         w.finish().map_err(io)
     }

@@ -195,6 +195,32 @@ fn a_mapped_index_answers_as_one_in_memory() {
     mapped.verify().expect("every block checks");
 }
 
+/// An index whose data region is written in several batches of pieces
+/// (`index::Prepared::write`: 400,000 labels make 13 chunks of label
+/// records and of text) finds each label at its own text and line: at
+/// every chunk's first and last label and a stride between.
+#[test]
+fn an_index_written_in_many_pieces_finds_each_label() {
+    let n = 400_000;
+    let labels: Vec<String> = (0..n).map(|i| format!("w{i}-{}", "q".repeat(i % 7))).collect();
+    let bytes = index_bytes(&list(&labels), &default_spec(ScanMode::Verified));
+    let index = Index::from_bytes(bytes).expect("opens");
+    index.verify().expect("every block checks");
+    let chunk = 1 << 15;
+    let mut at: Vec<usize> = (0..n).step_by(997).collect();
+    at.extend((chunk..n).step_by(chunk).flat_map(|c| [c - 1, c]));
+    at.push(n - 1);
+    let cands: Vec<Candidate> = at
+        .iter()
+        .map(|&i| Candidate { text: labels[i].as_str().into(), ..Candidate::default() })
+        .collect();
+    for (v, &i) in check(&index, &cands, &CheckConfig::default()).iter().zip(&at) {
+        assert_eq!(v.status, Status::Registered, "{}", labels[i]);
+        let holder = v.holder.as_ref().expect("a registered label names itself");
+        assert_eq!((holder.alabel.as_ref(), holder.line), (labels[i].as_str(), i as u64 + 1));
+    }
+}
+
 #[test]
 fn contention_follows_the_priority() {
     let index = samples_index();
