@@ -599,13 +599,17 @@ pub fn check_with<'a>(
     let (mut verdicts, probes) = without_scan(index, &keys, plain, candidates)?;
     let mut registered: BTreeMap<u32, Entry> = BTreeMap::new();
     let mut first_of: HashMap<&str, usize> = HashMap::new();
-    let mut duplicate_of: Vec<Option<usize>> = vec![None; candidates.len()];
+    // The candidates the scan takes: those left pending by the probes,
+    // but for a repeated label, which is given its first's verdict after
+    // the scan (`duplicates`: each with its first).
+    let (mut order, mut duplicates) = (Vec::new(), Vec::new());
     for (i, p) in probes.iter().enumerate() {
         let Some(Pending { forms: f, hits: es }) = p.pending.as_deref() else { continue };
         if let Some(&j) = first_of.get(&*f.alabel) {
-            duplicate_of[i] = Some(j);
+            duplicates.push((i, j));
         } else {
             first_of.insert(&f.alabel, i);
+            order.push(i);
         }
         for e in es {
             registered.entry(e.position).or_insert(*e);
@@ -631,9 +635,6 @@ pub fn check_with<'a>(
     if config.holder == HolderPolicy::Registered {
         reg.sort_by_key(|r| (r.date.is_none(), r.date, r.entry.position));
     }
-    let mut order: Vec<usize> = (0..candidates.len())
-        .filter(|&i| verdicts[i].is_none() && duplicate_of[i].is_none())
-        .collect();
     if config.priority == Priority::Date {
         order.sort_by_key(|&i| (candidates[i].priority().is_none(), candidates[i].priority(), i));
     }
@@ -682,10 +683,8 @@ pub fn check_with<'a>(
     }
     let ctx = Context { index, candidates, probes: &probes, reg: &reg, rows: &rows };
     ctx.scan_and_judge(set, list, csv, &mut verdicts)?;
-    for i in 0..candidates.len() {
-        if let Some(j) = duplicate_of[i] {
-            verdicts[i] = Some(duplicate_verdict(&ctx, &mut verdicts, i, j));
-        }
+    for (i, j) in duplicates {
+        verdicts[i] = Some(duplicate_verdict(&ctx, &mut verdicts, i, j));
     }
     number_sets(&mut verdicts);
     verdicts
