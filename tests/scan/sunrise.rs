@@ -206,6 +206,7 @@ fn an_index_written_in_many_pieces_finds_each_label() {
     let bytes = index_bytes(&list(&labels), &default_spec(ScanMode::Verified));
     let index = Index::from_bytes(bytes).expect("opens");
     index.verify().expect("every block checks");
+    // The index builder's chunk of labels (`index::build`'s `CHUNK`).
     let chunk = 1 << 15;
     let mut at: Vec<usize> = (0..n).step_by(997).collect();
     at.extend((chunk..n).step_by(chunk).flat_map(|c| [c - 1, c]));
