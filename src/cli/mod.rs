@@ -388,6 +388,17 @@ pub fn output_done(written: anyhow::Result<()>) -> anyhow::Result<()> {
     }
 }
 
+/// The facts of the inputs at `paths` (size and SHA-256 of each regular
+/// file, [`lgrscan::report::meta::InputMeta::of`]), each error naming its
+/// path: what `scan`'s meta record and an index's header record.
+pub fn input_facts(paths: &[String]) -> anyhow::Result<Vec<lgrscan::report::meta::InputMeta>> {
+    use anyhow::Context;
+    paths
+        .iter()
+        .map(|p| lgrscan::report::meta::InputMeta::of(p).with_context(|| p.clone()))
+        .collect()
+}
+
 /// The files a command reads that an output must not replace: its inputs
 /// and LGR files (not `-`, standard input, nor `builtin:` LGRs).
 pub fn read_paths<'a>(

@@ -276,12 +276,7 @@ fn digest_on(
     pool.spawn(move || {
         // A panic in a job of the pool would end the process: it is an
         // error of the run instead.
-        let facts = std::panic::catch_unwind(|| {
-            paths
-                .iter()
-                .map(|p| InputMeta::of(p).with_context(|| p.to_string()))
-                .collect::<anyhow::Result<Vec<_>>>()
-        });
+        let facts = std::panic::catch_unwind(|| super::input_facts(&paths));
         let _ = tx.send(
             facts.unwrap_or_else(|_| Err(anyhow::anyhow!("computing the inputs' digests failed"))),
         );

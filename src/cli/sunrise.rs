@@ -4,7 +4,6 @@
 use anyhow::Context;
 use lgrscan::index::{self, Index, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input};
-use lgrscan::report::meta::InputMeta;
 use lgrscan::report::{Durability, FieldType, OutputFile, RecordFormat, RecordWriter};
 use lgrscan::scan::HolderPolicy;
 use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, Status, Verdict};
@@ -139,12 +138,7 @@ fn build_into(
     // be, so that the data is written whichever of the two ends first.
     // `join` gives the build to another thread when one is free, and runs
     // the two one after the other when the pool has one thread.
-    let digests = || {
-        inputs
-            .iter()
-            .map(|a| InputMeta::of(a).with_context(|| a.clone()))
-            .collect::<anyhow::Result<Vec<_>>>()
-    };
+    let digests = || super::input_facts(inputs);
     let build = || {
         let (set, labels) = rayon::join(
             || spec.compile(),
