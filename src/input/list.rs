@@ -19,9 +19,9 @@ use memchr::memchr;
 
 use super::collect::{Apex, Collector, KeyMode, LineKind, Loc, Orig, Relation};
 use super::list_forms::{ListFormsBatch, ListFormsChunk, compute_forms};
-use super::sorted_run::{plain_mark, sorted_prefix};
+use super::sorted_run::{plain_ldh_mark, plain_mark, sorted_prefix};
 use super::{Error, MAX_LINE_BYTES, name};
-use crate::idna2008::{MAX_NAME_OCTETS, suffix_alabel};
+use crate::idna2008::{self, MAX_NAME_OCTETS, suffix_alabel};
 
 pub(crate) struct ListState {
     pub(crate) source: u32,
@@ -178,34 +178,36 @@ fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
             prev_plain = None;
             continue;
         }
-        // Trim white space (and a CR) around the label.
-        let Some(s) = line.iter().position(|b| !is_ws(b)) else {
-            c.blank += 1;
-            continue;
-        };
-        if line[s] == b'#' {
-            c.comment += 1;
-            continue;
-        }
-        let mut e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
-        // White space inside: a comment after it, or a second field.
-        if line[s..e].iter().any(is_ws) {
-            if let Some(h) = line[s..e].windows(2).position(|w| is_ws(&w[0]) && w[1] == b'#') {
-                e = s + h;
-                while e > s && is_ws(&line[e - 1]) {
-                    e -= 1;
+        // The common line, a plain label alone, needs no trimming.
+        let plain_line = idna2008::is_plain_ldh(line);
+        let (s, e) = if plain_line {
+            (0, line.len())
+        } else {
+            match token_span(line) {
+                Line::Token(s, e) => (s, e),
+                Line::Blank => {
+                    c.blank += 1;
+                    continue;
+                }
+                Line::Comment => {
+                    c.comment += 1;
+                    continue;
+                }
+                Line::TwoFields => {
+                    c.items.push(item(What::TwoFields, at, 0));
+                    prev_plain = None;
+                    continue;
                 }
             }
-            if line[s..e].iter().any(is_ws) {
-                c.items.push(item(What::TwoFields, at, 0));
-                prev_plain = None;
-                continue;
-            }
-        }
+        };
         let token = &line[s..e];
         // A line is at most `MAX_LINE_BYTES` long.
         let mut label = item(What::Label, at + s as u64, token.len() as u32);
-        label.plain = plain_mark(prev_plain, token);
+        label.plain = if plain_line {
+            plain_ldh_mark(prev_plain, token)
+        } else {
+            plain_mark(prev_plain, token)
+        };
         prev_plain = (label.plain != 0).then_some(token);
         c.items.push(label);
         let t = token.strip_suffix(b".").unwrap_or(token);
@@ -216,6 +218,39 @@ fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
     }
     c.forms = compute_forms(&idn);
     c
+}
+
+/// What a line that is not a plain label alone holds.
+enum Line {
+    Blank,
+    Comment,
+    /// White space inside the token, not before a comment.
+    TwoFields,
+    /// The token `s..e` of the line: white space (and a CR) around it and
+    /// a comment after it left out.
+    Token(usize, usize),
+}
+
+/// The token of a line, or why it has none.
+fn token_span(line: &[u8]) -> Line {
+    let Some(s) = line.iter().position(|b| !is_ws(b)) else { return Line::Blank };
+    if line[s] == b'#' {
+        return Line::Comment;
+    }
+    let mut e = line.iter().rposition(|b| !is_ws(b)).map_or(s, |i| i + 1);
+    // White space inside: a comment after it, or a second field.
+    if line[s..e].iter().any(is_ws) {
+        if let Some(h) = line[s..e].windows(2).position(|w| is_ws(&w[0]) && w[1] == b'#') {
+            e = s + h;
+            while e > s && is_ws(&line[e - 1]) {
+                e -= 1;
+            }
+        }
+        if line[s..e].iter().any(is_ws) {
+            return Line::TwoFields;
+        }
+    }
+    Line::Token(s, e)
 }
 
 /// Merges scanned chunks (in line order) into the collector: counts their
@@ -376,6 +411,40 @@ fn count_record(col: &mut Collector) {
 mod tests {
     use super::*;
     use crate::input::{NsTargets, Strictness};
+
+    /// A line that is a plain label alone (read without trimming) gives
+    /// the label, line and offset that the same label with white space and
+    /// a comment around it gives: each of a run of labels of every length,
+    /// sorted and not, and the accounting alike.
+    #[test]
+    fn a_plain_line_reads_as_its_trimmed_label() {
+        use crate::input::{Config, Input, InputFormat, read};
+        let read_list = |text: &str| {
+            let input = Input::Bytes { name: "l.txt".into(), data: text.as_bytes().to_vec() };
+            read([input], &Config::new().format(Some(InputFormat::List))).unwrap()
+        };
+        let labels: Vec<String> = (1..=63)
+            .map(|n| (0..n).map(|i| char::from(b'a' + ((i * 7 + n) % 26) as u8)).collect())
+            .chain(["b-2", "0", "9z", "a", "Upper", "xn--bcher-kva"].map(String::from))
+            .collect();
+        let bare: String = labels.iter().map(|l| format!("{l}\n")).collect();
+        let padded: String = labels.iter().map(|l| format!(" \t{l} # note\r\n")).collect();
+        let trailing: String = labels.iter().map(|l| format!("{l} \r\n")).collect();
+        let a = read_list(&bare);
+        assert_eq!(a.len(), labels.len());
+        // Each padded line is 10 bytes longer, its label 2 in; each line
+        // with trailing white space 2 bytes longer.
+        for (text, longer, start) in [(padded, 10, 2), (trailing, 2, 0)] {
+            let b = read_list(&text);
+            assert_eq!(a.len(), b.len());
+            for (k, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+                assert_eq!(x.original_text(), labels[k].as_str());
+                assert_eq!((x.original_text(), x.line()), (y.original_text(), y.line()));
+                assert_eq!(x.offset() + longer * k as u64 + start, y.offset(), "{}", labels[k]);
+            }
+            assert_eq!(a.accounting().records, b.accounting().records);
+        }
+    }
 
     /// The lines of a window are counted in pieces: every newline once,
     /// whatever pieces the lines straddle.

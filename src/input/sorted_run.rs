@@ -28,6 +28,12 @@ pub(crate) fn plain_mark(prev: Option<&[u8]>, token: &[u8]) -> u8 {
     if !idna2008::is_plain_ldh(token) {
         return 0;
     }
+    plain_ldh_mark(prev, token)
+}
+
+/// [`plain_mark`] of a token known to be lower-case LDH
+/// ([`idna2008::is_plain_ldh`]).
+pub(crate) fn plain_ldh_mark(prev: Option<&[u8]>, token: &[u8]) -> u8 {
     PLAIN | prev.map_or(0, |p| orders_increasing(ORDERS_ALL, p, token))
 }
 
