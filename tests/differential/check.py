@@ -5,11 +5,12 @@ independent implementations, on random inputs (see README.md here).
     check.py zone [SEED] [FILES]   master files: registered labels, NS targets, against dnspython
     check.py czds [SEED] [FILES]   CZDS-style dumps (any order, parallel chunks), as `zone`
     check.py csv  [SEED] [FILES]   CSV exports: the label column, against Python's csv
+    check.py list [SEED] [FILES]   label lists: labels and their lines, against the list rules
     check.py idna [SEED] [LABELS]  U-labels and A-labels: IDNA2008 validity, against `idna`
     check.py file PATH ORIGIN      one master file (the root zone, a sample), as `zone`
 
-Environment: LGRSCAN (default target/release/lgrscan), ENTRIES (zone: most
-entries a file, default 40; a few hundred thousand cross the parallel
+Environment: LGRSCAN (default target/release/lgrscan), ENTRIES (zone, list:
+most entries a file, default 40; a few hundred thousand cross the parallel
 chunks). Exit 1 when a case disagrees; each is printed, its file kept.
 """
 import csv
@@ -315,6 +316,85 @@ def csv_files(seed, files):
     return bad
 
 
+# --- label lists ---------------------------------------------------------------
+
+# White space around a list's label (and a CR), as the list reader has it.
+LIST_WS = " \t\r\x0b\x0c"
+
+
+def gen_list(r, entries):
+    """A label list: plain labels alone on their lines (most), with white
+    space around them, comments, a trailing dot, upper case, blank lines
+    and lines of two fields; CRLF ends in some files."""
+    lines, labels = [], []
+    for _ in range(r.randint(1, entries)):
+        x = r.random()
+        label = r.choice(labels) if labels and r.random() < 0.1 else rand_label(r, 14)
+        labels.append(label)
+        if x < 0.6:
+            lines.append(label)
+        elif x < 0.65:
+            lines.append(label.upper())
+        elif x < 0.7:
+            lines.append(label + ".")
+        elif x < 0.8:
+            lines.append(r.choice(["", " ", "\t"]) + label + r.choice(["", " ", "\t ", "\x0b"]))
+        elif x < 0.85:
+            lines.append(label + r.choice([" # note", "\t#", " #x y"]))
+        elif x < 0.9:
+            lines.append(r.choice(["", "   ", "# comment " + label, "  # indented"]))
+        elif x < 0.95:
+            lines.append(label + r.choice([" x", "\tNS", " a#b"]))
+        else:
+            lines.append(label + "#not-a-comment")
+    eol = "\r\n" if r.random() < 0.2 else "\n"
+    return eol.join(lines) + (eol if r.random() < 0.8 else "")
+
+
+def list_labels(text):
+    """The (label, line) of each label's first line, by the list rules."""
+    want, seen = [], set()
+    for n, line in enumerate(text.split("\n"), 1):
+        token = line.strip(LIST_WS)
+        if not token or token.startswith("#"):
+            continue
+        if any(c in LIST_WS for c in token):
+            # A comment after white space, else a second field (malformed).
+            cut = [i for i in range(len(token) - 1) if token[i] in LIST_WS and token[i + 1] == "#"]
+            if cut:
+                token = token[:cut[0]].rstrip(LIST_WS)
+            if any(c in LIST_WS for c in token):
+                continue
+        label = (token[:-1] if token.endswith(".") else token).lower()
+        if label not in seen:
+            seen.add(label)
+            if set(label) != {"q"}:
+                want.append((label, n))
+    return want
+
+
+def list_files(seed, files):
+    lgr, bad = q_only(), 0
+    entries = int(os.environ.get("ENTRIES", "40"))
+    for s in range(seed, seed + files):
+        r = random.Random(s)
+        text = gen_list(r, entries)
+        path = os.path.join(WORK, "case-%d.txt" % s)
+        with open(path, "w", newline="") as f:
+            f.write(text)
+        want = list_labels(text[:-1] if text.endswith("\n") else text)
+        rows, p = scan(path, "--lgr", lgr, "--input-format", "list", "--on-malformed", "ignore")
+        got = [(row["alabel"], int(row["line"])) for row in rows] if p.returncode in (0, 1) else None
+        # A list of malformed lines only is an error (nothing to audit).
+        if p.returncode == 2 and "no registered labels" in p.stderr:
+            got = []
+        if got is None or sorted(got) != sorted(want):
+            bad += 1
+            print("%s: lgrscan %s, rules %s: %s" % (path, str(got)[:300], str(want)[:300],
+                                                  p.stderr.strip()[:300]))
+    return bad
+
+
 # --- IDNA2008 -------------------------------------------------------------------
 
 POOLS = [
@@ -429,6 +509,7 @@ def main():
         "zone": (lambda seed, n: random_zones(seed, n, gen_zone, "zone"), 200),
         "czds": (lambda seed, n: random_zones(seed, n, gen_czds, "czds"), 200),
         "csv": (csv_files, 500),
+        "list": (list_files, 500),
         "idna": (idna_labels, 20000),
     }
     if what not in run:
