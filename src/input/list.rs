@@ -220,7 +220,8 @@ fn scan_chunk(lines: &[u8], base: u64) -> ListChunk {
     c
 }
 
-/// What a line that is not a plain label alone holds.
+/// What a line holds once trimmed ([`token_span`]; a plain label alone
+/// is taken without it).
 enum Line {
     Blank,
     Comment,
@@ -414,8 +415,9 @@ mod tests {
 
     /// A line that is a plain label alone (read without trimming) gives
     /// the label, line and offset that the same label with white space and
-    /// a comment around it gives: each of a run of labels of every length,
-    /// sorted and not, and the accounting alike.
+    /// a comment around it gives, or with white space after it: each of
+    /// labels of every length and a few that are not plain, and the same
+    /// count of records.
     #[test]
     fn a_plain_line_reads_as_its_trimmed_label() {
         use crate::input::{Config, Input, InputFormat, read};
