@@ -34,12 +34,11 @@ fn index_text<'a>(l: &Label<'a>) -> &'a [u8] {
 const CHUNK: usize = 1 << 15;
 
 /// What the parallel pass finds of a chunk of labels.
-#[derive(Default)]
 struct Chunk {
-    /// The first key of each label.
-    keys: Vec<u64>,
-    /// The second keys of the few labels that have two, with the label.
-    seconds: Vec<(u64, u32)>,
+    /// The first key of each label and the second keys of the few labels
+    /// that have two, with their labels' positions, by partition.
+    firsts: Parted,
+    seconds: Parted,
     /// The A-labels' bytes, and each one's length (0 past 64 KiB).
     text_len: u64,
     lens: Vec<u16>,
@@ -64,10 +63,17 @@ pub struct Prepared<'a> {
     meta_text: Vec<u8>,
 }
 
-/// Bits of a bucket number that choose its partition when entries are
+/// Bits of a key's hash that choose its partition when entries are
 /// placed ([`place`]): 256 partitions, placed in parallel, each a range of
 /// buckets whose counters and slots stay in cache.
 const PART_BITS: u32 = 8;
+
+/// The partition of a key's hash: its top [`PART_BITS`] bits, so that the
+/// partitions are ranges of buckets, in order, whatever the directory's
+/// size.
+fn partition(h: u64) -> usize {
+    (h >> (64 - PART_BITS)) as usize
+}
 
 /// A chunk's entries grouped by partition: `starts[p]..starts[p + 1]` of
 /// `keys` and `positions` are those of partition `p`, in position order.
@@ -78,17 +84,12 @@ struct Parted {
 }
 
 impl Parted {
-    /// `entries` (key, position) grouped by a counting sort on the top
-    /// `part_bits` bits of their `dir_bits`-bit bucket.
-    fn of(
-        entries: impl Iterator<Item = (u64, u32)> + Clone,
-        dir_bits: u32,
-        part_bits: u32,
-    ) -> Parted {
-        let part = |h| (bucket(h, dir_bits) >> (dir_bits - part_bits)) as usize;
-        let mut starts = vec![0u32; (1 << part_bits) + 1];
+    /// `entries` (key, position) grouped by a counting sort on their
+    /// [`partition`].
+    fn of(entries: impl Iterator<Item = (u64, u32)> + Clone) -> Parted {
+        let mut starts = vec![0u32; (1 << PART_BITS) + 1];
         for (h, _) in entries.clone() {
-            starts[part(h) + 1] += 1;
+            starts[partition(h) + 1] += 1;
         }
         for p in 1..starts.len() {
             starts[p] += starts[p - 1];
@@ -97,7 +98,7 @@ impl Parted {
         let (mut keys, mut positions) = (vec![0u64; len], vec![0u32; len]);
         let mut next = starts.clone();
         for (h, i) in entries {
-            let slot = &mut next[part(h)];
+            let slot = &mut next[partition(h)];
             keys[*slot as usize] = h;
             positions[*slot as usize] = i;
             *slot += 1;
@@ -105,62 +106,58 @@ impl Parted {
         Parted { keys, positions, starts }
     }
 
-    /// The entries of partition `p`.
-    fn part(&self, p: usize) -> impl Iterator<Item = (u64, u32)> + '_ {
-        let r = self.starts[p] as usize..self.starts[p + 1] as usize;
+    /// The entries of partitions `a..b`, in partition order.
+    fn parts(&self, (a, b): (usize, usize)) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let r = self.starts[a] as usize..self.starts[b] as usize;
         self.keys[r.clone()].iter().copied().zip(self.positions[r].iter().copied())
     }
 
-    fn part_len(&self, p: usize) -> usize {
-        (self.starts[p + 1] - self.starts[p]) as usize
+    fn parts_len(&self, (a, b): (usize, usize)) -> usize {
+        (self.starts[b] - self.starts[a]) as usize
     }
 }
 
-/// Places the `entries` keys of `chunks` (which lose them) in their
-/// buckets: the directory (where each bucket starts, then the number of
-/// entries) and per entry its fingerprint and label position. In a bucket
-/// come the first keys in position order, then the second keys.
+/// Places the `entries` keys of `chunks` in their buckets: the directory
+/// (where each bucket starts, then the number of entries) and per entry
+/// its fingerprint and label position. In a bucket come the first keys in
+/// position order, then the second keys.
 ///
-/// Each chunk's keys are first grouped by partition (a range of buckets),
-/// then each partition is placed on its own: so every pass is parallel
-/// and reads or writes only a cache-sized range at a time.
-fn place(chunks: &mut [Chunk], entries: usize, dir_bits: u32) -> (Vec<u64>, Vec<u32>, Vec<u32>) {
-    let part_bits = dir_bits.min(PART_BITS);
-    let (parts, per_part) = (1usize << part_bits, 1usize << (dir_bits - part_bits));
-    let parted: Vec<(Parted, Parted)> = chunks
-        .par_iter_mut()
-        .enumerate()
-        .map(|(c, ch)| {
-            let keys = std::mem::take(&mut ch.keys);
-            let firsts = keys.iter().enumerate().map(|(k, &h)| (h, (c * CHUNK + k) as u32));
-            let seconds = std::mem::take(&mut ch.seconds);
-            (
-                Parted::of(firsts, dir_bits, part_bits),
-                Parted::of(seconds.iter().copied(), dir_bits, part_bits),
-            )
-        })
-        .collect();
-    let mut dir = vec![0u64; parts * per_part + 1];
-    dir[parts * per_part] = entries as u64;
+/// The chunks' keys are grouped by partition (a range of buckets), so
+/// each partition is placed on its own: in parallel, reading and writing
+/// only a cache-sized range at a time. A directory of fewer buckets than
+/// partitions is placed as one.
+fn place(chunks: &[Chunk], entries: usize, dir_bits: u32) -> (Vec<u64>, Vec<u32>, Vec<u32>) {
+    let parts = 1usize << PART_BITS;
+    // Partitions placed together, and the buckets of each such unit.
+    let (group, per_unit) = if dir_bits >= PART_BITS {
+        (1, 1usize << (dir_bits - PART_BITS))
+    } else {
+        (parts, 1usize << dir_bits)
+    };
+    let mut dir = vec![0u64; (1usize << dir_bits) + 1];
+    dir[1 << dir_bits] = entries as u64;
     let (mut fps, mut positions) = (vec![0u32; entries], vec![0u32; entries]);
     let (mut fps_rest, mut positions_rest) = (&mut fps[..], &mut positions[..]);
-    let mut units = Vec::with_capacity(parts);
+    let mut units = Vec::with_capacity(parts / group);
     let mut base = 0u64;
-    for (p, dir) in dir[..parts * per_part].chunks_mut(per_part).enumerate() {
-        let len: usize = parted.iter().map(|(f, s)| f.part_len(p) + s.part_len(p)).sum();
+    let dir_len = dir.len() - 1;
+    for (u, dir) in dir[..dir_len].chunks_mut(per_unit).enumerate() {
+        let range = (u * group, (u + 1) * group);
+        let len: usize =
+            chunks.iter().map(|c| c.firsts.parts_len(range) + c.seconds.parts_len(range)).sum();
         let (f, fr) = std::mem::take(&mut fps_rest).split_at_mut(len);
         let (i, ir) = std::mem::take(&mut positions_rest).split_at_mut(len);
         (fps_rest, positions_rest) = (fr, ir);
-        units.push((p, base, dir, f, i));
+        units.push((range, base, dir, f, i));
         base += len as u64;
     }
-    units.into_par_iter().for_each(|(p, base, dir, fps, positions)| {
-        let first_bucket = (p * per_part) as u64;
+    units.into_par_iter().for_each(|(range, base, dir, fps, positions)| {
+        let first_bucket = (range.0 / group * per_unit) as u64;
         let every = || {
-            let firsts = parted.iter().flat_map(move |(f, _)| f.part(p));
-            firsts.chain(parted.iter().flat_map(move |(_, s)| s.part(p)))
+            let firsts = chunks.iter().flat_map(move |c| c.firsts.parts(range));
+            firsts.chain(chunks.iter().flat_map(move |c| c.seconds.parts(range)))
         };
-        let mut next = vec![0u32; per_part];
+        let mut next = vec![0u32; per_unit];
         for (h, _) in every() {
             next[(bucket(h, dir_bits) - first_bucket) as usize] += 1;
         }
@@ -190,17 +187,15 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     }
     let keys = Keys::new(set);
     let n = labels.len();
-    let mut chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
+    let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map_init(
-            || (KeyScratch::default(), Vec::new()),
-            |(sc, ks), c| {
+            || (KeyScratch::default(), Vec::new(), Vec::new()),
+            |(sc, ks, firsts), c| {
                 let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-                let mut out = Chunk {
-                    keys: Vec::with_capacity(range.len()),
-                    lens: Vec::with_capacity(range.len()),
-                    ..Chunk::default()
-                };
+                firsts.clear();
+                let (mut seconds, mut lens, mut text_len) =
+                    (Vec::new(), Vec::with_capacity(range.len()), 0u64);
                 for i in range {
                     let Some(l) = labels.get(i) else { break };
                     // A plain label's text is its U-label and A-label: read
@@ -210,20 +205,25 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
                         Some(t) => keys.of_ascii(t, sc, ks),
                         None => keys.of(l.ulabel(), sc, ks),
                     }
-                    out.keys.push(ks[0]);
+                    firsts.push((ks[0], i as u32));
                     if let Some(&second) = ks.get(1) {
-                        out.seconds.push((second, i as u32));
+                        seconds.push((second, i as u32));
                     }
                     let a = plain.unwrap_or_else(|| index_text(&l));
                     let len = if a.len() <= 0xffff { a.len() } else { 0 };
-                    out.text_len += len as u64;
-                    out.lens.push(len as u16);
+                    text_len += len as u64;
+                    lens.push(len as u16);
                 }
-                out
+                Chunk {
+                    firsts: Parted::of(firsts.iter().copied()),
+                    seconds: Parted::of(seconds.into_iter()),
+                    text_len,
+                    lens,
+                }
             },
         )
         .collect();
-    let seconds: usize = chunks.iter().map(|c| c.seconds.len()).sum();
+    let seconds: usize = chunks.iter().map(|c| c.seconds.keys.len()).sum();
     let entries = n + seconds;
     if entries > u32::MAX as usize - 1 {
         return Err(Error::new("too many entries for one index (at most 2^32 - 2)"));
@@ -231,7 +231,7 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     // About 32 entries a bucket: the directory is small enough to stay in
     // cache, and a bucket's fingerprints are two cache lines.
     let dir_bits = (usize::BITS - (entries / 32).max(1).leading_zeros()).min(32);
-    let (dir, fps, positions) = place(&mut chunks, entries, dir_bits);
+    let (dir, fps, positions) = place(&chunks, entries, dir_bits);
     let alabel_bytes: u64 = chunks.iter().map(|c| c.text_len).sum();
     let (meta, meta_text) = meta_records(labels, set, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
@@ -388,13 +388,9 @@ impl Prepared<'_> {
     fn layout(&self, spec: &LgrSpec, inputs: &[InputMeta]) -> Result<Layout, Error> {
         let labels = self.labels;
         let mut runs = Vec::new();
-        let mut last = None;
-        for (i, l) in labels.iter().enumerate() {
-            if last != Some(l.source()) {
-                last = Some(l.source());
-                put_u32(&mut runs, i as u32);
-                put_u32(&mut runs, l.source() as u32);
-            }
+        for &(first, source) in labels.source_runs() {
+            put_u32(&mut runs, first);
+            put_u32(&mut runs, source);
         }
         let (lgr_bytes, mut lgrs) = embedded(spec)?;
         let entries = self.fps.len() as u64;
@@ -470,19 +466,33 @@ impl Prepared<'_> {
         let labels = self.labels;
         match *piece {
             Piece::Held(_) => {}
-            Piece::U32s(values) => values.iter().for_each(|&v| put_u32(buf, v)),
-            Piece::U64s(values) => values.iter().for_each(|&v| put_u64(buf, v)),
+            // Sized first and filled in fixed-size steps, which the
+            // compiler turns into plain stores (not a growth check each).
+            Piece::U32s(values) => {
+                buf.resize(4 * values.len(), 0);
+                for (b, v) in buf.chunks_exact_mut(4).zip(values) {
+                    b.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            Piece::U64s(values) => {
+                buf.resize(8 * values.len(), 0);
+                for (b, v) in buf.chunks_exact_mut(8).zip(values) {
+                    b.copy_from_slice(&v.to_le_bytes());
+                }
+            }
             Piece::Records(c, mut text_at) => {
                 // Per label: its text reference and line.
                 let records = labels.records();
-                for (k, &len) in self.chunks[c].lens.iter().enumerate() {
+                let lens = &self.chunks[c].lens;
+                buf.resize(LABEL * lens.len(), 0);
+                for (k, (b, &len)) in buf.chunks_exact_mut(LABEL).zip(lens).enumerate() {
                     let i = c * CHUNK + k;
                     let long =
                         len == 0 && labels.get(i).is_some_and(|l| index_text(&l).len() > 0xffff);
                     let r = if long { NO_TEXT } else { text_ref(text_at, usize::from(len)) };
                     text_at += u64::from(len);
-                    put_u64(buf, r);
-                    put_u32(buf, records.get(i).map_or(0, |r| r.line()));
+                    b[..8].copy_from_slice(&r.to_le_bytes());
+                    b[8..].copy_from_slice(&records.get(i).map_or(0, |r| r.line()).to_le_bytes());
                 }
             }
             Piece::Text(c) => {

@@ -32,8 +32,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"LGRSIDX\0";
-/// The layout version this reader reads and the writer writes.
-pub const FORMAT_VERSION: u32 = 2;
+/// The layout version this reader reads and the writer writes: 3 since
+/// keys are hashed as their UTF-8 text ([`super::key_hash_utf8`]); an
+/// index of an earlier version is refused (its entries are under other
+/// hashes), to be built again.
+pub const FORMAT_VERSION: u32 = 3;
 /// Bytes of the fixed prefix before the header.
 const PREFIX: usize = 24;
 /// Bytes per checked block of the data region.
@@ -250,7 +253,8 @@ impl Checked {
         let version = le32(b, 8);
         if version != FORMAT_VERSION {
             return Err(Error::new(format!(
-                "index format version {version}, this lgrscan reads version {FORMAT_VERSION}"
+                "index format version {version}, this lgrscan reads version {FORMAT_VERSION}: \
+                 build the index again with this lgrscan (`lgrscan index`)"
             )));
         }
         if le32(b, 20) != 0 {

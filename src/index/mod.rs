@@ -299,17 +299,48 @@ impl LgrSpec {
     }
 }
 
-/// The hash of a key (a sequence of code points) in the index: fixed by the
-/// format (it is stored), so not a std or foldhash hasher.
+/// The hash of a key (a sequence of code points) in the index: the hash of
+/// its UTF-8 text ([`key_hash_utf8`]). Fixed by the format (it is stored),
+/// so not a std or foldhash hasher.
 pub fn key_hash(cps: impl IntoIterator<Item = u32>) -> u64 {
-    let mut h: u64 = 0x243f_6a88_85a3_08d3;
-    let mut n = 0u64;
-    for c in cps {
-        h = (h.rotate_left(5) ^ u64::from(c)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        n += 1;
+    key_hash_in(cps, &mut String::new())
+}
+
+/// [`key_hash`], the text made in `text`.
+fn key_hash_in(cps: impl IntoIterator<Item = u32>, text: &mut String) -> u64 {
+    text.clear();
+    text.extend(cps.into_iter().map(|c| char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER)));
+    key_hash_utf8(text.as_bytes())
+}
+
+/// The hash of a key given as its UTF-8 text: eight bytes a folded
+/// multiply (the last word padded with zeros, the length in the seed),
+/// then splitmix64's finaliser, as the directory reads the top bits. An
+/// ASCII label is its own text, so it is hashed without decoding.
+pub fn key_hash_utf8(text: &[u8]) -> u64 {
+    let fold = |a: u64, b: u64| {
+        let p = u128::from(a).wrapping_mul(u128::from(b));
+        (p as u64) ^ (p >> 64) as u64
+    };
+    let mut h = 0x243f_6a88_85a3_08d3 ^ (text.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut words = text.chunks_exact(8);
+    for w in &mut words {
+        h = fold(h ^ crate::input::hash::word(w, 0), 0x517c_c1b7_2722_0a95);
     }
-    // splitmix64's finaliser: the directory reads the top bits.
-    let mut z = h ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let r = rest.len();
+        let last = if text.len() >= 8 {
+            crate::input::hash::word(text, text.len() - 8) >> (8 * (8 - r))
+        } else if r >= 4 {
+            use crate::input::hash::half;
+            u64::from(half(rest, 0)) | (u64::from(half(rest, r - 4)) >> (8 * (8 - r))) << 32
+        } else {
+            rest.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))
+        };
+        h = fold(h ^ last, 0x517c_c1b7_2722_0a95);
+    }
+    let mut z = h;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -322,6 +353,7 @@ pub(crate) struct KeyScratch {
     sc: IndexScratch,
     index: Vec<u32>,
     other: Vec<u32>,
+    text: String,
 }
 
 /// Computes the keys of labels under a set's variant LGR (see the module
@@ -350,7 +382,7 @@ impl<'a> Keys<'a> {
     pub(crate) fn of_ascii(&self, label: &[u8], sc: &mut KeyScratch, out: &mut Vec<u64>) {
         if self.ascii_identity {
             out.clear();
-            out.push(key_hash(label.iter().map(|&b| u32::from(b))));
+            out.push(key_hash_utf8(label));
             return;
         }
         // ASCII, hence UTF-8.
@@ -362,14 +394,14 @@ impl<'a> Keys<'a> {
         out.clear();
         sc.label.set_text(ulabel);
         if !sc.label.is_empty() && self.variants.index_into(&sc.label, &mut sc.sc, &mut sc.index) {
-            out.push(key_hash(sc.index.iter().copied()));
+            out.push(key_hash_in(sc.index.iter().copied(), &mut sc.text));
             if self.variants.other_mode_index(&sc.label, &mut sc.sc, &mut sc.other)
                 && sc.other != sc.index
             {
-                out.push(key_hash(sc.other.iter().copied()));
+                out.push(key_hash_in(sc.other.iter().copied(), &mut sc.text));
             }
         } else {
-            out.push(key_hash(ulabel.chars().map(u32::from)));
+            out.push(key_hash_utf8(ulabel.as_bytes()));
         }
     }
 }
@@ -745,4 +777,47 @@ fn embedded_lgr(file: &Checked, v: &Value) -> Result<LgrSource, Error> {
         return Err(Error::new(format!("damaged index: LGR {name} does not match its SHA-256")));
     }
     Ok(src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{key_hash, key_hash_utf8};
+
+    /// The key hash read plainly: the text's bytes as little-endian words,
+    /// the last one padded with zeros, each folded in, then the finaliser.
+    fn plain_key_hash(text: &[u8]) -> u64 {
+        let fold = |a: u64, b: u64| {
+            let p = u128::from(a) * u128::from(b);
+            (p as u64) ^ (p >> 64) as u64
+        };
+        let mut h = 0x243f_6a88_85a3_08d3 ^ (text.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        for w in text.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..w.len()].copy_from_slice(w);
+            h = fold(h ^ u64::from_le_bytes(word), 0x517c_c1b7_2722_0a95);
+        }
+        let mut z = h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// The key hash is fixed by the index format: its word loads (whole,
+    /// overlapping the word before, or in halves) read what the plain
+    /// definition reads at every length, a text and its code points hash
+    /// alike, and known values stay what they were (computed apart, in
+    /// Python, from the plain definition; a change is a new
+    /// `FORMAT_VERSION`).
+    #[test]
+    fn the_key_hash_is_the_formats() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789-वनऩ१ខ្មែរ";
+        for end in 0..=text.len() {
+            let Some(t) = text.get(..end) else { continue };
+            assert_eq!(key_hash_utf8(t.as_bytes()), plain_key_hash(t.as_bytes()), "{t:?}");
+            assert_eq!(key_hash(t.chars().map(u32::from)), key_hash_utf8(t.as_bytes()), "{t:?}");
+        }
+        assert_eq!(key_hash_utf8(b""), 0xe9e0_033e_3bad_af36);
+        assert_eq!(key_hash_utf8(b"example"), 0xa93e_26a1_28e0_bd05);
+        assert_eq!(key_hash_utf8("१२३".as_bytes()), 0x1dc8_991e_8aec_062d);
+    }
 }

@@ -304,6 +304,12 @@ impl LabelSet {
         }
     }
 
+    /// The sources of the labels by runs, as `(first label, source index)`:
+    /// a run starts at each label whose source is not the one before's.
+    pub fn source_runs(&self) -> &[(u32, u32)] {
+        &self.source_runs
+    }
+
     /// Appends the records `recs` of labels from source `source`.
     #[inline]
     pub(crate) fn push_records(
@@ -311,11 +317,14 @@ impl LabelSet {
         source: u32,
         recs: impl IntoIterator<Item = LabelRecord>,
     ) {
-        if self.source_runs.last().is_none_or(|&(_, s)| s != source) {
-            // Label indices fit u32 (`next_index`).
-            self.source_runs.push((self.records.len() as u32, source));
-        }
+        let first = self.records.len();
         self.records.extend(recs);
+        // A run is pushed only with a label in it: `source_runs` gives
+        // each run where its first label's source is not the one before's.
+        if self.records.len() > first && self.source_runs.last().is_none_or(|&(_, s)| s != source) {
+            // Label indices fit u32 (`next_index`).
+            self.source_runs.push((first as u32, source));
+        }
     }
 
     /// The indices of the labels that are not plain (IDN labels, labels
@@ -616,6 +625,37 @@ pub(crate) use crate::simd::prefetch;
 #[cfg(test)]
 mod tests {
     use super::{IN_SOURCE, LabelRecord, NONE};
+
+    /// `source_runs` starts a run exactly where a label's source is not the
+    /// one before's: sources that add no label (empty, or only labels seen
+    /// before) leave no run.
+    #[test]
+    fn source_runs_start_where_the_source_changes() {
+        use crate::input::{Config, Input, read};
+        let inputs = [
+            ("a.list", "a\nb\n"),
+            ("empty.list", ""),
+            ("again.list", "b\na\n"),
+            ("c.list", "c\nd\n"),
+            ("seen.list", "d\n"),
+            ("e.list", "e\n"),
+        ];
+        let set = read(
+            inputs.map(|(name, text)| Input::Bytes { name: name.into(), data: text.into() }),
+            &Config::new(),
+        )
+        .unwrap();
+        let source = |name: &str| {
+            set.sources().iter().position(|s| s.path.to_str() == Some(name)).unwrap() as u32
+        };
+        let expected = [(0, source("a.list")), (2, source("c.list")), (4, source("e.list"))];
+        assert_eq!(set.len(), 5);
+        for l in set.iter() {
+            let run = expected.iter().rev().find(|&&(first, _)| first as usize <= l.index());
+            assert_eq!(run.map(|&(_, s)| s as usize), Some(l.source()), "{}", l.ulabel());
+        }
+        assert_eq!(set.source_runs(), expected);
+    }
 
     /// `not_plain` lists exactly the labels with a forms entry, in order,
     /// whatever read them: a CZDS dump (mapped, in parallel chunks, with

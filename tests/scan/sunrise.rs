@@ -3,6 +3,7 @@
 //! files, and the property of issue #29: a candidate's verdict is what a
 //! scan of the registered labels followed by the candidates says of it.
 
+use lgrscan::index::format::FORMAT_VERSION;
 use lgrscan::index::{self, Index, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input, InputFormat, LabelSet};
 use lgrscan::report::meta::InputMeta;
@@ -332,6 +333,21 @@ fn damaged_index_files_are_errors() {
             assert_eq!(got, want, "flip at {at}");
         }
     }
+}
+
+/// An index of another format version (one whose keys were hashed
+/// otherwise) is refused with both versions named and what to do, not
+/// read as if its entries were under this version's hashes.
+#[test]
+fn an_index_of_another_format_version_is_refused() {
+    let labels = list(&["alpha".into(), "१२३".into()]);
+    let mut bytes = index_bytes(&labels, &default_spec(ScanMode::Verified));
+    assert!(Index::from_bytes(bytes.clone()).is_ok());
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let Err(e) = Index::from_bytes(bytes) else { panic!("an index of version 2 opened") };
+    let want = format!("index format version 2, this lgrscan reads version {FORMAT_VERSION}");
+    assert!(e.to_string().contains(&want), "{e}");
+    assert!(e.to_string().contains("lgrscan index"), "{e}");
 }
 
 /// What the scan of `registered` followed by `candidates` says of each
