@@ -64,15 +64,21 @@ pub struct Prepared<'a> {
 }
 
 /// Bits of a key's hash that choose its partition when entries are
-/// placed ([`place`]): 256 partitions, placed in parallel, each a range of
-/// buckets whose counters and slots stay in cache.
+/// placed ([`place`]): up to 256 partitions, placed in parallel, each a
+/// range of buckets whose counters and slots stay in cache.
 const PART_BITS: u32 = 8;
 
-/// The partition of a key's hash: its top [`PART_BITS`] bits, so that the
-/// partitions are ranges of buckets, in order, whatever the directory's
-/// size.
-fn partition(h: u64) -> usize {
-    (h >> (64 - PART_BITS)) as usize
+/// The bits of the directory of an index of `entries` entries: about 32
+/// entries a bucket, so that the directory is small enough to stay in
+/// cache, and a bucket's fingerprints are two cache lines.
+fn dir_bits_for(entries: usize) -> u32 {
+    (usize::BITS - (entries / 32).max(1).leading_zeros()).min(32)
+}
+
+/// The partition of a key's hash: its top `part_bits` bits. With no more
+/// bits than the directory's, a partition is a range of whole buckets.
+fn partition(h: u64, part_bits: u32) -> usize {
+    (h >> (64 - part_bits)) as usize
 }
 
 /// A chunk's entries grouped by partition: `starts[p]..starts[p + 1]` of
@@ -85,11 +91,11 @@ struct Parted {
 
 impl Parted {
     /// `entries` (key, position) grouped by a counting sort on their
-    /// [`partition`].
-    fn of(entries: impl Iterator<Item = (u64, u32)> + Clone) -> Parted {
-        let mut starts = vec![0u32; (1 << PART_BITS) + 1];
+    /// [`partition`] of `part_bits` bits.
+    fn of(entries: impl Iterator<Item = (u64, u32)> + Clone, part_bits: u32) -> Parted {
+        let mut starts = vec![0u32; (1 << part_bits) + 1];
         for (h, _) in entries.clone() {
-            starts[partition(h) + 1] += 1;
+            starts[partition(h, part_bits) + 1] += 1;
         }
         for p in 1..starts.len() {
             starts[p] += starts[p - 1];
@@ -98,7 +104,7 @@ impl Parted {
         let (mut keys, mut positions) = (vec![0u64; len], vec![0u32; len]);
         let mut next = starts.clone();
         for (h, i) in entries {
-            let slot = &mut next[partition(h)];
+            let slot = &mut next[partition(h, part_bits)];
             keys[*slot as usize] = h;
             positions[*slot as usize] = i;
             *slot += 1;
@@ -106,14 +112,14 @@ impl Parted {
         Parted { keys, positions, starts }
     }
 
-    /// The entries of partitions `a..b`, in partition order.
-    fn parts(&self, (a, b): (usize, usize)) -> impl Iterator<Item = (u64, u32)> + '_ {
-        let r = self.starts[a] as usize..self.starts[b] as usize;
+    /// The entries of partition `p`.
+    fn part(&self, p: usize) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let r = self.starts[p] as usize..self.starts[p + 1] as usize;
         self.keys[r.clone()].iter().copied().zip(self.positions[r].iter().copied())
     }
 
-    fn parts_len(&self, (a, b): (usize, usize)) -> usize {
-        (self.starts[b] - self.starts[a]) as usize
+    fn part_len(&self, p: usize) -> usize {
+        (self.starts[p + 1] - self.starts[p]) as usize
     }
 }
 
@@ -122,42 +128,39 @@ impl Parted {
 /// its fingerprint and label position. In a bucket come the first keys in
 /// position order, then the second keys.
 ///
-/// The chunks' keys are grouped by partition (a range of buckets), so
-/// each partition is placed on its own: in parallel, reading and writing
-/// only a cache-sized range at a time. A directory of fewer buckets than
-/// partitions is placed as one.
-fn place(chunks: &[Chunk], entries: usize, dir_bits: u32) -> (Vec<u64>, Vec<u32>, Vec<u32>) {
-    let parts = 1usize << PART_BITS;
-    // Partitions placed together, and the buckets of each such unit.
-    let (group, per_unit) = if dir_bits >= PART_BITS {
-        (1, 1usize << (dir_bits - PART_BITS))
-    } else {
-        (parts, 1usize << dir_bits)
-    };
-    let mut dir = vec![0u64; (1usize << dir_bits) + 1];
-    dir[1 << dir_bits] = entries as u64;
+/// The chunks' keys are grouped by partition, a range of buckets (their
+/// `part_bits`, at most `dir_bits`), so each partition is placed on its
+/// own: in parallel, reading and writing only a cache-sized range at a
+/// time.
+fn place(
+    chunks: &[Chunk],
+    entries: usize,
+    dir_bits: u32,
+    part_bits: u32,
+) -> (Vec<u64>, Vec<u32>, Vec<u32>) {
+    debug_assert!(part_bits <= dir_bits);
+    let (parts, per_part) = (1usize << part_bits, 1usize << (dir_bits - part_bits));
+    let mut dir = vec![0u64; parts * per_part + 1];
+    dir[parts * per_part] = entries as u64;
     let (mut fps, mut positions) = (vec![0u32; entries], vec![0u32; entries]);
     let (mut fps_rest, mut positions_rest) = (&mut fps[..], &mut positions[..]);
-    let mut units = Vec::with_capacity(parts / group);
+    let mut units = Vec::with_capacity(parts);
     let mut base = 0u64;
-    let dir_len = dir.len() - 1;
-    for (u, dir) in dir[..dir_len].chunks_mut(per_unit).enumerate() {
-        let range = (u * group, (u + 1) * group);
-        let len: usize =
-            chunks.iter().map(|c| c.firsts.parts_len(range) + c.seconds.parts_len(range)).sum();
+    for (p, dir) in dir[..parts * per_part].chunks_mut(per_part).enumerate() {
+        let len: usize = chunks.iter().map(|c| c.firsts.part_len(p) + c.seconds.part_len(p)).sum();
         let (f, fr) = std::mem::take(&mut fps_rest).split_at_mut(len);
         let (i, ir) = std::mem::take(&mut positions_rest).split_at_mut(len);
         (fps_rest, positions_rest) = (fr, ir);
-        units.push((range, base, dir, f, i));
+        units.push((p, base, dir, f, i));
         base += len as u64;
     }
-    units.into_par_iter().for_each(|(range, base, dir, fps, positions)| {
-        let first_bucket = (range.0 / group * per_unit) as u64;
+    units.into_par_iter().for_each(|(p, base, dir, fps, positions)| {
+        let first_bucket = (p * per_part) as u64;
         let every = || {
-            let firsts = chunks.iter().flat_map(move |c| c.firsts.parts(range));
-            firsts.chain(chunks.iter().flat_map(move |c| c.seconds.parts(range)))
+            let firsts = chunks.iter().flat_map(move |c| c.firsts.part(p));
+            firsts.chain(chunks.iter().flat_map(move |c| c.seconds.part(p)))
         };
-        let mut next = vec![0u32; per_unit];
+        let mut next = vec![0u32; per_part];
         for (h, _) in every() {
             next[(bucket(h, dir_bits) - first_bucket) as usize] += 1;
         }
@@ -187,6 +190,9 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     }
     let keys = Keys::new(set);
     let n = labels.len();
+    // The partitions have at most the directory's bits: it has at least
+    // as many entries as labels.
+    let part_bits = dir_bits_for(n).min(PART_BITS);
     let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map_init(
@@ -215,8 +221,8 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
                     lens.push(len as u16);
                 }
                 Chunk {
-                    firsts: Parted::of(firsts.iter().copied()),
-                    seconds: Parted::of(seconds.into_iter()),
+                    firsts: Parted::of(firsts.iter().copied(), part_bits),
+                    seconds: Parted::of(seconds.into_iter(), part_bits),
                     text_len,
                     lens,
                 }
@@ -228,10 +234,8 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     if entries > u32::MAX as usize - 1 {
         return Err(Error::new("too many entries for one index (at most 2^32 - 2)"));
     }
-    // About 32 entries a bucket: the directory is small enough to stay in
-    // cache, and a bucket's fingerprints are two cache lines.
-    let dir_bits = (usize::BITS - (entries / 32).max(1).leading_zeros()).min(32);
-    let (dir, fps, positions) = place(&chunks, entries, dir_bits);
+    let dir_bits = dir_bits_for(entries);
+    let (dir, fps, positions) = place(&chunks, entries, dir_bits, part_bits);
     let alabel_bytes: u64 = chunks.iter().map(|c| c.text_len).sum();
     let (meta, meta_text) = meta_records(labels, set, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
@@ -595,4 +599,50 @@ pub fn write(
     inputs: &[InputMeta],
 ) -> Result<(), Error> {
     prepare(labels, set)?.write(out, spec, inputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CHUNK, Chunk, PART_BITS, Parted, bucket, fingerprint, place};
+
+    /// `place` lays each bucket out as the format says: its first keys in
+    /// position order, then its second keys in position order, each with
+    /// its fingerprint; and the directory says where each bucket starts.
+    /// Over two chunks, with directories of fewer buckets than 256 (as many
+    /// partitions as buckets) and of more.
+    #[test]
+    fn each_bucket_holds_its_keys_in_position_order() {
+        let mut next = crate::testutil::random_u64s(0x1dc8_991e);
+        let n = CHUNK + CHUNK / 4;
+        let firsts: Vec<(u64, u32)> = (0..n as u32).map(|i| (next(), i)).collect();
+        let seconds: Vec<(u64, u32)> = (0..n as u32).step_by(7).map(|i| (next(), i)).collect();
+        let entries = firsts.len() + seconds.len();
+        for dir_bits in [1, 3, 7, 8, 9, 12] {
+            let part_bits = dir_bits.min(PART_BITS);
+            let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
+                .map(|c| {
+                    let of = |e: &[(u64, u32)]| {
+                        let r = (c * CHUNK) as u32..((c + 1) * CHUNK) as u32;
+                        let e = e.iter().copied().filter(move |&(_, i)| r.contains(&i));
+                        Parted::of(e, part_bits)
+                    };
+                    let (firsts, seconds) = (of(&firsts), of(&seconds));
+                    Chunk { firsts, seconds, text_len: 0, lens: Vec::new() }
+                })
+                .collect();
+            let (dir, fps, positions) = place(&chunks, entries, dir_bits, part_bits);
+            assert_eq!(dir.len(), (1 << dir_bits) + 1);
+            assert_eq!(dir[1 << dir_bits], entries as u64);
+            for b in 0..1u64 << dir_bits {
+                let want: Vec<(u32, u32)> = (firsts.iter().chain(&seconds))
+                    .filter(|&&(h, _)| bucket(h, dir_bits) == b)
+                    .map(|&(h, i)| (fingerprint(h, dir_bits), i))
+                    .collect();
+                let r = dir[b as usize] as usize..dir[b as usize + 1] as usize;
+                let got: Vec<(u32, u32)> =
+                    fps[r.clone()].iter().copied().zip(positions[r].iter().copied()).collect();
+                assert_eq!(got, want, "bucket {b} of {dir_bits} bits");
+            }
+        }
+    }
 }
