@@ -30,10 +30,9 @@
 //!   line (u32);
 //! - `meta`: 32 bytes per label with CSV columns, by input position:
 //!   position (u32), its `lgr` pin (u32: 0 none, else the judging LGR's
-//!   position in the header + 1, [`PIN_UNKNOWN`] for a pin naming none;
-//!   0 in indexes written before pins were kept), then the `registered`
-//!   date (RFC 3339 text), `registrant` and `registrar` as text
-//!   references (u64, `u64::MAX`: none);
+//!   position in the header + 1, [`PIN_UNKNOWN`] for a pin naming none),
+//!   then the `registered` date (RFC 3339 text), `registrant` and
+//!   `registrar` as text references (u64, `u64::MAX`: none);
 //! - `sources`: runs of labels by source, (first position, source number)
 //!   as two u32, the paths in the header;
 //! - `text`: the A-labels and CSV values;
