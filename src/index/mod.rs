@@ -326,18 +326,9 @@ pub fn key_hash_utf8(text: &[u8]) -> u64 {
     for w in &mut words {
         h = fold(h ^ crate::input::hash::word(w, 0), 0x517c_c1b7_2722_0a95);
     }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let r = rest.len();
-        let last = if text.len() >= 8 {
-            crate::input::hash::word(text, text.len() - 8) >> (8 * (8 - r))
-        } else if r >= 4 {
-            use crate::input::hash::half;
-            u64::from(half(rest, 0)) | (u64::from(half(rest, r - 4)) >> (8 * (8 - r))) << 32
-        } else {
-            rest.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))
-        };
-        h = fold(h ^ last, 0x517c_c1b7_2722_0a95);
+    let r = words.remainder().len();
+    if r > 0 {
+        h = fold(h ^ crate::input::hash::tail_word(text, r), 0x517c_c1b7_2722_0a95);
     }
     let mut z = h;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

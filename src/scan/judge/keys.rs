@@ -1,8 +1,7 @@
 //! The keys of judged labels (their index labels as code points) and the
 //! hashes that find them.
 
-use crate::input::hash::half;
-use crate::input::hash::word;
+use crate::input::hash::{tail_word, word};
 
 /// An index label kept: `len` code points at `start` of its arena (see
 /// [`KeyParts`]).
@@ -87,19 +86,9 @@ pub(crate) fn text_hash(b: &[u8]) -> u32 {
     for w in &mut words {
         h = word_mix(h, word(w, 0));
     }
-    let rest = words.remainder();
-    let r = rest.len();
+    let r = words.remainder().len();
     if r > 0 {
-        // The last word padded with zeros, from loads that overlap rather
-        // than a copy of a variable length (a call to `memcpy`).
-        let last = if b.len() >= 8 {
-            word(b, b.len() - 8) >> (8 * (8 - r))
-        } else if r >= 4 {
-            u64::from(half(rest, 0)) | (u64::from(half(rest, r - 4)) >> (8 * (8 - r))) << 32
-        } else {
-            rest.iter().rev().fold(0u64, |w, &x| w << 8 | u64::from(x))
-        };
-        h = word_mix(h, last);
+        h = word_mix(h, tail_word(b, r));
     }
     (h ^ h >> 32) as u32
 }
