@@ -350,6 +350,16 @@ fn an_index_of_another_format_version_is_refused() {
     assert!(e.to_string().contains("lgrscan index"), "{e}");
 }
 
+/// The README says which layout version an index has now: the one written.
+#[test]
+fn the_readme_names_the_index_format_version() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let said = readme.split("layout has a version").nth(1).expect("the README's sentence");
+    let said = said.split(')').next().unwrap_or("").split_whitespace().collect::<Vec<_>>();
+    assert_eq!(said.join(" "), format!("(now {FORMAT_VERSION}"), "README.md");
+}
+
 /// What the scan of `registered` followed by `candidates` says of each
 /// candidate: (status, holder's A-label, disposition).
 fn scan_verdicts(
