@@ -454,3 +454,11 @@ impl ReportFile {
         Ok(())
     }
 }
+
+/// Now, as an RFC 3339 UTC date-time.
+pub(crate) fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    lgrscan::input::Timestamp::from_unix_seconds(secs).to_string()
+}

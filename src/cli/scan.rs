@@ -250,14 +250,6 @@ fn write_outputs(
     Ok(())
 }
 
-/// Now, as an RFC 3339 UTC date-time.
-fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    lgrscan::input::Timestamp::from_unix_seconds(secs).to_string()
-}
-
 /// The facts of the inputs at `paths` ([`InputMeta::of`]), computed as a
 /// job of `pool` given before any other: one of its threads digests while
 /// the others read, and joins them when it is done. On a thread of its own
@@ -285,7 +277,7 @@ fn digest_on(
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let started = now_rfc3339();
+    let started = super::now_rfc3339();
     let stderr_tty = std::io::stderr().is_terminal();
     let stdout_tty = std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if args.output.is_none() && stdout_tty {

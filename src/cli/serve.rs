@@ -5,7 +5,10 @@
 //! - `POST /v1/check`: a JSON array of labels, or of objects with `label`
 //!   and optional `registrant`, `registrar`, `priority`; at most
 //!   `--max-batch` of them and 1 MiB of body; an array of rows;
-//! - `GET /v1/health`, `GET /v1/index` (the header).
+//! - `GET /v1/health`: the labels served, when their index was loaded and,
+//!   when the last SIGHUP's reload failed, its error (`status`
+//!   `reload-failed`: the index loaded before is still served);
+//! - `GET /v1/index` (the header).
 //!
 //! Errors are JSON `{"error": …}` with a 4xx status. SIGHUP opens the index
 //! file again (a new file renamed into place) and swaps it in once it has
@@ -28,7 +31,7 @@ use lgrscan::scan::LgrSet;
 use lgrscan::sunrise::{self, Applicant, Candidate, CheckConfig, PlainJudge};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -49,11 +52,13 @@ pub struct Args {
     holder: super::scan::Holder,
 }
 
-/// An index, its compiled LGR set and the judge of plain labels.
+/// An index, its compiled LGR set and the judge of plain labels, and when
+/// it was loaded (RFC 3339, UTC).
 struct Loaded {
     index: Index,
     set: LgrSet,
     plain: PlainJudge,
+    at: String,
 }
 
 /// Opens the index at `path`, every block checked (a damaged block is
@@ -63,12 +68,16 @@ fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
     index.verify().with_context(|| path.display().to_string())?;
     let set = index.spec().compile()?;
     let plain = PlainJudge::new(&set);
-    Ok(Loaded { index, set, plain })
+    Ok(Loaded { index, set, plain, at: super::now_rfc3339() })
 }
 
 #[derive(Clone)]
 struct AppState {
     loaded: Arc<RwLock<Arc<Loaded>>>,
+    /// The last reload's error and when it failed, while no reload has
+    /// succeeded since: the service then answers from the index loaded
+    /// before, which its health tells.
+    reload_failed: Arc<Mutex<Option<(String, String)>>>,
     max_batch: usize,
     config: CheckConfig,
 }
@@ -93,7 +102,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let loaded = load(&args.index)?;
     let config = super::sunrise::check_config(args.holder, args.priority);
     let loaded = Arc::new(RwLock::new(Arc::new(loaded)));
-    let state = AppState { loaded, max_batch: args.max_batch, config };
+    let reload_failed = Arc::new(Mutex::new(None));
+    let state = AppState { loaded, reload_failed, max_batch: args.max_batch, config };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(serve(args, state))?;
     Ok(std::process::ExitCode::SUCCESS)
@@ -120,7 +130,7 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
     tokio::spawn(async move {
         while hup.recv().await.is_some() {
             let p = path.clone();
-            match tokio::task::spawn_blocking(move || load(&p)).await {
+            let failed = match tokio::task::spawn_blocking(move || load(&p)).await {
                 Ok(Ok(new)) => {
                     let labels = new.index.labels();
                     match reload_state.loaded.write() {
@@ -128,10 +138,16 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
                         Err(p) => *p.into_inner() = Arc::new(new),
                     }
                     eprintln!("lgrscan: reloaded {} ({labels} labels)", path.display());
+                    None
                 }
-                Ok(Err(e)) => eprintln!("lgrscan: reload failed, keeping the index: {e:#}"),
-                Err(e) => eprintln!("lgrscan: reload failed, keeping the index: {e}"),
+                Ok(Err(e)) => Some(format!("{e:#}")),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(e) = &failed {
+                eprintln!("lgrscan: reload failed, keeping the index: {e}");
             }
+            let mut last = reload_state.reload_failed.lock().unwrap_or_else(|p| p.into_inner());
+            *last = failed.map(|e| (super::now_rfc3339(), e));
         }
     });
     let stopping = Arc::new(tokio::sync::Notify::new());
@@ -163,7 +179,15 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 async fn health(State(state): State<AppState>) -> Response {
     let l = state.current();
-    Json(json!({ "status": "ok", "labels": l.index.labels() })).into_response()
+    let last = state.reload_failed.lock().unwrap_or_else(|p| p.into_inner());
+    let failed = last.as_ref().map(|(at, e)| json!({ "at": at, "error": e }));
+    Json(json!({
+        "status": if failed.is_some() { "reload-failed" } else { "ok" },
+        "labels": l.index.labels(),
+        "loaded_at": l.at,
+        "reload_error": failed,
+    }))
+    .into_response()
 }
 
 async fn index_header(State(state): State<AppState>) -> Response {

@@ -41,21 +41,51 @@ fn json(body: &str) -> serde_json::Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
 }
 
+/// A server started by a test, killed when dropped if still running: a
+/// test that fails leaves no server behind (one would hold the test's
+/// standard output open, and a run piped through `tail` would wait on it
+/// forever).
+struct Server(Child);
+
+impl std::ops::Deref for Server {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// Starts the server; returns it and its address (read from its first
 /// line on standard error).
-fn start(index: &str) -> (Child, String) {
+fn start(index: &str) -> (Server, String) {
     start_with(index, &[])
 }
 
 /// [`start`], with more flags.
-fn start_with(index: &str, flags: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lgrscan"))
-        .args(["serve", "--index", index, "--listen", "127.0.0.1:0", "--max-batch", "3"])
-        .args(flags)
-        .current_dir(root())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start lgrscan serve");
+fn start_with(index: &str, flags: &[&str]) -> (Server, String) {
+    let mut child = Server(
+        Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+            .args(["serve", "--index", index, "--listen", "127.0.0.1:0", "--max-batch", "3"])
+            .args(flags)
+            .current_dir(root())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start lgrscan serve"),
+    );
     let mut line = String::new();
     let mut err = BufReader::new(child.stderr.take().unwrap());
     err.read_line(&mut line).unwrap();
@@ -78,7 +108,11 @@ fn endpoints_errors_reload_and_shutdown() {
     let (mut child, addr) = start(idx_s);
 
     let (st, body) = request(&addr, "GET", "/v1/health", None);
-    assert_eq!((st, json(&body)["status"].as_str()), (200, Some("ok")));
+    let health = json(&body);
+    assert_eq!((st, health["status"].as_str()), (200, Some("ok")));
+    assert!(health["reload_error"].is_null(), "{body}");
+    let first_loaded = health["loaded_at"].as_str().unwrap().to_string();
+    lgrscan::input::Timestamp::parse_rfc3339(&first_loaded).unwrap();
     let (st, body) = request(&addr, "GET", "/v1/index", None);
     assert_eq!(st, 200);
     assert_eq!(json(&body)["index_mode"], "verified");
@@ -159,6 +193,16 @@ fn endpoints_errors_reload_and_shutdown() {
     std::thread::sleep(Duration::from_millis(300));
     let (st, body) = request(&addr, "GET", "/v1/check?label=newbrand", None);
     assert_eq!((st, json(&body)["status"].as_str()), (200, Some("registered")));
+    // Its health says so: the reload failed, the index before is served.
+    let (st, body) = request(&addr, "GET", "/v1/health", None);
+    let health = json(&body);
+    assert_eq!((st, health["status"].as_str()), (200, Some("reload-failed")), "{body}");
+    let error = health["reload_error"]["error"].as_str().unwrap();
+    assert!(error.contains("not an lgrscan index"), "{body}");
+    lgrscan::input::Timestamp::parse_rfc3339(health["reload_error"]["at"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(health["labels"], 83, "{body}");
+    let reloaded_at = health["loaded_at"].as_str().unwrap().to_string();
 
     // Nor is one whose header is sound but a later block damaged: every
     // block is checked before the swap (an index of 6,000 labels has
@@ -183,6 +227,25 @@ fn endpoints_errors_reload_and_shutdown() {
     std::thread::sleep(Duration::from_millis(500));
     let (st, body) = request(&addr, "GET", "/v1/health", None);
     assert_eq!((st, json(&body)["labels"].as_u64()), (200, Some(83)), "the old index kept");
+    assert_eq!(json(&body)["loaded_at"], reloaded_at.as_str());
+
+    // A reload that succeeds clears the failure.
+    let o = lgrscan(&["index", "samples/labels.csv", "-o", new.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    std::fs::rename(&new, idx_s).unwrap();
+    signal(&child, "-HUP");
+    let start = Instant::now();
+    loop {
+        let (_, body) = request(&addr, "GET", "/v1/health", None);
+        let health = json(&body);
+        if health["status"] == "ok" {
+            assert!(health["reload_error"].is_null(), "{body}");
+            assert_eq!(health["labels"], 82, "{body}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "not reloaded: {body}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 
     signal(&child, "-TERM");
     let status = child.wait().unwrap();
