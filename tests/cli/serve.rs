@@ -193,8 +193,17 @@ fn endpoints_errors_reload_and_shutdown() {
     std::thread::sleep(Duration::from_millis(300));
     let (st, body) = request(&addr, "GET", "/v1/check?label=newbrand", None);
     assert_eq!((st, json(&body)["status"].as_str()), (200, Some("registered")));
-    // Its health says so: the reload failed, the index before is served.
-    let (st, body) = request(&addr, "GET", "/v1/health", None);
+    // Its health says so: the reload failed, the index before is served
+    // (asked until the reload has been tried: a slow machine may take
+    // longer than the wait above).
+    let start = Instant::now();
+    let (st, body) = loop {
+        let (st, body) = request(&addr, "GET", "/v1/health", None);
+        if json(&body)["status"] != "ok" || start.elapsed() > Duration::from_secs(20) {
+            break (st, body);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
     let health = json(&body);
     assert_eq!((st, health["status"].as_str()), (200, Some("reload-failed")), "{body}");
     let error = health["reload_error"]["error"].as_str().unwrap();
