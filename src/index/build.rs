@@ -470,33 +470,19 @@ impl Prepared<'_> {
         let labels = self.labels;
         match *piece {
             Piece::Held(_) => {}
-            // Sized first and filled in fixed-size steps, which the
-            // compiler turns into plain stores (not a growth check each).
-            Piece::U32s(values) => {
-                buf.resize(4 * values.len(), 0);
-                for (b, v) in buf.chunks_exact_mut(4).zip(values) {
-                    b.copy_from_slice(&v.to_le_bytes());
-                }
-            }
-            Piece::U64s(values) => {
-                buf.resize(8 * values.len(), 0);
-                for (b, v) in buf.chunks_exact_mut(8).zip(values) {
-                    b.copy_from_slice(&v.to_le_bytes());
-                }
-            }
+            Piece::U32s(values) => values.iter().for_each(|&v| put_u32(buf, v)),
+            Piece::U64s(values) => values.iter().for_each(|&v| put_u64(buf, v)),
             Piece::Records(c, mut text_at) => {
                 // Per label: its text reference and line.
                 let records = labels.records();
-                let lens = &self.chunks[c].lens;
-                buf.resize(LABEL * lens.len(), 0);
-                for (k, (b, &len)) in buf.chunks_exact_mut(LABEL).zip(lens).enumerate() {
+                for (k, &len) in self.chunks[c].lens.iter().enumerate() {
                     let i = c * CHUNK + k;
                     let long =
                         len == 0 && labels.get(i).is_some_and(|l| index_text(&l).len() > 0xffff);
                     let r = if long { NO_TEXT } else { text_ref(text_at, usize::from(len)) };
                     text_at += u64::from(len);
-                    b[..8].copy_from_slice(&r.to_le_bytes());
-                    b[8..].copy_from_slice(&records.get(i).map_or(0, |r| r.line()).to_le_bytes());
+                    put_u64(buf, r);
+                    put_u32(buf, records.get(i).map_or(0, |r| r.line()));
                 }
             }
             Piece::Text(c) => {
