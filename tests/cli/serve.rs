@@ -96,6 +96,19 @@ fn start_with(index: &str, flags: &[&str]) -> (Server, String) {
     (child, addr)
 }
 
+/// GETs `path` until `done` holds of its answer, for 20 s at most (a
+/// SIGHUP's reload takes its time): the last status and body.
+fn get_until(addr: &str, path: &str, done: impl Fn(&serde_json::Value) -> bool) -> (u16, String) {
+    let start = Instant::now();
+    loop {
+        let (st, body) = request(addr, "GET", path, None);
+        if done(&json(&body)) || start.elapsed() > Duration::from_secs(20) {
+            return (st, body);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn signal(child: &Child, sig: &str) {
     let ok = Command::new("kill").args([sig, &child.id().to_string()]).status().unwrap();
     assert!(ok.success());
@@ -176,15 +189,8 @@ fn endpoints_errors_reload_and_shutdown() {
     assert_eq!(o.status.code(), Some(0));
     std::fs::rename(&new, idx_s).unwrap();
     signal(&child, "-HUP");
-    let start = Instant::now();
-    loop {
-        let (_, body) = request(&addr, "GET", "/v1/check?label=newbrand", None);
-        if json(&body)["status"] == "registered" {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20), "not reloaded: {body}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (_, body) = get_until(&addr, "/v1/check?label=newbrand", |r| r["status"] == "registered");
+    assert_eq!(json(&body)["status"], "registered", "not reloaded: {body}");
     // A damaged file is not swapped in (renamed into place too: the one
     // mapped must not change).
     std::fs::write(&new, b"not an index").unwrap();
@@ -196,14 +202,7 @@ fn endpoints_errors_reload_and_shutdown() {
     // Its health says so: the reload failed, the index before is served
     // (asked until the reload has been tried: a slow machine may take
     // longer than the wait above).
-    let start = Instant::now();
-    let (st, body) = loop {
-        let (st, body) = request(&addr, "GET", "/v1/health", None);
-        if json(&body)["status"] != "ok" || start.elapsed() > Duration::from_secs(20) {
-            break (st, body);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let (st, body) = get_until(&addr, "/v1/health", |h| h["status"] != "ok");
     let health = json(&body);
     assert_eq!((st, health["status"].as_str()), (200, Some("reload-failed")), "{body}");
     let error = health["reload_error"]["error"].as_str().unwrap();
@@ -243,18 +242,11 @@ fn endpoints_errors_reload_and_shutdown() {
     assert_eq!(o.status.code(), Some(0));
     std::fs::rename(&new, idx_s).unwrap();
     signal(&child, "-HUP");
-    let start = Instant::now();
-    loop {
-        let (_, body) = request(&addr, "GET", "/v1/health", None);
-        let health = json(&body);
-        if health["status"] == "ok" {
-            assert!(health["reload_error"].is_null(), "{body}");
-            assert_eq!(health["labels"], 82, "{body}");
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20), "not reloaded: {body}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (_, body) = get_until(&addr, "/v1/health", |h| h["status"] == "ok");
+    let health = json(&body);
+    assert_eq!(health["status"], "ok", "not reloaded: {body}");
+    assert!(health["reload_error"].is_null(), "{body}");
+    assert_eq!(health["labels"], 82, "{body}");
 
     signal(&child, "-TERM");
     let status = child.wait().unwrap();
