@@ -155,6 +155,44 @@ fn open_at_the_end_of_the_input_swallows_nothing() {
     }
 }
 
+/// A `(` still open at a directive's line ends its entry there as at the
+/// end of the input: its first line alone is malformed, and the records
+/// between it and the directive are read, not counted as continuation
+/// lines of it (they were, and vanished under `--on-malformed warn`).
+#[test]
+fn open_before_a_directive_swallows_nothing() {
+    let tail = "open TXT ( \"x\"\n-bad NS x.\nz NS x.\n$TTL 300\nafter NS x.\n";
+    let zone = format!("$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nok NS x.\n{tail}");
+    let mut czds = "tld.\t1\tin\tsoa\ta. b. 1 2 3 4 5\n".to_string();
+    for i in 0..20_000 {
+        czds.push_str(&format!("n{i:05}.tld.\t1\tin\tns\tx.\n"));
+    }
+    czds.push_str(&format!("$ORIGIN tld.\n{tail}"));
+    for (name, data, labels, line) in [
+        ("z", zone.as_bytes().to_vec(), 4, 4),
+        ("z.gz", gzip(zone.as_bytes()), 4, 4),
+        ("c.txt", czds.clone().into_bytes(), 20_003, 20_003),
+    ] {
+        let configs = [
+            Config::new(),
+            Config::new().chunk_bytes(Some(1 << 12)),
+            Config::new().zone_fast_path(false),
+        ];
+        for config in configs {
+            let set = read_bytes(name, &data, &config);
+            let names = alabels(&set);
+            assert_eq!(set.len(), labels, "{name}: {names:?}");
+            for l in ["-bad", "z", "after"] {
+                assert!(names.contains(&l.to_string()), "{name}: {l} missing");
+            }
+            let m = &set.accounting().malformed_details;
+            assert_eq!((m.len(), m[0].line), (1, line), "{name}: {m:?}");
+            assert!(m[0].reason.contains("not closed before a directive"), "{name}: {m:?}");
+            set.accounting().check().unwrap();
+        }
+    }
+}
+
 /// A backslash before a line end inside a quoted string does not carry
 /// the string onto the next line: every line is counted, and the labels
 /// after it keep their line numbers, on every read path (the string was

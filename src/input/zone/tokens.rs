@@ -88,8 +88,9 @@ pub(crate) const FAILED_PAREN_BUDGET: u64 = 64 << 20;
 pub(super) enum Scan {
     /// Need more data.
     Incomplete,
-    /// A `(` still open past the bounds, or at the end of the input with
-    /// lines after its own: the first line alone, malformed (`error`); the
+    /// A `(` still open past the bounds, at a directive's line, or at the
+    /// end of the input with lines after its own: the first line alone,
+    /// malformed (`error`); the
     /// next line is read as a new entry. `scanned`: the bytes scanned for
     /// the `)`.
     Unclosed {
@@ -166,10 +167,11 @@ pub(super) fn scan_entry(
                     return Scan::Entry { end: i, lines, error, leading_ws, comment };
                 }
                 if buf.get(i) == Some(&b'$') {
-                    // Recovery: a directive cannot be inside parentheses.
-                    let e =
-                        error.unwrap_or_else(|| "unbalanced parentheses: '(' not closed".into());
-                    return Scan::Entry { end: i, lines, error: Some(e), leading_ws, comment };
+                    // A directive cannot be inside parentheses: as past the
+                    // bounds, the first line alone is malformed and the
+                    // lines after it are read again as entries of their own,
+                    // not swallowed with it.
+                    return unclosed_paren(buf, pos, leading_ws, "before a directive", i - pos);
                 }
             }
             b' ' | b'\t' | b'\r' => i += 1,
