@@ -43,8 +43,12 @@ const ZONE_WORDS: &[&str] = &[
 /// Detects the format of an input from its first lines.
 ///
 /// * CSV: the first non-blank line has a comma (a header, with or without
-///   a label column), or is split by `;` or tab into a field named
-///   `label` or `domain`.
+///   a label column), or is split by `;` or tab into fields of which one
+///   is named `label` or `domain`; or, in a file named `*.csv` or
+///   `*.csv.gz` (`csv_name`), is that one field alone (a one-column
+///   export's header). Elsewhere such a line is a list's first label:
+///   `domain` and `label` are names a registry may hold, and a header
+///   taken for one would drop it unseen.
 /// * Zone: a line starts with `$ORIGIN`, `$TTL` or `$INCLUDE`, or a line
 ///   has three or more fields of which one after the first is a class or a
 ///   record type ([RFC 1035 §5.1]), or a line starts with `;`.
@@ -55,7 +59,7 @@ const ZONE_WORDS: &[&str] = &[
 /// exported 2026-12-05, registry X` a comma.
 ///
 /// [RFC 1035 §5.1]: https://www.rfc-editor.org/rfc/rfc1035#section-5.1
-pub(crate) fn detect(head: &[u8]) -> InputFormat {
+pub(crate) fn detect(head: &[u8], csv_name: bool) -> InputFormat {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let mut lines = head
         .split(|&b| b == b'\n')
@@ -65,20 +69,22 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
         .take(50)
         .peekable();
     if let Some(first) = lines.peek() {
-        let is_header = |d: u8| {
-            first.split(|&b| b == d).any(|f| {
-                let f = String::from_utf8_lossy(f);
-                let f = f.trim().trim_matches('"').to_ascii_lowercase();
-                f == "label" || f == "domain"
-            })
+        let is_label_column = |f: &[u8]| {
+            let f = String::from_utf8_lossy(f);
+            let f = f.trim().trim_matches('"').to_ascii_lowercase();
+            f == "label" || f == "domain"
         };
+        let is_header = |d: u8| first.contains(&d) && first.split(|&b| b == d).any(is_label_column);
         // A comma is in no name or zone directive: a first line with one is
         // a CSV header, so that one without a label column is reported as
         // such rather than read as a list of odd names.
         // A zone record is no header (`domain IN A 192.0.2.1`, tab-separated,
         // or a TXT record with a comma).
         let directive = matches!(first.first(), Some(b';' | b'$')) || is_record(first);
-        if !directive && (first.contains(&b',') || is_header(b';') || is_header(b'\t')) {
+        let one_column = csv_name && is_label_column(first);
+        if !directive
+            && (first.contains(&b',') || is_header(b';') || is_header(b'\t') || one_column)
+        {
             return InputFormat::Csv;
         }
     }
@@ -95,6 +101,13 @@ pub(crate) fn detect(head: &[u8]) -> InputFormat {
         }
     }
     InputFormat::List
+}
+
+/// Whether `path` is named as a CSV file: `*.csv` or `*.csv.gz`, in any
+/// case.
+pub(crate) fn csv_name(path: &std::path::Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase());
+    name.is_some_and(|n| n.ends_with(".csv") || n.ends_with(".csv.gz"))
 }
 
 /// Whether `line` has three or more fields of which one of the four after
@@ -116,26 +129,47 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(detect(b"label,registered\nfoo,2019-01-01\n"), InputFormat::Csv);
-        assert_eq!(detect(b"\"Domain\",x\n"), InputFormat::Csv);
-        assert_eq!(detect(b"label;registered\nfoo;2019-01-01\n"), InputFormat::Csv);
-        assert_eq!(detect(b"domain\tregistrant\nfoo\tr\n"), InputFormat::Csv);
+        assert_eq!(detect(b"label,registered\nfoo,2019-01-01\n", false), InputFormat::Csv);
+        assert_eq!(detect(b"\"Domain\",x\n", false), InputFormat::Csv);
+        assert_eq!(detect(b"label;registered\nfoo;2019-01-01\n", false), InputFormat::Csv);
+        assert_eq!(detect(b"domain\tregistrant\nfoo\tr\n", false), InputFormat::Csv);
         // Zone records whose owner is a column name, or with a comma.
-        assert_eq!(detect(b"domain\tIN\tA\t192.0.2.1\nwww\tIN\tA\t192.0.2.2\n"), InputFormat::Zone);
-        assert_eq!(detect(b"label IN TXT \"a,b\"\n"), InputFormat::Zone);
-        assert_eq!(detect(b"label, type, class\nfoo, a, b\n"), InputFormat::Csv);
-        assert_eq!(detect(b"name,registered\nfoo,2019-01-01\n"), InputFormat::Csv);
-        assert_eq!(detect(b"$ORIGIN com.\n"), InputFormat::Zone);
-        assert_eq!(detect(b"example.com.\t172800\tin\tns\tns1.example.com.\n"), InputFormat::Zone);
-        assert_eq!(detect(b"EXAMPLE NS NS1.EXAMPLE\n"), InputFormat::Zone);
-        assert_eq!(detect(b"example two\n"), InputFormat::List);
-        assert_eq!(detect(b"EXAMPLE 3600 NS NS1.EXAMPLE\n"), InputFormat::Zone);
-        assert_eq!(detect(b"# labels\nexample\nxn--bcher-kva\n"), InputFormat::List);
-        assert_eq!(detect(b"# a list of labels\nexample\n"), InputFormat::List);
-        assert_eq!(detect(b"  # IN NS A\nexample\n"), InputFormat::List);
-        assert_eq!(detect(b"# exported 2026-12-05, registry X\nexample\n"), InputFormat::List);
-        assert_eq!(detect(b"#label,registrant\nfoo,r\n"), InputFormat::Csv);
-        assert_eq!(detect(b""), InputFormat::List);
-        assert_eq!(detect(b"\x00\xff\xfe"), InputFormat::List);
+        assert_eq!(
+            detect(b"domain\tIN\tA\t192.0.2.1\nwww\tIN\tA\t192.0.2.2\n", false),
+            InputFormat::Zone
+        );
+        assert_eq!(detect(b"label IN TXT \"a,b\"\n", false), InputFormat::Zone);
+        assert_eq!(detect(b"label, type, class\nfoo, a, b\n", false), InputFormat::Csv);
+        assert_eq!(detect(b"name,registered\nfoo,2019-01-01\n", false), InputFormat::Csv);
+        assert_eq!(detect(b"$ORIGIN com.\n", false), InputFormat::Zone);
+        assert_eq!(
+            detect(b"example.com.\t172800\tin\tns\tns1.example.com.\n", false),
+            InputFormat::Zone
+        );
+        assert_eq!(detect(b"EXAMPLE NS NS1.EXAMPLE\n", false), InputFormat::Zone);
+        assert_eq!(detect(b"example two\n", false), InputFormat::List);
+        assert_eq!(detect(b"EXAMPLE 3600 NS NS1.EXAMPLE\n", false), InputFormat::Zone);
+        assert_eq!(detect(b"# labels\nexample\nxn--bcher-kva\n", false), InputFormat::List);
+        assert_eq!(detect(b"# a list of labels\nexample\n", false), InputFormat::List);
+        assert_eq!(detect(b"  # IN NS A\nexample\n", false), InputFormat::List);
+        assert_eq!(
+            detect(b"# exported 2026-12-05, registry X\nexample\n", false),
+            InputFormat::List
+        );
+        assert_eq!(detect(b"#label,registrant\nfoo,r\n", false), InputFormat::Csv);
+        assert_eq!(detect(b"", false), InputFormat::List);
+        assert_eq!(detect(b"\x00\xff\xfe", false), InputFormat::List);
+    }
+
+    /// A first line that is `label` or `domain` alone is a one-column
+    /// CSV's header only in a file named so; elsewhere it is a label.
+    #[test]
+    fn a_lone_label_column_is_a_header_in_a_csv_file_only() {
+        for head in [&b"domain\nshop\nnews\n"[..], b"label\r\nfoo\n", b"\"Domain\"\nfoo\n"] {
+            assert_eq!(detect(head, false), InputFormat::List);
+            assert_eq!(detect(head, true), InputFormat::Csv);
+        }
+        assert_eq!(detect(b"shop\ndomain\n", true), InputFormat::List);
+        assert_eq!(detect(b"label;registrant\nfoo;r\n", false), InputFormat::Csv);
     }
 }

@@ -151,8 +151,8 @@ impl<'c> Reader<'c> {
         canon_chain: Vec<PathBuf>,
         origin: Option<Vec<Vec<u8>>>,
     ) -> (InputFormat, Parser) {
-        let format = forced.unwrap_or_else(|| detect::detect(head));
         let src = &mut self.c.set.sources[idx as usize];
+        let format = forced.unwrap_or_else(|| detect::detect(head, detect::csv_name(&src.path)));
         src.format = format;
         let mapped = src.data.is_some();
         let parser = match format {

@@ -81,7 +81,8 @@ impl InputMeta {
             size: Some(size),
             sha256: Some(hex(&h.finalize())),
             // A list or CSV has no SOA, whatever words a row holds.
-            soa_serial: (crate::input::detect_format(&text) == crate::input::InputFormat::Zone)
+            soa_serial: (crate::input::detect_format(&text, false)
+                == crate::input::InputFormat::Zone)
                 .then(|| soa_serial(&text))
                 .flatten(),
         })

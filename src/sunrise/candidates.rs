@@ -4,7 +4,7 @@
 use super::Error;
 use crate::idna2008::suffix_alabel;
 use crate::index::Index;
-use crate::input::Timestamp;
+use crate::input::{MAX_LINE_BYTES, Timestamp};
 use rayon::prelude::*;
 use std::borrow::Cow;
 
@@ -106,12 +106,17 @@ pub fn without_suffixes<'a>(index: &Index, candidates: Vec<Candidate<'a>>) -> Ve
 /// Reads candidates: a CSV with a header naming a `label` (or `domain`)
 /// column and optionally `registrant`, `registrar` and `priority` (an RFC
 /// 3339 date), or a list of one label per line (`#` comments and blank
-/// lines skipped). `name` is used in errors.
+/// lines skipped). The header is told from a list's first label as a
+/// scan tells it: split by `,`, `;` or tab into fields, one of them
+/// `label` or `domain`; that field alone only in a file named `*.csv`.
+/// `name` is used in errors.
 ///
 /// # Errors
-/// A CSV row without its label or whose label spans lines (a quote left
-/// open), a bad priority date, or text that is not UTF-8, each naming
-/// `name:line` (lines as written, CRLF ends and blank lines counted).
+/// A CSV row without its label, with more fields than the header or
+/// whose label spans lines (a quote left open), a bad priority date, a
+/// line (or row) longer than [`MAX_LINE_BYTES`], or text that is not
+/// UTF-8, each naming `name:line` (lines as written, CRLF ends and blank
+/// lines counted).
 pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<'a>>, Error> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -119,23 +124,33 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
     })?;
     let text = text.trim_start_matches('\u{feff}');
     let first = text.lines().next().unwrap_or("");
-    let delimiter = [b',', b';', b'\t'].into_iter().find(|&d| {
-        first.split(d as char).any(|f| {
-            let f = f.trim().trim_matches('"').to_ascii_lowercase();
-            f == "label" || f == "domain"
-        })
-    });
+    let is_label_column = |f: &str| {
+        let f = f.trim().trim_matches('"').to_ascii_lowercase();
+        f == "label" || f == "domain"
+    };
+    let delimiter = [b',', b';', b'\t']
+        .into_iter()
+        .find(|&d| first.contains(d as char) && first.split(d as char).any(is_label_column))
+        .or_else(|| {
+            let one_column = crate::input::csv_name(std::path::Path::new(name));
+            (one_column && is_label_column(first)).then_some(b',')
+        });
     let Some(delimiter) = delimiter else {
         // Sized once: a list of a million candidates is not moved as it grows.
         let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
-        out.extend(text.lines().enumerate().filter_map(|(n, l)| {
+        for (n, l) in text.lines().enumerate() {
+            if l.len() > MAX_LINE_BYTES {
+                let n = n + 1;
+                return Err(Error::new(format!(
+                    "{name}:{n}: line longer than {MAX_LINE_BYTES} bytes"
+                )));
+            }
             let l = l.split_once(" #").map_or(l, |(a, _)| a).trim();
-            (!l.is_empty() && !l.starts_with('#')).then(|| Candidate {
-                text: Cow::Borrowed(l),
-                line: n as u64 + 1,
-                ..Candidate::default()
-            })
-        }));
+            if !l.is_empty() && !l.starts_with('#') {
+                let line = n as u64 + 1;
+                out.push(Candidate { text: Cow::Borrowed(l), line, ..Candidate::default() });
+            }
+        }
         return Ok(out);
     };
     let mut rdr =
@@ -159,7 +174,7 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
             return Err(Error::new(format!("{name}:1: two columns for the {}", names[0])));
         }
     }
-    let cols = Columns { label, registrant, registrar, priority };
+    let cols = Columns { label, registrant, registrar, priority, fields: headers.len() };
     let body = &text[usize::try_from(rdr.position().byte()).unwrap_or(text.len())..];
     let one_thread = rayon::current_num_threads() == 1;
     if one_thread || body.len() < 2 * CSV_PIECE || memchr::memchr(b'"', body.as_bytes()).is_some() {
@@ -211,6 +226,9 @@ struct Columns {
     registrant: Option<usize>,
     registrar: Option<usize>,
     priority: Option<usize>,
+    /// The header's fields: a row with more is an error (a comma left
+    /// unquoted in a registrant would shift the columns after it).
+    fields: usize,
 }
 
 impl Columns {
@@ -228,6 +246,14 @@ impl Columns {
             Error::new(format!("{name}:{line}: {e}"))
         })?;
         let line = rec.position().map_or(0, |p| before + lines.at(p.byte()));
+        if rec.len() > self.fields {
+            let n = self.fields;
+            return Err(Error::new(format!("{name}:{line}: more fields than the header ({n})")));
+        }
+        if rec.as_slice().len() > MAX_LINE_BYTES {
+            let msg = format!("row longer than {MAX_LINE_BYTES} bytes");
+            return Err(Error::new(format!("{name}:{line}: {msg}")));
+        }
         let get = |c: Option<usize>| {
             c.and_then(|c| rec.get(c)).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
         };
@@ -312,6 +338,40 @@ mod tests {
         assert!(bad(&text, 90_000).starts_with("c.csv:90001: priority"), "{}", bad(&text, 90_000));
         let e = read_in(&pool, &twice).unwrap_err().to_string();
         assert!(e.starts_with("c.csv:101: priority"), "{e}");
+    }
+
+    fn texts(name: &str, text: &str) -> Result<Vec<(String, u64)>, String> {
+        let read = read_candidates(name, text.as_bytes()).map_err(|e| e.to_string())?;
+        Ok(read.into_iter().map(|c| (c.text.into_owned(), c.line)).collect())
+    }
+
+    /// A first line that is `label` or `domain` alone is a candidate of a
+    /// list (it was taken for a one-column CSV's header and dropped), and
+    /// a header only in a file named `*.csv`.
+    #[test]
+    fn a_lone_label_column_is_a_header_in_a_csv_file_only() {
+        let text = "label\nnewbrand\n";
+        let list = vec![("label".to_string(), 1), ("newbrand".to_string(), 2)];
+        assert_eq!(texts("c.txt", text), Ok(list));
+        assert_eq!(texts("C.CSV", text), Ok(vec![("newbrand".to_string(), 2)]));
+        assert_eq!(texts("c.txt", "domain;registrant\nnewbrand;r\n").unwrap().len(), 1);
+    }
+
+    /// A row with more fields than the header is an error naming its line,
+    /// as in a scan (an unquoted comma in a registrant shifted the columns
+    /// after it), and so is a line longer than 1 MiB (held several times
+    /// over as it was judged).
+    #[test]
+    fn rows_and_lines_are_bounded() {
+        let shifted = "label,priority,registrant\nab,2024-05-01,r1\ncd,2023-01-01,Acme, Inc\n";
+        let e = texts("c.csv", shifted).unwrap_err();
+        assert_eq!(e, "c.csv:3: more fields than the header (3)");
+        assert!(texts("c.csv", "label,registrant\nab\n").is_ok(), "fewer fields are fine");
+        let long = format!("ok\n{}\n", "a".repeat(MAX_LINE_BYTES + 1));
+        let e = texts("c.txt", &long).unwrap_err();
+        assert_eq!(e, format!("c.txt:2: line longer than {MAX_LINE_BYTES} bytes"));
+        let long = format!("label\n{}\n", "a".repeat(MAX_LINE_BYTES + 1));
+        assert!(texts("c.csv", &long).unwrap_err().starts_with("c.csv:2: row longer than"));
     }
 
     fn stripped(text: &str, apex: Option<&str>) -> String {

@@ -193,6 +193,26 @@ fn crlf_csv_reads_as_lf_csv() {
 /// as it is), in a list with or without `--origin`, in a CSV `domain`
 /// column, and `--origin РФ` is that apex. The registered label keeps its
 /// case: `БАР.рф` registers `БАР`, judged as written (DISALLOWED).
+/// A first line that is `domain` or `label` alone is a list's first
+/// label, a registered name like any other (it was taken for a one-column
+/// CSV's header and dropped, counted as a directive, and the run exited
+/// 0); in a file named `*.csv` it is that CSV's header.
+#[test]
+fn a_lone_label_column_is_a_label_unless_the_file_is_a_csv() {
+    for (name, want) in [
+        ("l.txt", &["domain", "shop", "news"][..]),
+        ("-", &["domain", "shop", "news"]),
+        ("l.csv", &["shop", "news"]),
+        ("l.CSV.gz", &["shop", "news"]),
+    ] {
+        let data = b"domain\nshop\nnews\n";
+        let data = if name.ends_with(".gz") { gzip(data) } else { data.to_vec() };
+        let set = read_bytes(name, &data, &Config::new());
+        assert_eq!(alabels(&set), want, "{name}");
+        set.accounting().check().unwrap();
+    }
+}
+
 #[test]
 fn an_upper_case_suffix_is_the_apex() {
     let list = Config::new().format(Some(InputFormat::List));
