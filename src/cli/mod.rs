@@ -400,14 +400,15 @@ pub fn input_facts(paths: &[String]) -> anyhow::Result<Vec<lgrscan::report::meta
 }
 
 /// The files a command reads that an output must not replace: its inputs
-/// and LGR files (not `-`, standard input, nor `builtin:` LGRs).
+/// and LGR files (`-` standing for the file standard input is redirected
+/// from, if it is one; not `builtin:` LGRs).
 pub fn read_paths<'a>(
     inputs: &'a [String],
     lgrs: &'a [String],
     variants: Option<&'a str>,
 ) -> Vec<&'a std::path::Path> {
     let named = inputs.iter().chain(lgrs).map(String::as_str).chain(variants);
-    let files = named.filter(|n| *n != "-" && !n.starts_with("builtin:"));
+    let files = named.filter(|n| !n.starts_with("builtin:"));
     files.map(std::path::Path::new).collect()
 }
 

@@ -324,10 +324,35 @@ const TYPES: &[FieldType] = &[
 /// input reader (and an index is mapped, so it is a regular file).
 fn is_index(path: &str) -> bool {
     let mut head = Vec::with_capacity(8);
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+    // `-` is standard input, never a file of that name.
+    path != "-"
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file())
         && std::fs::File::open(path)
             .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 8), &mut head))
             .is_ok_and(|n| n > 0 && index::format::MAGIC.starts_with(&head))
+}
+
+/// Refuses what would check the candidates against less than the registry
+/// named: standard input named twice (the candidates, read first, leave
+/// the registry nothing), or an empty file as the registry (a failed copy
+/// of an index or an export; `serve` refuses it too), which would make
+/// every candidate `available`. A registry with no label yet (pre-launch)
+/// is a list of comment lines.
+fn registry_given(args: &CheckArgs) -> anyhow::Result<()> {
+    let stdin = args.against.iter().map(String::as_str);
+    let stdin = stdin.chain(args.candidates.iter().filter_map(|p| p.to_str()));
+    if stdin.filter(|p| *p == "-").count() > 1 {
+        anyhow::bail!("standard input (-) is named twice: it can be read once");
+    }
+    for path in args.against.iter().filter(|p| *p != "-") {
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            anyhow::bail!(
+                "{path} is empty: neither an index nor a registry (a registry with no label \
+                 yet is a list with a comment line, e.g. `# no names yet`)"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `check --format`: `scan`'s formats but HTML (one row per candidate).
@@ -342,6 +367,7 @@ pub enum CheckFormat {
 }
 
 pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
+    registry_given(&args)?;
     // Read whole first: the candidates borrow their text from them.
     let files = (args.candidates.iter())
         .map(|path| super::read_whole(path))

@@ -344,8 +344,12 @@ fn named_error(path: &Path, what: &str, e: io::Error) -> io::Error {
 fn refuse_spared(path: &Path, id: Identity, spared: &[&Path]) -> io::Result<()> {
     for &other in spared {
         let same = match follow_symlinks(other) {
+            // Standard input (`-`, `/dev/stdin`) redirected from a file is
+            // that file.
+            _ if other == Path::new("-") => descriptor_identity(0),
             Ok(Resolved::Path(o)) => Identity::of(&o),
-            _ => None,
+            Ok(Resolved::Descriptor(fd)) => descriptor_identity(fd),
+            Err(_) => None,
         };
         if same.as_ref() == Some(&id) {
             let e = io::Error::new(
@@ -361,12 +365,19 @@ fn refuse_spared(path: &Path, id: Identity, spared: &[&Path]) -> io::Result<()> 
     Ok(())
 }
 
+/// The identity of the regular file behind this process's descriptor
+/// `fd`, if it is one.
+fn descriptor_identity(fd: i32) -> Option<Identity> {
+    let m = inherited(fd).ok()?.metadata().ok()?;
+    if m.is_file() { Identity::of_metadata(&m) } else { None }
+}
+
 /// What a path given for a report stands for.
 enum Resolved {
     /// A file (its symbolic links followed).
     Path(PathBuf),
-    /// One of this process's open descriptors (`/dev/stdout`, `/dev/fd/N`,
-    /// `/proc/self/fd/N`).
+    /// One of this process's open descriptors (`-` for standard output,
+    /// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`).
     Descriptor(i32),
 }
 
@@ -378,6 +389,10 @@ enum Resolved {
 /// shares among commands: the report is written through the descriptor,
 /// never renamed over the file.
 fn follow_symlinks(path: &Path) -> io::Result<Resolved> {
+    if path == Path::new("-") {
+        // Standard output, as `/dev/stdout` (not a file named `-`).
+        return Ok(Resolved::Descriptor(1));
+    }
     let mut current = path.to_path_buf();
     for _ in 0..MAX_SYMLINKS {
         if let Some(fd) = own_descriptor(&current) {

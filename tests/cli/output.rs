@@ -525,3 +525,48 @@ fn a_descriptor_is_written_through() {
     assert_eq!(zone_now, fs::read(root().join(ZONE)).unwrap(), "zone.txt changed");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Standard input redirected from a file (`-`, `/dev/stdin`) is that file:
+/// no output replaces it (it did, with the report, exit 1), in any command
+/// that reads standard input; a pipe is read as before.
+#[test]
+fn standard_input_from_a_file_is_spared() {
+    let dir = temp_dir("spare-stdin");
+    let zone = fs::read(root().join(ZONE)).unwrap();
+    fs::write(dir.join("zone.txt"), &zone).unwrap();
+    let sh = |script: &str| {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!("( {script} ) 2> err.txt; echo \"rc=$?\"; cat err.txt"))
+            .env("LGRSCAN", bin())
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let out = sh("\"$LGRSCAN\" scan -q --format jsonl zone.txt -o r.jsonl");
+    assert!(out.starts_with("rc=1\n"), "{out}");
+    let out = sh("\"$LGRSCAN\" index zone.txt -o z.idx");
+    assert!(out.starts_with("rc=0\n"), "{out}");
+    let report = fs::read(dir.join("r.jsonl")).unwrap();
+    for (script, named) in [
+        ("scan -q - -o zone.txt < zone.txt", "-"),
+        ("scan -q /dev/stdin -o zone.txt < zone.txt", "/dev/stdin"),
+        ("annotate --lgr builtin:khmer - -o zone.txt < zone.txt", "-"),
+        ("index - -o zone.txt < zone.txt", "-"),
+        ("check --against z.idx - -o zone.txt < zone.txt", "-"),
+        ("diff - r.jsonl -o r.jsonl < r.jsonl", "-"),
+        ("report /dev/stdin r.jsonl -o r.jsonl < r.jsonl", "/dev/stdin"),
+    ] {
+        let out = sh(&format!("\"$LGRSCAN\" {script}"));
+        assert!(out.starts_with("rc=2\n"), "{script}: {out}");
+        assert!(out.contains(&format!("it is the same file as {named}")), "{script}: {out}");
+        assert_eq!(fs::read(dir.join("zone.txt")).unwrap(), zone, "{script}");
+        assert_eq!(fs::read(dir.join("r.jsonl")).unwrap(), report, "{script}");
+    }
+    let out = sh("\"$LGRSCAN\" scan -q - -o other.csv < zone.txt");
+    assert!(out.starts_with("rc=1\n"), "{out}");
+    let out = sh("cat zone.txt | \"$LGRSCAN\" scan -q - -o other.csv");
+    assert!(out.starts_with("rc=1\n"), "{out}");
+    let _ = fs::remove_dir_all(&dir);
+}

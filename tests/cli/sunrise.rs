@@ -467,3 +467,49 @@ fn an_upper_case_suffix_is_the_apex() {
         assert_eq!(got, [("foo", "registered"), ("newbrand", "available")], "{against}");
     }
 }
+
+/// `-` is standard input for `--against` and standard output for `-o`,
+/// never a file of that name (a stale `./-`, which `index -o -` used to
+/// create, answered instead of the registry piped in); standard input
+/// named twice and an empty file as the registry are refused (every
+/// candidate was `available`, exit 0); a registry of comment lines alone
+/// is a registry with no label yet.
+#[test]
+fn dash_is_a_stream_and_an_empty_registry_is_refused() {
+    use std::io::Write;
+    let dir = temp();
+    let idx = crate::util::sample_index(dir.path());
+    let stale = dir.path().join("-");
+    std::fs::copy(&idx, &stale).unwrap();
+    let run = |args: &[&str], input: &[u8]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(input);
+        child.wait_with_output().unwrap()
+    };
+    let args = ["check", "--against", "-", "--label", "zzz", "--label", "bluecloud"];
+    let o = run(&[&args[..], &["--format", "csv"]].concat(), b"zzz\n");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains(",zzz,zzz,zzz,registered,"), "{}", stdout(&o));
+    assert!(stdout(&o).contains(",bluecloud,bluecloud,bluecloud,available,"), "{}", stdout(&o));
+    let args = ["check", "--against", &idx, "--label", "bluecloud", "--format", "csv", "-o", "-"];
+    let o = run(&args, b"");
+    assert!(stdout(&o).contains(",bluecloud,bluecloud,bluecloud,registered,"), "{}", stdout(&o));
+    assert_eq!(std::fs::read(&stale).unwrap(), std::fs::read(&idx).unwrap(), "./- written");
+    std::fs::write(dir.path().join("zero.idx"), b"").unwrap();
+    let o = run(&["check", "--against", "zero.idx", "--label", "newbrand"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("zero.idx is empty"), "{}", stderr(&o));
+    let o = run(&["check", "--against", "-", "-"], b"newbrand\n");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("standard input (-) is named twice"), "{}", stderr(&o));
+    std::fs::write(dir.path().join("none.txt"), b"# no names yet\n").unwrap();
+    let o = run(&["check", "--against", "none.txt", "--label", "newbrand"], b"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
