@@ -314,14 +314,21 @@ fn batch_item(fields: &serde_json::Map<String, Value>) -> Result<(String, Applic
     Ok((label.ok_or("no label")?, applicant))
 }
 
+/// `POST /v1/check`. The body is read as JSON whatever its `Content-Type`
+/// says: `curl -d` sends `application/x-www-form-urlencoded`, and a JSON
+/// body is the only one this endpoint takes.
 async fn check_batch(
     State(state): State<AppState>,
-    body: Result<Json<Value>, axum::extract::rejection::JsonRejection>,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
-    let items = match body {
-        Ok(Json(Value::Array(a))) => a,
-        Ok(_) => return error(StatusCode::BAD_REQUEST, "the body is a JSON array of labels"),
+    let body = match body {
+        Ok(b) => b,
         Err(e) => return error(e.status(), e.body_text()),
+    };
+    let items = match serde_json::from_slice(&body) {
+        Ok(Value::Array(a)) => a,
+        Ok(_) => return error(StatusCode::BAD_REQUEST, "the body is a JSON array of labels"),
+        Err(e) => return error(StatusCode::BAD_REQUEST, format!("the body is not JSON: {e}")),
     };
     if items.len() > state.max_batch {
         return error(

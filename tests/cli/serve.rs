@@ -9,14 +9,32 @@ use std::time::{Duration, Instant};
 
 /// One HTTP/1.1 request (connection closed after it): status and body.
 fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    request_typed(addr, method, path, Some("application/json"), body)
+}
+
+/// [`request`] with that `Content-Type` (`None`: no such header).
+fn request_typed(
+    addr: &str,
+    method: &str,
+    path: &str,
+    content_type: Option<&str>,
+    body: Option<&str>,
+) -> (u16, String) {
     let body = body.unwrap_or("");
+    let content_type = content_type.map(|t| format!("Content-Type: {t}\r\n")).unwrap_or_default();
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{content_type}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
-    s.write_all(req.as_bytes()).unwrap();
+    raw(addr, req.as_bytes())
+}
+
+/// Sends `bytes` and reads until the server closes the connection (20 s
+/// at most): the status and body of its answer (status 0: no answer).
+fn raw(addr: &str, bytes: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(bytes).unwrap();
     let mut out = Vec::new();
     s.read_to_end(&mut out).unwrap();
     let text = String::from_utf8_lossy(&out).into_owned();
@@ -300,4 +318,23 @@ fn a_stalled_client_does_not_hold_off_shutdown() {
     };
     assert!(status.success(), "{status:?}");
     drop(s);
+}
+
+/// A batch is JSON whatever its `Content-Type` says: `curl -d`, as in the
+/// README, sends `application/x-www-form-urlencoded`.
+#[test]
+fn a_batch_is_json_whatever_its_content_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx_s = &crate::util::sample_index(dir.path());
+    let (_child, addr) = start(idx_s);
+    let batch = r#"["newbrand", {"label": "آیٔین", "registrant": "reg-9253"}]"#;
+    for content_type in [Some("application/x-www-form-urlencoded"), Some("text/plain"), None] {
+        let (st, body) = request_typed(&addr, "POST", "/v1/check", content_type, Some(batch));
+        assert_eq!(st, 200, "{content_type:?}: {body}");
+        let rows = json(&body);
+        assert_eq!(rows[1]["status"], "variant-allocatable", "{content_type:?}: {body}");
+        let (st, body) = request_typed(&addr, "POST", "/v1/check", content_type, Some("[1,"));
+        assert_eq!(st, 400, "{content_type:?}: {body}");
+        assert!(json(&body)["error"].is_string(), "{body}");
+    }
 }
