@@ -14,7 +14,8 @@
 //! file again (a new file renamed into place) and swaps it in once it has
 //! opened and its LGRs compiled; requests in flight keep the one they
 //! started with. SIGTERM and SIGINT stop accepting and finish the requests
-//! in flight, waiting at most [`SHUTDOWN_GRACE`] for them.
+//! in flight, waiting at most [`SHUTDOWN_GRACE`] for them. A connection
+//! that stalls in a request's head is closed after `--header-timeout`.
 // Handlers return their error responses: built once per failed request,
 // never on a hot path, so boxing them buys nothing.
 #![allow(clippy::result_large_err)]
@@ -32,6 +33,7 @@ use lgrscan::sunrise::{self, Applicant, Candidate, CheckConfig, PlainJudge};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -50,6 +52,10 @@ pub struct Args {
     /// Which registered label holds a variant set, as for `check`.
     #[arg(long, value_enum, default_value = "input")]
     holder: super::scan::Holder,
+    /// Seconds a connection has to send a request's head (a new one, or
+    /// one kept alive after an answer); then it is closed unanswered.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout: u64,
 }
 
 /// An index, its compiled LGR set and the judge of plain labels, and when
@@ -150,32 +156,58 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
             *last = failed.map(|e| (super::now_rfc3339(), e));
         }
     });
-    let stopping = Arc::new(tokio::sync::Notify::new());
-    let stop = stopping.clone();
-    let shutdown = async move {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
+    serve_connections(listener, app, Duration::from_secs(args.header_timeout)).await
+}
+
+/// Serves HTTP/1.1 connections until SIGTERM or SIGINT, then finishes the
+/// requests in flight, for at most [`SHUTDOWN_GRACE`]: a client that stalls
+/// mid-request must not hold the service up.
+///
+/// hyper's connections rather than `axum::serve`'s, which have no timer:
+/// a connection that has not sent a whole request head `header_timeout`
+/// after hyper began to wait for one is closed without an answer (a
+/// client that sends a partial head and then nothing, or idles between
+/// requests, would otherwise hold it for ever).
+async fn serve_connections(
+    mut listener: tokio::net::TcpListener,
+    app: Router,
+    header_timeout: Duration,
+) -> anyhow::Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut stop = std::pin::pin!(async move {
         tokio::select! {
             _ = term.recv() => {}
             _ = tokio::signal::ctrl_c() => {}
         }
-        stop.notify_one();
-    };
-    let server = axum::serve(listener, app).with_graceful_shutdown(shutdown);
-    // Requests in flight are finished, for at most `SHUTDOWN_GRACE`: a
-    // client that stalls mid-request must not hold the service up.
+    });
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(header_timeout);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            // axum's `accept` retries on an error: at once when it was the
+            // connection's own (a reset), else after 1 s (too many files open).
+            (io, _) = axum::serve::Listener::accept(&mut listener) => {
+                let service = hyper_util::service::TowerToHyperService::new(app.clone());
+                let conn = http.serve_connection(hyper_util::rt::TokioIo::new(io), service);
+                // A connection's error (a reset, a timeout) is its own.
+                tokio::spawn(graceful.watch(conn));
+            }
+            () = &mut stop => break,
+        }
+    }
+    drop(listener);
     tokio::select! {
-        served = std::future::IntoFuture::into_future(server) => served?,
-        () = async {
-            stopping.notified().await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        } => eprintln!("lgrscan: requests still open {SHUTDOWN_GRACE:?} after the signal: stopping"),
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(SHUTDOWN_GRACE) => {
+            eprintln!("lgrscan: requests still open {SHUTDOWN_GRACE:?} after the signal: stopping");
+        }
     }
     Ok(())
 }
 
 /// How long a stopping service waits for the requests in flight.
-const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 async fn health(State(state): State<AppState>) -> Response {
     let l = state.current();

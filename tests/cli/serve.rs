@@ -338,3 +338,33 @@ fn a_batch_is_json_whatever_its_content_type() {
         assert!(json(&body)["error"].is_string(), "{body}");
     }
 }
+
+/// A connection that sends nothing, or part of a request's head and then
+/// nothing, is closed unanswered once `--header-timeout` has passed (it was
+/// held open for ever); a head sent in parts within the time is answered.
+#[test]
+fn a_stalled_request_head_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx_s = &crate::util::sample_index(dir.path());
+    let (_child, addr) = start_with(idx_s, &["--header-timeout", "1"]);
+    for sent in ["", "GET /v1/health HTTP/1.1\r\nHost: x\r\n"] {
+        let t = Instant::now();
+        let mut s = TcpStream::connect(&addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(sent.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        let read = s.read_to_end(&mut out);
+        assert!(read.is_ok(), "{sent:?}: not closed: {read:?}");
+        assert!(out.is_empty(), "{sent:?}: {}", String::from_utf8_lossy(&out));
+        let took = t.elapsed();
+        assert!(took > Duration::from_millis(900) && took < Duration::from_secs(10), "{took:?}");
+    }
+    let mut s = TcpStream::connect(&addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    s.write_all(b"Connection: close\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 200 "), "{out}");
+}
