@@ -15,13 +15,15 @@
 //! opened and its LGRs compiled; requests in flight keep the one they
 //! started with. SIGTERM and SIGINT stop accepting and finish the requests
 //! in flight, waiting at most [`SHUTDOWN_GRACE`] for them. A connection
-//! that stalls in a request's head is closed after `--header-timeout`.
+//! that stalls in a request's head is closed after `--header-timeout`, a
+//! POST whose body stalls answered 408 after `--body-timeout`.
 // Handlers return their error responses: built once per failed request,
 // never on a hot path, so boxing them buys nothing.
 #![allow(clippy::result_large_err)]
 
 use anyhow::Context;
-use axum::extract::{DefaultBodyLimit, RawQuery, State};
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -56,6 +58,10 @@ pub struct Args {
     /// one kept alive after an answer); then it is closed unanswered.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     header_timeout: u64,
+    /// Seconds a POST has to send its whole body once its head is in; then
+    /// it is answered 408.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout: u64,
 }
 
 /// An index, its compiled LGR set and the judge of plain labels, and when
@@ -85,6 +91,8 @@ struct AppState {
     /// before, which its health tells.
     reload_failed: Arc<Mutex<Option<(String, String)>>>,
     max_batch: usize,
+    /// How long a POST has to send its whole body once its head is in.
+    body_timeout: Duration,
     config: CheckConfig,
 }
 
@@ -109,7 +117,8 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let config = super::sunrise::check_config(args.holder, args.priority);
     let loaded = Arc::new(RwLock::new(Arc::new(loaded)));
     let reload_failed = Arc::new(Mutex::new(None));
-    let state = AppState { loaded, reload_failed, max_batch: args.max_batch, config };
+    let body_timeout = Duration::from_secs(args.body_timeout);
+    let state = AppState { loaded, reload_failed, max_batch: args.max_batch, body_timeout, config };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(serve(args, state))?;
     Ok(std::process::ExitCode::SUCCESS)
@@ -124,7 +133,6 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
         .method_not_allowed_fallback(|| async {
             error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed on this endpoint")
         })
-        .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(state.clone());
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
@@ -346,16 +354,37 @@ fn batch_item(fields: &serde_json::Map<String, Value>) -> Result<(String, Applic
     Ok((label.ok_or("no label")?, applicant))
 }
 
+/// A request's body, whole: 413 at once when its `Content-Length` says
+/// more than [`MAX_BODY`] (or once more has come), 408 when it has not all
+/// come within `timeout` (a client that sends part of it, then nothing).
+/// hyper closes the connection after either answer, the rest unread.
+async fn read_body(body: axum::body::Body, timeout: Duration) -> Result<Bytes, Response> {
+    use axum::body::HttpBody;
+    use http_body_util::BodyExt;
+    let too_large =
+        || error(StatusCode::PAYLOAD_TOO_LARGE, format!("a body is at most {MAX_BODY} bytes"));
+    if body.size_hint().lower() > MAX_BODY as u64 {
+        return Err(too_large());
+    }
+    let whole = http_body_util::Limited::new(body, MAX_BODY).collect();
+    match tokio::time::timeout(timeout, whole).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Ok(Err(e)) => Err(error(StatusCode::BAD_REQUEST, format!("the body was cut short: {e}"))),
+        Err(_) => Err(error(
+            StatusCode::REQUEST_TIMEOUT,
+            format!("the body did not all come within {} s", timeout.as_secs()),
+        )),
+    }
+}
+
 /// `POST /v1/check`. The body is read as JSON whatever its `Content-Type`
 /// says: `curl -d` sends `application/x-www-form-urlencoded`, and a JSON
 /// body is the only one this endpoint takes.
-async fn check_batch(
-    State(state): State<AppState>,
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
-) -> Response {
-    let body = match body {
+async fn check_batch(State(state): State<AppState>, body: axum::body::Body) -> Response {
+    let body = match read_body(body, state.body_timeout).await {
         Ok(b) => b,
-        Err(e) => return error(e.status(), e.body_text()),
+        Err(r) => return r,
     };
     let items = match serde_json::from_slice(&body) {
         Ok(Value::Array(a)) => a,

@@ -368,3 +368,41 @@ fn a_stalled_request_head_is_closed() {
     s.read_to_string(&mut out).unwrap();
     assert!(out.starts_with("HTTP/1.1 200 "), "{out}");
 }
+
+/// A POST whose body stalls is answered 408 once `--body-timeout` has
+/// passed (it was held open for ever); one whose `Content-Length` is over
+/// 1 MiB, 413 at once, before any of its body (it waited for the body); a
+/// body sent in parts within the time is read whole.
+#[test]
+fn a_stalled_or_oversized_body_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx_s = &crate::util::sample_index(dir.path());
+    let (_child, addr) = start_with(idx_s, &["--body-timeout", "1"]);
+    let head = |length: u64| {
+        format!("POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n")
+    };
+    let t = Instant::now();
+    let (st, body) = raw(&addr, format!("{}[\"abc", head(100)).as_bytes());
+    let took = t.elapsed();
+    assert_eq!(st, 408, "{body}");
+    assert!(json(&body)["error"].is_string(), "{body}");
+    assert!(took > Duration::from_millis(900) && took < Duration::from_secs(10), "{took:?}");
+
+    let t = Instant::now();
+    let (st, body) = raw(&addr, head(99_999_999_999).as_bytes());
+    let took = t.elapsed();
+    assert_eq!(st, 413, "{body}");
+    assert!(json(&body)["error"].is_string(), "{body}");
+    assert!(took < Duration::from_millis(900), "{took:?}");
+
+    let mut s = TcpStream::connect(&addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let batch = r#"["newbrand"]"#;
+    s.write_all(format!("{}{}", head(batch.len() as u64), &batch[..5]).as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    s.write_all(&batch.as_bytes()[5..]).unwrap();
+    let mut buf = [0; 4096];
+    let n = s.read(&mut buf).unwrap();
+    let out = String::from_utf8_lossy(&buf[..n]);
+    assert!(out.starts_with("HTTP/1.1 200 "), "{out}");
+}
