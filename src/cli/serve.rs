@@ -10,13 +10,16 @@
 //!   `reload-failed`: the index loaded before is still served);
 //! - `GET /v1/index` (the header).
 //!
-//! Errors are JSON `{"error": …}` with a 4xx status. SIGHUP opens the index
-//! file again (a new file renamed into place) and swaps it in once it has
-//! opened and its LGRs compiled; requests in flight keep the one they
-//! started with. SIGTERM and SIGINT stop accepting and finish the requests
-//! in flight, waiting at most [`SHUTDOWN_GRACE`] for them. A connection
-//! that stalls in a request's head is closed after `--header-timeout`, a
-//! POST whose body stalls answered 408 after `--body-timeout`.
+//! The service's errors are JSON `{"error": …}` with a 4xx status;
+//! requests that hyper refuses before they reach it (a malformed head:
+//! 400, 414, 431) get hyper's bare status, hyper having no hook for them.
+//! SIGHUP opens the index file again (a new file renamed into place) and
+//! swaps it in once it has opened and its LGRs compiled; requests in
+//! flight keep the one they started with. SIGTERM and SIGINT stop
+//! accepting and finish the requests in flight, waiting at most
+//! [`SHUTDOWN_GRACE`] for them. A connection that stalls in a request's
+//! head is closed after `--header-timeout`, a POST whose body stalls
+//! answered 408 after `--body-timeout`.
 // Handlers return their error responses: built once per failed request,
 // never on a hot path, so boxing them buys nothing.
 #![allow(clippy::result_large_err)]

@@ -1,5 +1,5 @@
-//! `lgrscan serve`: each endpoint, 4xx errors, SIGHUP reload and SIGTERM,
-//! on a free loopback port.
+//! `lgrscan serve`: each endpoint, 4xx errors, stalled requests, SIGHUP reload
+//! and SIGTERM, on a free loopback port.
 
 use crate::util::{lgrscan, root};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -405,4 +405,25 @@ fn a_stalled_or_oversized_body_is_answered() {
     let n = s.read(&mut buf).unwrap();
     let out = String::from_utf8_lossy(&buf[..n]);
     assert!(out.starts_with("HTTP/1.1 200 "), "{out}");
+}
+
+/// Requests that hyper refuses before they reach the service get its bare
+/// status and an empty body, not a JSON error (the README says which).
+#[test]
+fn hyper_refusals_are_bare_statuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx_s = &crate::util::sample_index(dir.path());
+    let (_child, addr) = start(idx_s);
+    let many: String = (0..101).map(|i| format!("X-{i}: y\r\n")).collect();
+    let uri = format!("/v1/check?label={}", "a".repeat(70_000));
+    for (request, want) in [
+        ("GARBAGE\r\n\r\n".to_string(), 400),
+        ("GET /v1/health HTTP/1.1\r\nHost x\r\n\r\n".into(), 400),
+        ("POST /v1/check HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n[]".into(), 400),
+        (format!("GET /v1/health HTTP/1.1\r\n{many}\r\n"), 431),
+        (format!("GET {uri} HTTP/1.1\r\nHost: x\r\n\r\n"), 414),
+    ] {
+        let (st, body) = raw(&addr, request.as_bytes());
+        assert_eq!((st, body.as_str()), (want, ""), "{}", &request[..request.len().min(60)]);
+    }
 }
