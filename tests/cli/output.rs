@@ -507,18 +507,25 @@ fn a_descriptor_is_written_through() {
     assert!(out.contains("another process's descriptor") && out.ends_with("rc=2\n"), "{out}");
     assert_eq!(fs::read_to_string(dir.join("shell.txt")).unwrap(), "after\n");
     // A file behind the descriptor is spared as the file itself is: the
-    // other output, an input.
+    // other output, an input. (With `-o out.txt` opened first, the file
+    // behind `--meta /dev/stdout` is what `-o` is refused over.)
     fs::write(dir.join("zone.txt"), fs::read(root().join(ZONE)).unwrap()).unwrap();
-    for script in [
-        "\"$LGRSCAN\" scan -q --format jsonl -o /dev/stdout --meta out.txt zone.txt > out.txt",
-        "\"$LGRSCAN\" scan -q --format jsonl -o out.txt --meta /dev/stdout zone.txt > out.txt",
-        "\"$LGRSCAN\" scan -q -o /dev/stdout zone.txt >> zone.txt",
+    for (script, refused) in [
+        (
+            "\"$LGRSCAN\" scan -q --format jsonl -o /dev/stdout --meta out.txt zone.txt > out.txt",
+            "refusing to write /dev/stdout: it is the same file as out.txt",
+        ),
+        (
+            "\"$LGRSCAN\" scan -q --format jsonl -o out.txt --meta /dev/stdout zone.txt > out.txt",
+            "refusing to write out.txt: it is the same file as /dev/stdout",
+        ),
+        (
+            "\"$LGRSCAN\" scan -q -o /dev/stdout zone.txt >> zone.txt",
+            "refusing to write /dev/stdout: it is the same file as zone.txt",
+        ),
     ] {
         let err = sh(&format!("( {script} ) 2> err.txt; echo \"rc=$?\"; cat err.txt"));
-        assert!(
-            err.contains("refusing to write /dev/stdout: it is the same file as"),
-            "{script}: {err}"
-        );
+        assert!(err.contains(refused), "{script}: {err}");
         assert!(err.starts_with("rc=2\n"), "{script}: {err}");
     }
     let zone_now = fs::read(dir.join("zone.txt")).unwrap();
