@@ -193,6 +193,48 @@ fn open_before_a_directive_swallows_nothing() {
     }
 }
 
+/// A blank owner is the owner stated last (RFC 1035 §5.1): after a line
+/// whose owner is malformed it is malformed too, not the owner's before
+/// that line (whose NS set it joined, making an `ns-mismatch` the input
+/// does not have). On every read path.
+#[test]
+fn a_blank_owner_after_a_malformed_owner_is_malformed() {
+    let tail = "good NS ns1.x.\nbad..owner NS x.\n NS evil.example.net.\nz NS x.\n NS y.\n";
+    let zone = format!("$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\n{tail}");
+    let mut czds = "tld.\t1\tin\tsoa\ta. b. 1 2 3 4 5\n".to_string();
+    for i in 0..20_000 {
+        czds.push_str(&format!("n{i:05}.tld.\t1\tin\tns\tx.\n"));
+    }
+    czds.push_str(&format!("$ORIGIN tld.\n{tail}"));
+    for (name, data, line) in [
+        ("z", zone.as_bytes().to_vec(), 4),
+        ("z.gz", gzip(zone.as_bytes()), 4),
+        ("c.txt", czds.clone().into_bytes(), 20_004),
+    ] {
+        let configs = [
+            Config::new(),
+            Config::new().chunk_bytes(Some(1 << 12)),
+            Config::new().zone_fast_path(false),
+        ];
+        for config in configs {
+            let set = read_bytes(name, &data, &config);
+            let good = set.iter().find(|l| l.alabel() == "good").expect("good");
+            assert_eq!(good.ns_targets().collect::<Vec<_>>(), ["ns1.x."], "{name}");
+            let m: Vec<(u64, &str)> = (set.accounting().malformed_details.iter())
+                .map(|m| (m.line, m.reason.as_str()))
+                .collect();
+            let blank = format!("blank owner: the owner before it (line {line}) is malformed");
+            assert_eq!(
+                m,
+                [(line, "owner: empty label in name"), (line + 1, blank.as_str())],
+                "{name}"
+            );
+            assert!(alabels(&set).contains(&"z".to_string()), "{name}");
+            set.accounting().check().unwrap();
+        }
+    }
+}
+
 /// A backslash before a line end inside a quoted string does not carry
 /// the string onto the next line: every line is counted, and the labels
 /// after it keep their line numbers, on every read path (the string was

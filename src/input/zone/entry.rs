@@ -61,6 +61,13 @@ pub(super) fn general_entry(
     res
 }
 
+/// A line at `loc` states an owner not (yet) known: a blank owner after
+/// it is malformed, not the owner's before it.
+fn forget_owner(st: &mut ZoneState, loc: Loc) {
+    st.prev_class = None;
+    st.prev_owner_malformed = Some(loc.line);
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn entry(
     col: &mut Collector,
@@ -81,6 +88,10 @@ pub(super) fn entry(
         return Ok(());
     }
     if let Some(e) = error {
+        if !leading_ws {
+            // Its owner, if it stated one, is lost with it.
+            forget_owner(st, loc);
+        }
         return col.malformed(loc, e);
     }
     if toks.is_empty() {
@@ -94,6 +105,10 @@ pub(super) fn entry(
     }
     // Owner.
     let (owner_tok, mut k) = if leading_ws { (None, 0) } else { (Some(toks[0]), 1) };
+    if owner_tok.is_some() {
+        // Until the line is read whole (and the owner classified below).
+        forget_owner(st, loc);
+    }
     while k < toks.len() && (is_ttl(text(&toks[k])) || is_class(text(&toks[k]))) {
         k += 1;
     }
@@ -134,7 +149,13 @@ pub(super) fn entry(
     let class = match owner_tok {
         None => {
             let Some(class) = st.prev_class else {
-                return col.malformed(loc, "blank owner with no previous owner");
+                let why = match st.prev_owner_malformed {
+                    Some(line) => {
+                        format!("blank owner: the owner before it (line {line}) is malformed")
+                    }
+                    None => "blank owner with no previous owner".to_string(),
+                };
+                return col.malformed(loc, why);
             };
             if class == Class::Nsec3 && !nsec3 {
                 // Its label, a hash, was not kept: this record would be a
@@ -198,6 +219,7 @@ pub(super) fn entry(
                 return Err(other_zone(col, &labels, loc));
             }
             st.prev_class = Some(class);
+            st.prev_owner_malformed = None;
             class
         }
     };

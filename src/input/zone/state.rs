@@ -28,6 +28,11 @@ pub(crate) struct ZoneState {
     pub(crate) czds: bool,
     pub(crate) apex_plain: Option<Vec<u8>>,
     pub(crate) prev_class: Option<Class>,
+    /// The line of the last owner stated, when that line was malformed
+    /// (its owner unreadable, or not classified): a blank owner after it
+    /// is that owner's (RFC 1035 §5.1), so it is malformed too, not the
+    /// owner's before it.
+    pub(crate) prev_owner_malformed: Option<u64>,
     pub(super) toks: Vec<Tok>,
     pub(crate) mapped: bool,
     /// Whether the file was searched for an SOA record (see
@@ -82,6 +87,7 @@ impl ZoneState {
             czds: false,
             apex_plain: None,
             prev_class: None,
+            prev_owner_malformed: None,
             toks: Vec::new(),
             mapped,
             soa_searched: false,

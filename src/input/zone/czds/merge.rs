@@ -364,6 +364,7 @@ fn set_previous_owner(st: &mut ZoneState, c: &Chunk, last_id: u32) {
     if c.last_kind == Kind::None {
         return;
     }
+    st.prev_owner_malformed = None;
     st.prev_class = Some(match c.last_kind {
         Kind::Apex => Class::Apex,
         Kind::Registered => Class::Registered(last_id),
