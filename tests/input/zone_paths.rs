@@ -176,6 +176,30 @@ fn careful_lines_in_later_windows_of_a_chunk() {
     );
 }
 
+/// A line longer than 1 MiB is malformed whichever path meets it, in a
+/// master file and in a CZDS dump, after lines the fast path reads (it
+/// read such a line once it had gone fast, and the careful path refused
+/// it: the exit status hung on the lines before).
+#[test]
+fn a_line_over_the_limit_is_malformed_on_both_paths() {
+    let filler = "x".repeat(input::MAX_LINE_BYTES);
+    let mut zone = master(3_000, &[]);
+    zone.push_str(&format!("long\tIN\tTXT\t{filler}\nz\tIN\tNS\tns1.x.\n"));
+    let mut czds = String::from("tld.\t86400\tin\tsoa\ta. b. 1 2 3 4 5\n");
+    for i in 0..3_000 {
+        czds.push_str(&format!("a{i:05}.tld.\t86400\tin\tns\tns1.x.\n"));
+    }
+    czds.push_str(&format!("long.tld.\t86400\tin\ttxt\t{filler}\nz.tld.\t1\tin\tns\tx.\n"));
+    for (what, text) in [("master file", zone), ("CZDS dump", czds)] {
+        assert_paths_agree_in(text.as_bytes(), what, &[(None, 2), (Some(1 << 20), 2)]);
+        let set = read_with(text.as_bytes(), &Config::new(), 2);
+        let m = &set.accounting().malformed_details;
+        assert_eq!(m.len(), 1, "{what}: {m:?}");
+        assert_eq!(m[0].reason, format!("line longer than {} bytes", input::MAX_LINE_BYTES));
+        assert!(set.iter().any(|l| l.alabel() == "z"), "{what}");
+    }
+}
+
 /// A name's stand-in NSEC3 hash: 32 base32hex digits (RFC 5155 §3.3).
 fn fake_hash(i: usize, rng: &mut fastrand::Rng) -> String {
     const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuv";

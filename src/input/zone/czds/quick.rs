@@ -161,6 +161,10 @@ pub(super) fn quick_lines_in<const W: bool, const Z: bool>(
         && let Some(line_end) = next_newline::<W, Z>(buf, pos, end)
     {
         debug_assert!(!Z || pos + QUICK_REACH <= buf.len());
+        if line_end - pos > crate::input::MAX_LINE_BYTES {
+            // Malformed, as the careful parser finds it (`read_line`).
+            break;
+        }
         let p = k.prev_len;
         let kt = cache.ns.1;
         // A master file's line with a blank owner: the last owner's.
