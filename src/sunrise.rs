@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 mod candidates;
 mod verdicts;
-pub use candidates::{Applicant, Candidate, read_candidates, without_suffixes};
+pub use candidates::{Applicant, Candidate, read_candidates, same_apex, without_suffixes};
 use verdicts::{Context, duplicate_verdict, number_sets};
 
 /// Which candidate wins a contention set.

@@ -355,6 +355,29 @@ fn registry_given(args: &CheckArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuses the flags of how inputs are read when the registry is a saved
+/// index, which was read as it was built: they would be silently unused,
+/// and `--against INPUT` would answer otherwise. `--origin` may name the
+/// index's apex (its candidates' names are read under it).
+fn input_flags_fit(input: &super::InputArgs, index: &Index) -> anyhow::Result<()> {
+    if input.input_format.is_some() || input.delimiter.is_some() {
+        anyhow::bail!(
+            "--input-format and --delimiter say how inputs are read, not a saved index: give \
+             them to `index` (or with --against INPUT)"
+        );
+    }
+    match (&input.origin, index.apex()) {
+        (Some(origin), Some(apex)) if !sunrise::same_apex(origin, apex) => {
+            anyhow::bail!("--origin {origin} given, the index was built for the zone {apex}")
+        }
+        (Some(origin), None) => anyhow::bail!(
+            "--origin {origin} given, the index was built with no apex (from bare labels): \
+             build it with --origin {origin}"
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// `check --format`: `scan`'s formats but HTML (one row per candidate).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CheckFormat {
@@ -397,6 +420,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     });
     let index = if args.against.len() == 1 && is_index(&args.against[0]) {
         let index = Index::open(Path::new(&args.against[0]))?;
+        input_flags_fit(&args.input, &index)?;
         if let Some(given) = given {
             index.spec().must_match(&given?).context("--lgr with an index")?;
         }

@@ -87,6 +87,16 @@ impl Candidate<'_> {
     }
 }
 
+/// Whether `a` and `b` name the same zone apex: label by label in A-label
+/// form and any case, a trailing dot optional (`РФ`, `xn--p1ai.`).
+pub fn same_apex(a: &str, b: &str) -> bool {
+    let labels = |n: &str| -> Vec<String> {
+        let n = n.strip_suffix('.').unwrap_or(n);
+        if n.is_empty() { Vec::new() } else { n.split('.').map(alabel_of).collect() }
+    };
+    labels(a) == labels(b)
+}
+
 /// A suffix label in A-label form, lower case: a U-label in any case
 /// converted (`РФ` too, as the list reader reads it), any other text as
 /// it is.
@@ -372,6 +382,15 @@ mod tests {
         assert_eq!(e, format!("c.txt:2: line longer than {MAX_LINE_BYTES} bytes"));
         let long = format!("label\n{}\n", "a".repeat(MAX_LINE_BYTES + 1));
         assert!(texts("c.csv", &long).unwrap_err().starts_with("c.csv:2: row longer than"));
+    }
+
+    #[test]
+    fn apexes_compare_in_either_form() {
+        assert!(same_apex("xn--p1ai.", "РФ"));
+        assert!(same_apex("Example", "example."));
+        assert!(same_apex(".", ""));
+        assert!(!same_apex("example.", "sub.example."));
+        assert!(!same_apex("example.", "."));
     }
 
     fn stripped(text: &str, apex: Option<&str>) -> String {

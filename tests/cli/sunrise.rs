@@ -513,3 +513,41 @@ fn dash_is_a_stream_and_an_empty_registry_is_refused() {
     let o = run(&["check", "--against", "none.txt", "--label", "newbrand"], b"");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// The flags of how inputs are read are refused with a saved index (they
+/// were unused, and `--against INPUT` answered otherwise: `foo.example`
+/// invalid from the index, `foo` from the input); `--origin` may name the
+/// index's own apex, in either form and any case.
+#[test]
+fn input_flags_with_an_index_must_fit_it() {
+    let dir = temp();
+    let bare = crate::util::sample_index(dir.path());
+    let zoned = dir.path().join("zoned.idx");
+    let zoned = zoned.to_str().unwrap();
+    let o = lgrscan(&["index", "samples/labels.csv", "--origin", "example.", "-o", zoned]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let check = |idx: &str, flags: &[&str]| {
+        let args =
+            [&["check", "--against", idx, "--label", "foo.example", "--format", "csv"], flags];
+        lgrscan(&args.concat())
+    };
+    for (idx, flags, refusal) in [
+        (&*bare, &["--origin", "example."][..], "the index was built with no apex"),
+        (zoned, &["--origin", "other."], "the index was built for the zone example."),
+        (&*bare, &["--input-format", "csv"], "--input-format and --delimiter say how inputs"),
+        (zoned, &["--delimiter", ";"], "--input-format and --delimiter say how inputs"),
+    ] {
+        let o = check(idx, flags);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(refusal), "{flags:?}: {}", stderr(&o));
+    }
+    let input = ["check", "--against", "samples/labels.csv", "--origin", "example."];
+    let from_input =
+        lgrscan(&[&input[..], &["--label", "foo.example", "--format", "csv"]].concat());
+    for flags in [&[][..], &["--origin", "EXAMPLE"]] {
+        let o = check(zoned, flags);
+        assert_eq!(o.status.code(), Some(0), "{flags:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains(",foo,foo,foo,available,"), "{}", stdout(&o));
+        assert_eq!(stdout(&o), stdout(&from_input), "{flags:?}");
+    }
+}
