@@ -524,6 +524,42 @@ fn type_numbers_with_leading_zeros() {
     assert!(counts(&over).0.iter().all(|&n| n == 0));
 }
 
+/// An SOA below the apex is another zone's (a child's, or `--origin`
+/// naming a parent): an error on both paths, as one outside it is. It
+/// was read as a record of a registered label, or of a name below depth,
+/// and a scan under a parent's apex audited almost nothing, exit 0.
+#[test]
+fn an_soa_below_the_apex_is_another_zones() {
+    let mut dump = String::from("aa.\t86400\tin\tsoa\ta.nic.aa. h.nic.aa. 1 2 3 4 5\n");
+    for i in 0..3_000 {
+        dump.push_str(&format!("d{i:05}.aa.\t86400\tin\tns\tns1.x.net.\n"));
+    }
+    for soa in
+        ["sub.aa.\t86400\tin\tsoa\ta. h. 1 2 3 4 5", "deep.sub.aa.\t1\tIN\tTYPE6\ta. h. 1 2 3 4 5"]
+    {
+        let child = format!("{dump}{soa}\nz.aa.\t1\tin\tns\tx.\n");
+        let owner = soa.split('\t').next().unwrap();
+        for (fast, chunk) in [(true, None), (true, Some(4096)), (false, None)] {
+            let config = Config::new().zone_fast_path(fast).chunk_bytes(chunk);
+            let input = Input::Bytes { name: "aa".into(), data: child.clone().into_bytes() };
+            let e = input::read([input], &config).unwrap_err();
+            assert!(
+                matches!(e.kind(), ErrorKind::OtherZone(soa, apex) if soa == owner && apex == "aa."),
+                "{owner}, fast path {fast}, chunks {chunk:?}: {e}"
+            );
+        }
+    }
+    for fast in [true, false] {
+        let config = Config::new().zone_fast_path(fast).origin(Some("."));
+        let input = Input::Bytes { name: "aa".into(), data: dump.clone().into_bytes() };
+        let e = input::read([input], &config).unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::OtherZone(soa, apex) if soa == "aa." && apex == "."),
+            "{e}"
+        );
+    }
+}
+
 /// An SOA written by type number (`TYPE6`, RFC 3597 §5) is an SOA on
 /// both paths: the apex when it comes after the first records, and
 /// another zone's is an error.

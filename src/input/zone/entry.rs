@@ -215,7 +215,10 @@ pub(super) fn entry(
                 return col.malformed(loc, reason);
             }
             let class = classify(col, st, (buf, base), t, &labels, first_label, loc, nsec3)?;
-            if is_soa && matches!(class, Class::Outside) {
+            // An SOA elsewhere than at the apex is another zone's: outside
+            // it, or below it (a child zone's, or `--origin` naming a
+            // parent), whose registered names would be read as deeper ones.
+            if is_soa && !matches!(class, Class::Apex) {
                 return Err(other_zone(col, &labels, loc));
             }
             st.prev_class = Some(class);
