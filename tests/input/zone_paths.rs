@@ -87,6 +87,16 @@ fn master(n: usize, odd: &[&str]) -> String {
     s
 }
 
+/// [`master`]'s records of `n` names to follow another's: its SOA line
+/// made an A record of `q0` (an SOA below the apex is another zone's).
+fn more_of_master(n: usize) -> String {
+    let m = master(n, &[]);
+    let soa =
+        "$ORIGIN tld.\n$TTL 86400\n@\tIN\tSOA\ta.nic hostmaster.nic 1 1800 900 604800 86400\n";
+    assert!(m.starts_with(soa));
+    m.replacen(soa, "q0\tIN\tA\t192.0.2.1\n", 1)
+}
+
 #[test]
 fn master_file_read_the_same_by_both_paths() {
     assert_paths_agree(master(600, &[]).as_bytes(), "plain master file");
@@ -142,7 +152,7 @@ fn master_file_shapes_read_the_same_by_both_paths() {
 fn parentheses_across_chunks() {
     let mut s = master(200, &[]);
     s.push_str("p1\tIN\tTXT\t(\n\"a\"\n\"b\"\n)\n");
-    s.push_str(&master(200, &[]).replace("$ORIGIN tld.\n$TTL 86400\n@", "q0"));
+    s.push_str(&more_of_master(200));
     s.push_str("p2\tIN\tTXT\t( never closed\n");
     s.push_str("p3\tIN\tNS\tns1.example.net.\n");
     assert_paths_agree(s.as_bytes(), "parentheses");
@@ -167,7 +177,7 @@ fn careful_lines_in_later_windows_of_a_chunk() {
         s.insert_str(line_start, &format!("{}\n", odd[k % odd.len()]));
     }
     s.push_str(&format!("long\tIN\tTXT\t{}\n", "x".repeat(300 << 10)));
-    s.push_str(&master(2_000, &[]).replace("$ORIGIN tld.\n$TTL 86400\n@", "q0"));
+    s.push_str(&more_of_master(2_000));
     assert!(s.len() > 2 << 20, "{}", s.len());
     assert_paths_agree_in(
         s.as_bytes(),

@@ -258,7 +258,7 @@ fn read_line<const W: bool>(
     // owner has no newline).
     let rest = if p > 0 && (blank || same_at::<W, false>(buf, pos, k.prev_at, p + 1)) {
         let rest = rest_from(if blank { pos } else { pos + p });
-        if rest == AfterOwner::Slow {
+        if rest == AfterOwner::Slow || (rest == AfterOwner::Soa && k.kind != Kind::Apex) {
             c.stop = Stop::Slow;
             return None;
         }
@@ -273,7 +273,11 @@ fn read_line<const W: bool>(
             return None;
         };
         let rest = rest_from(pos + owner.len());
-        if rest == AfterOwner::Slow || !new_owner::<W>(c, rule, s, k, buf, (pos, owner, classes), o)
+        // An SOA is read here at the apex only (written absolute).
+        let other_soa = rest == AfterOwner::Soa && !owner.eq_ignore_ascii_case(o.apex);
+        if rest == AfterOwner::Slow
+            || other_soa
+            || !new_owner::<W>(c, rule, s, k, buf, (pos, owner, classes), o)
         {
             c.stop = Stop::Slow;
             return None;

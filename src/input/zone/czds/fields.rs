@@ -23,6 +23,9 @@ pub(super) enum AfterOwner {
     /// An NS record whose target it resolves (upper case, octets to
     /// escape…): into the caller's buffer.
     NsOwned,
+    /// An SOA record: the apex's is a record; any other owner's is the
+    /// general parser's, for it is another zone's (an error).
+    Soa,
     /// A line the general parser reports as malformed (no record type; an
     /// NS record without a target, or with one that does not resolve;
     /// RDATA in the generic form not as long as its length says) or
@@ -156,10 +159,12 @@ pub(super) fn check_after_owner_fields(
             None => return AfterOwner::Slow,
         }
     };
-    // An SOA (never cached, so every one comes here) is the careful
-    // parser's: one below the apex is another zone's, an error.
-    if rest[..ty.1].iter().any(|&b| tokenizer_byte(b)) || is_type(text(ty), b"SOA", 6) {
+    if rest[..ty.1].iter().any(|&b| tokenizer_byte(b)) {
         return AfterOwner::Slow;
+    }
+    if is_type(text(ty), b"SOA", 6) {
+        // Never cached: every SOA line comes here.
+        return AfterOwner::Soa;
     }
     // `TYPE2` too (RFC 3597 §5), as the careful parser reads it.
     if !is_type(text(ty), b"NS", 2) {

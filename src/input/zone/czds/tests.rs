@@ -518,7 +518,7 @@ fn after_owner_as_the_general_parser_reads_it() {
             &mut owned,
         ) {
             AfterOwner::Slow => None,
-            AfterOwner::Record => Some(None),
+            AfterOwner::Record | AfterOwner::Soa => Some(None),
             AfterOwner::Ns(r) => Some(Some(buf[r].to_vec())),
             AfterOwner::NsOwned => Some(Some(owned)),
         };
