@@ -229,6 +229,9 @@ pub struct Checked {
     /// Whether the map is advised to be read at random (see
     /// [`Checked::expect_lookups`]).
     at_random: AtomicBool,
+    /// The file's path, which a damaged block's error names (empty for an
+    /// index in memory).
+    pub(crate) path: String,
 }
 
 fn le32(b: &[u8], at: usize) -> u32 {
@@ -309,7 +312,8 @@ impl Checked {
         }
         let verified = (0..blocks.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         let at_random = AtomicBool::new(matches!(bytes, Backing::Map(_)));
-        Ok(Checked { bytes, header, data_start, data_len, crcs_start, verified, at_random })
+        let path = String::new();
+        Ok(Checked { bytes, header, data_start, data_len, crcs_start, verified, at_random, path })
     }
 
     /// `len` bytes of the data region at `off`, their blocks checked.
@@ -354,9 +358,11 @@ impl Checked {
         if crc32fast::hash(&self.bytes[start..end])
             != le32(&self.bytes, self.crcs_start + 4 * block)
         {
+            // Found by a look-up, long after the file was opened: named.
+            let named =
+                if self.path.is_empty() { String::new() } else { format!("{}: ", self.path) };
             return Err(Error::new(format!(
-                "damaged index: checksum mismatch in block {block} (bytes {}..{end})",
-                start
+                "{named}damaged index: checksum mismatch in block {block} (bytes {start}..{end})"
             )));
         }
         word.fetch_or(bit, Ordering::Relaxed);

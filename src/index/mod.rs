@@ -481,8 +481,10 @@ impl Index {
         // file it mapped.
         let map = unsafe { memmap2::Mmap::map(&file) }
             .map_err(|e| Error::new(format!("{}: cannot map: {e}", path.display())))?;
-        Index::from_backing(Backing::Map(map))
-            .map_err(|e| Error::new(format!("{}: {e}", path.display())))
+        let mut index = Index::from_backing(Backing::Map(map))
+            .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+        index.file.path = path.display().to_string();
+        Ok(index)
     }
 
     /// Opens an index held in memory.

@@ -84,6 +84,30 @@ fn lgr_mismatch_and_damage_are_errors() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = lgrscan(&["check", "--against", k_idx, "--label", "ក្ដារ", "--lgr", b]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A damaged block, found by a look-up long after the file was opened
+    // (an index of several 64 KiB blocks, its first damaged): the error
+    // names the file.
+    let list = dir.path().join("many.txt");
+    let names: String = (0..20_000).map(|i| format!("name{i}\n")).collect();
+    std::fs::write(&list, names).unwrap();
+    let flipped_idx = dir.path().join("flipped.idx");
+    let o = lgrscan(&["index", list.to_str().unwrap(), "-o", flipped_idx.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info: serde_json::Value =
+        serde_json::from_str(&stdout(&lgrscan(&["index", "info", flipped_idx.to_str().unwrap()])))
+            .unwrap();
+    let data_len = info["data_len"].as_u64().unwrap() as usize;
+    let mut flipped = std::fs::read(&flipped_idx).unwrap();
+    // The data region ends where its blocks' CRCs (4 bytes each) start;
+    // its first bytes are the fingerprints, read by look-ups only.
+    let data_start = flipped.len() - 4 * data_len.div_ceil(64 << 10) - data_len;
+    assert!(data_len > 3 * (64 << 10), "{data_len}");
+    flipped[data_start + 1] ^= 0x40;
+    std::fs::write(&flipped_idx, &flipped).unwrap();
+    let o = lgrscan(&["index", "info", flipped_idx.to_str().unwrap(), "--verify"]);
+    assert_eq!(o.status.code(), Some(2));
+    let named = format!("{}: damaged index: checksum mismatch in block", flipped_idx.display());
+    assert!(stderr(&o).contains(&named), "{}", stderr(&o));
     let mut bytes = std::fs::read(idx).unwrap();
     bytes.truncate(bytes.len() - 3);
     std::fs::write(idx, &bytes).unwrap();
