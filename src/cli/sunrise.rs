@@ -344,6 +344,12 @@ fn registry_given(args: &CheckArgs) -> anyhow::Result<()> {
     if stdin.filter(|p| *p == "-").count() > 1 {
         anyhow::bail!("standard input (-) is named twice: it can be read once");
     }
+    if args.against.len() > 1
+        && let Some(idx) = args.against.iter().find(|p| is_index(p))
+    {
+        // It would be read as a list of odd names.
+        anyhow::bail!("{idx} is a saved index: give it alone to --against");
+    }
     for path in args.against.iter().filter(|p| *p != "-") {
         if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
             anyhow::bail!(
@@ -422,7 +428,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         let index = Index::open(Path::new(&args.against[0]))?;
         input_flags_fit(&args.input, &index)?;
         if let Some(given) = given {
-            index.spec().must_match(&given?).context("--lgr with an index")?;
+            index.spec().must_match(&given?).context("--lgr or --variants with an index")?;
         }
         if let Some(m) = args.index_mode.map(ScanMode::from)
             && m != index.spec().mode

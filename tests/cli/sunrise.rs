@@ -533,6 +533,9 @@ fn dash_is_a_stream_and_an_empty_registry_is_refused() {
     let o = run(&["check", "--against", "-", "-"], b"newbrand\n");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("standard input (-) is named twice"), "{}", stderr(&o));
+    let o = run(&["check", "--against", &idx, "--against", &idx, "--label", "a"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a saved index: give it alone"), "{}", stderr(&o));
     std::fs::write(dir.path().join("none.txt"), b"# no names yet\n").unwrap();
     let o = run(&["check", "--against", "none.txt", "--label", "newbrand"], b"");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
