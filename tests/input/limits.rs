@@ -155,33 +155,40 @@ fn open_at_the_end_of_the_input_swallows_nothing() {
     }
 }
 
+/// `tail` (lines of a zone under `$ORIGIN tld.`) as a master file, the
+/// same gzipped, and after the 20,000 records of a CZDS dump (read on its
+/// fast path): each with the line number of `tail`'s second line.
+fn zone_shapes(tail: &str) -> [(&'static str, Vec<u8>, u64); 3] {
+    let zone = format!("$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\n{tail}");
+    let mut czds = "tld.\t1\tin\tsoa\ta. b. 1 2 3 4 5\n".to_string();
+    for i in 0..20_000 {
+        czds.push_str(&format!("n{i:05}.tld.\t1\tin\tns\tx.\n"));
+    }
+    czds.push_str(&format!("$ORIGIN tld.\n{tail}"));
+    [
+        ("z", zone.as_bytes().to_vec(), 4),
+        ("z.gz", gzip(zone.as_bytes()), 4),
+        ("c.txt", czds.into_bytes(), 20_004),
+    ]
+}
+
+/// The reader's paths: whole, in 4 KiB chunks, and without the fast path.
+fn read_paths() -> [Config; 3] {
+    [Config::new(), Config::new().chunk_bytes(Some(1 << 12)), Config::new().zone_fast_path(false)]
+}
+
 /// A `(` still open at a directive's line ends its entry there as at the
 /// end of the input: its first line alone is malformed, and the records
 /// between it and the directive are read, not counted as continuation
 /// lines of it (they were, and vanished under `--on-malformed warn`).
 #[test]
 fn open_before_a_directive_swallows_nothing() {
-    let tail = "open TXT ( \"x\"\n-bad NS x.\nz NS x.\n$TTL 300\nafter NS x.\n";
-    let zone = format!("$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\nok NS x.\n{tail}");
-    let mut czds = "tld.\t1\tin\tsoa\ta. b. 1 2 3 4 5\n".to_string();
-    for i in 0..20_000 {
-        czds.push_str(&format!("n{i:05}.tld.\t1\tin\tns\tx.\n"));
-    }
-    czds.push_str(&format!("$ORIGIN tld.\n{tail}"));
-    for (name, data, labels, line) in [
-        ("z", zone.as_bytes().to_vec(), 4, 4),
-        ("z.gz", gzip(zone.as_bytes()), 4, 4),
-        ("c.txt", czds.clone().into_bytes(), 20_003, 20_003),
-    ] {
-        let configs = [
-            Config::new(),
-            Config::new().chunk_bytes(Some(1 << 12)),
-            Config::new().zone_fast_path(false),
-        ];
-        for config in configs {
+    let tail = "ok NS x.\nopen TXT ( \"x\"\n-bad NS x.\nz NS x.\n$TTL 300\nafter NS x.\n";
+    for ((name, data, line), labels) in zone_shapes(tail).into_iter().zip([4, 4, 20_004]) {
+        for config in read_paths() {
             let set = read_bytes(name, &data, &config);
             let names = alabels(&set);
-            assert_eq!(set.len(), labels, "{name}: {names:?}");
+            assert_eq!(set.len(), labels, "{name}");
             for l in ["-bad", "z", "after"] {
                 assert!(names.contains(&l.to_string()), "{name}: {l} missing");
             }
@@ -200,23 +207,8 @@ fn open_before_a_directive_swallows_nothing() {
 #[test]
 fn a_blank_owner_after_a_malformed_owner_is_malformed() {
     let tail = "good NS ns1.x.\nbad..owner NS x.\n NS evil.example.net.\nz NS x.\n NS y.\n";
-    let zone = format!("$ORIGIN tld.\n@ SOA a. b. 1 2 3 4 5\n{tail}");
-    let mut czds = "tld.\t1\tin\tsoa\ta. b. 1 2 3 4 5\n".to_string();
-    for i in 0..20_000 {
-        czds.push_str(&format!("n{i:05}.tld.\t1\tin\tns\tx.\n"));
-    }
-    czds.push_str(&format!("$ORIGIN tld.\n{tail}"));
-    for (name, data, line) in [
-        ("z", zone.as_bytes().to_vec(), 4),
-        ("z.gz", gzip(zone.as_bytes()), 4),
-        ("c.txt", czds.clone().into_bytes(), 20_004),
-    ] {
-        let configs = [
-            Config::new(),
-            Config::new().chunk_bytes(Some(1 << 12)),
-            Config::new().zone_fast_path(false),
-        ];
-        for config in configs {
+    for (name, data, line) in zone_shapes(tail) {
+        for config in read_paths() {
             let set = read_bytes(name, &data, &config);
             let good = set.iter().find(|l| l.alabel() == "good").expect("good");
             assert_eq!(good.ns_targets().collect::<Vec<_>>(), ["ns1.x."], "{name}");
