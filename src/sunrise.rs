@@ -687,10 +687,33 @@ pub fn check_with<'a>(
         verdicts[i] = Some(duplicate_verdict(&ctx, &mut verdicts, i, j));
     }
     number_sets(&mut verdicts);
-    verdicts
+    let mut verdicts: Vec<Verdict<'a>> = verdicts
         .into_iter()
         .map(|v| v.ok_or_else(|| Error::new("a candidate got no verdict (internal error)")))
-        .collect()
+        .collect::<Result<_, _>>()?;
+    name_reasons(index, candidates, &mut verdicts);
+    Ok(verdicts)
+}
+
+/// Says why a candidate that still has a dot once the zone's suffix is
+/// taken off ([`Candidate::without_suffix`]) is invalid: it is a name of
+/// another zone, or below a label, not a label. IDNA2008 finds a dot in a
+/// label, but its reason ("escaped dot inside label") is the zone
+/// reader's, where only an escape puts a dot in a label.
+fn name_reasons(index: &Index, candidates: &[Candidate<'_>], verdicts: &mut [Verdict<'_>]) {
+    for (c, v) in candidates.iter().zip(verdicts) {
+        let text = c.text.trim();
+        if v.status == Status::Invalid && text.contains('.') {
+            let zone = match index.apex() {
+                Some(apex) => format!("the zone's apex is {apex}"),
+                None => "the index has no apex: build it with --origin".to_string(),
+            };
+            v.detail_mut().reason = format!(
+                "{text:?} is a name, not a label ({zone}): a candidate is a label, or a name one \
+                 label below the apex"
+            );
+        }
+    }
 }
 
 /// Adds the registered labels that share a key with those in `found`,

@@ -578,3 +578,27 @@ fn input_flags_with_an_index_must_fit_it() {
         assert_eq!(stdout(&o), stdout(&from_input), "{flags:?}");
     }
 }
+
+/// A candidate still dotted once the zone's suffix is off is a name of
+/// another zone (or below a label): invalid, and said so, not with the
+/// zone reader's "escaped dot inside label"; from an index and an input.
+#[test]
+fn a_name_outside_the_zone_is_said_to_be_one() {
+    let dir = temp();
+    let idx = dir.path().join("zoned.idx");
+    let idx = idx.to_str().unwrap();
+    let o = lgrscan(&["index", "samples/labels.csv", "--origin", "example.", "-o", idx]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let labels = ["--label", "foo.other.", "--label", "www.bluecloud.example", "--format", "csv"];
+    let from_index = lgrscan(&[&["check", "--against", idx][..], &labels].concat());
+    let input = ["check", "--against", "samples/labels.csv", "--origin", "example."];
+    let from_input = lgrscan(&[&input[..], &labels].concat());
+    assert_eq!(from_index.status.code(), Some(1), "{}", stderr(&from_index));
+    assert_eq!(stdout(&from_index), stdout(&from_input));
+    let rows = stdout(&from_index);
+    for name in ["foo.other", "www.bluecloud.example"] {
+        let said = format!("\"\"{name}\"\" is a name, not a label (the zone's apex is example.)");
+        assert!(rows.contains(&said), "{rows}");
+    }
+    assert!(!rows.contains("escaped dot"), "{rows}");
+}
