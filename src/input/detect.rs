@@ -69,22 +69,13 @@ pub(crate) fn detect(head: &[u8], csv_name: bool) -> InputFormat {
         .take(50)
         .peekable();
     if let Some(first) = lines.peek() {
-        let is_label_column = |f: &[u8]| {
-            let f = String::from_utf8_lossy(f);
-            let f = f.trim().trim_matches('"').to_ascii_lowercase();
-            f == "label" || f == "domain"
-        };
-        let is_header = |d: u8| first.contains(&d) && first.split(|&b| b == d).any(is_label_column);
         // A comma is in no name or zone directive: a first line with one is
         // a CSV header, so that one without a label column is reported as
         // such rather than read as a list of odd names.
         // A zone record is no header (`domain IN A 192.0.2.1`, tab-separated,
         // or a TXT record with a comma).
         let directive = matches!(first.first(), Some(b';' | b'$')) || is_record(first);
-        let one_column = csv_name && is_label_column(first);
-        if !directive
-            && (first.contains(&b',') || is_header(b';') || is_header(b'\t') || one_column)
-        {
+        if !directive && (first.contains(&b',') || header_delimiter(first, csv_name).is_some()) {
             return InputFormat::Csv;
         }
     }
@@ -101,6 +92,23 @@ pub(crate) fn detect(head: &[u8], csv_name: bool) -> InputFormat {
         }
     }
     InputFormat::List
+}
+
+/// The delimiter of `first`, a CSV header's line naming a label column:
+/// `,`, `;` or tab when the line split by it has a field `label` or
+/// `domain`; `,` for that field alone in a file named as a CSV
+/// (`csv_name`). `None`: no such header (a list's first line). The
+/// readers of inputs and of candidates tell headers by it.
+pub(crate) fn header_delimiter(first: &[u8], csv_name: bool) -> Option<u8> {
+    let is_label_column = |f: &[u8]| {
+        let f = String::from_utf8_lossy(f);
+        let f = f.trim().trim_matches('"').to_ascii_lowercase();
+        f == "label" || f == "domain"
+    };
+    [b',', b';', b'\t']
+        .into_iter()
+        .find(|&d| first.contains(&d) && first.split(|&b| b == d).any(is_label_column))
+        .or_else(|| (csv_name && is_label_column(first)).then_some(b','))
 }
 
 /// Whether `path` is named as a CSV file: `*.csv` or `*.csv.gz`, in any

@@ -55,7 +55,7 @@ mod csv;
 mod csv_fields;
 pub(crate) mod dedup;
 mod detect;
-pub(crate) use detect::{csv_name, detect as detect_format};
+pub(crate) use detect::{csv_name, detect as detect_format, header_delimiter};
 mod distinct;
 mod error;
 pub(crate) mod hash;

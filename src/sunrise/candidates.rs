@@ -134,17 +134,8 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
     })?;
     let text = text.trim_start_matches('\u{feff}');
     let first = text.lines().next().unwrap_or("");
-    let is_label_column = |f: &str| {
-        let f = f.trim().trim_matches('"').to_ascii_lowercase();
-        f == "label" || f == "domain"
-    };
-    let delimiter = [b',', b';', b'\t']
-        .into_iter()
-        .find(|&d| first.contains(d as char) && first.split(d as char).any(is_label_column))
-        .or_else(|| {
-            let one_column = crate::input::csv_name(std::path::Path::new(name));
-            (one_column && is_label_column(first)).then_some(b',')
-        });
+    let csv_name = crate::input::csv_name(std::path::Path::new(name));
+    let delimiter = crate::input::header_delimiter(first.as_bytes(), csv_name);
     let Some(delimiter) = delimiter else {
         // Sized once: a list of a million candidates is not moved as it grows.
         let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
