@@ -166,9 +166,13 @@ pub struct Detail {
     pub disposition: String,
     /// Why, as the scan says it.
     pub reason: String,
-    /// The code points that differ between the holder and it (holder's,
-    /// then its own), the common prefix and suffix left out.
-    pub mapping: Option<(Vec<u32>, Vec<u32>)>,
+    /// The variant mappings that make it from the holder (RFC 7940 §8.2):
+    /// each element of the holder replaced, as `(holder's code points, its
+    /// own)`, in label order; empty when it is the holder's label. When
+    /// neither label is generated from the other (a member of an
+    /// `--index-mode index-label` set that is not a variant), one pair:
+    /// the code points that differ, the common prefix and suffix left out.
+    pub mapping: Option<Vec<(Vec<u32>, Vec<u32>)>>,
     /// For an allocatable variant: whether it goes to the holder's
     /// registrant.
     pub same_registrant: Option<SameRegistrant>,

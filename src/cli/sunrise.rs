@@ -486,9 +486,10 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::from(if all_available { 0 } else { 1 }))
 }
 
-/// `U+0967 DEVANAGARI DIGIT ONE ↔ U+0031 DIGIT ONE`.
+/// `U+0967 DEVANAGARI DIGIT ONE ↔ U+0031 DIGIT ONE`, the replacements
+/// joined by `; `, or `identical`.
 fn mapping_text(v: &Verdict) -> String {
-    let Some((a, b)) = v.detail().mapping.as_ref() else { return String::new() };
+    let Some(pairs) = v.detail().mapping.as_ref() else { return String::new() };
     let side = |cps: &[u32]| {
         cps.iter()
             .map(|&c| {
@@ -501,10 +502,12 @@ fn mapping_text(v: &Verdict) -> String {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    if a.is_empty() && b.is_empty() {
+    if pairs.is_empty() {
         return "identical".into();
     }
-    format!("{} ↔ {}", side(a), side(b))
+    let pairs: Vec<String> =
+        pairs.iter().map(|(a, b)| format!("{} ↔ {}", side(a), side(b))).collect();
+    pairs.join("; ")
 }
 
 /// A row's values, borrowed where they can be (a million rows are

@@ -39,7 +39,9 @@ pub use merge::{merge, merge_order};
 pub use model::MAX_REPERTOIRE;
 pub use props::UNICODE_VERSION;
 pub use refgraph::{MAX_RULE_DEPTH, MAX_RULE_ELEMENTS};
-pub use variants::{MAX_VARIANT_LABEL_CPS, VariantEstimate, VariantLabel, VariantLimitError};
+pub use variants::{
+    MAX_VARIANT_LABEL_CPS, Replacement, VariantEstimate, VariantLabel, VariantLimitError,
+};
 pub use xml::{MAX_XML_ATTRIBUTES, MAX_XML_DEPTH};
 
 use crate::error::LgrError;

@@ -25,6 +25,18 @@ pub struct VariantLabel<'a> {
     pub only_variants: bool,
 }
 
+/// An element of a label replaced by one of its variants (RFC 7940 §8.2),
+/// as [`Lgr::variant_replacements`] finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replacement {
+    /// Where the element starts in the label, in code points.
+    pub at: usize,
+    /// The element's code points.
+    pub element: Vec<u32>,
+    /// The variant's code points that replace it.
+    pub variant: Vec<u32>,
+}
+
 /// Longest label, in code points, whose variant labels are generated.
 /// Generation follows the label's elements on the call stack; a DNS label
 /// holds at most 63 octets (RFC 1035 §2.3.4), so a U-label has at most 59
@@ -82,11 +94,27 @@ struct Gen<'s> {
     /// membership test is polynomial in the two lengths, where the
     /// partitions of the original alone can be exponentially many.
     dead: HashSet<(usize, usize, bool)>,
+    /// The permutation taken at each position on the way to the current
+    /// prefix. A search that stops leaves it as it was at the label found,
+    /// so that [`Lgr::variant_replacements`] can read how it was made.
+    path: Vec<PathStep>,
     /// Steps taken ([`Lgr::gen_step`] calls).
     steps: usize,
     /// Steps allowed: past them the search stops and `over` is set.
     max_steps: usize,
     over: bool,
+}
+
+/// One permutation on the generator's path: the element of `len` code
+/// points at `pos` of the original became the `prefix_len` code points at
+/// `prefix_at` of the label generated, by a variant mapping or not.
+#[derive(Clone, Copy, Debug)]
+struct PathStep {
+    pos: usize,
+    len: usize,
+    prefix_at: usize,
+    prefix_len: usize,
+    is_var: bool,
 }
 
 /// Generation steps an enumeration may spend per element of each label it
@@ -164,6 +192,7 @@ impl<'s> Gen<'s> {
             scratch: Label::default(),
             buf: Vec::new(),
             dead: HashSet::new(),
+            path: Vec::new(),
             steps: 0,
             max_steps: usize::MAX,
             over: false,
@@ -311,6 +340,9 @@ impl Lgr {
             for (pcps, pset, is_var) in perms {
                 let keep = g.prefix.len();
                 g.prefix.extend_from_slice(pcps);
+                let step =
+                    PathStep { pos, len: clen, prefix_at: keep, prefix_len: pcps.len(), is_var };
+                g.path.push(step);
                 let pruned = g.target.is_some_and(|t| !t.starts_with(&g.prefix));
                 let flow = if pruned {
                     Flow::Go
@@ -334,6 +366,7 @@ impl Lgr {
                 if let Flow::Stop = flow {
                     return Flow::Stop;
                 }
+                g.path.pop();
             }
         }
         Flow::Go
@@ -484,6 +517,54 @@ impl Lgr {
     /// [`Lgr::variant_disposition`], without judging the variant.
     pub fn is_variant(&self, label: &[u32], other: &[u32]) -> bool {
         label == other || self.generated_as(label, other).0.is_some()
+    }
+
+    /// How `other` is first generated from `label` (RFC 7940 §8.2): the
+    /// elements of `label` replaced by a variant other than themselves, in
+    /// label order (the generator's first way, as for the variant types of
+    /// [`Lgr::variant_disposition`]). `Some` of an empty list when the two
+    /// are equal; `None` when `other` is not a variant label of `label`.
+    ///
+    /// # Example
+    /// ```
+    /// use lgrscan::lgr::Replacement;
+    /// let xml = r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data>
+    ///   <char cp="0061"/><char cp="0062"><var cp="0061 0061" type="blocked"/></char>
+    ///   </data></lgr>"#;
+    /// let lgr = lgrscan::lgr::Lgr::from_xml("demo", xml)?;
+    /// let (a, b) = ('a' as u32, 'b' as u32);
+    /// let got = lgr.variant_replacements(&[b, a, b], &[b, a, a, a]);
+    /// assert_eq!(got, Some(vec![Replacement { at: 2, element: vec![b], variant: vec![a, a] }]));
+    /// assert_eq!(lgr.variant_replacements(&[a], &[b]), None);
+    /// # Ok::<(), lgrscan::LgrError>(())
+    /// ```
+    pub fn variant_replacements(&self, label: &[u32], other: &[u32]) -> Option<Vec<Replacement>> {
+        if label == other {
+            return Some(Vec::new());
+        }
+        if label.len() > MAX_VARIANT_LABEL_CPS {
+            return None;
+        }
+        let mut g = Gen::new(self, label, Some(other));
+        let mut found = false;
+        self.gen_step(&mut g, 0, false, 0, true, &mut |_, _, _| {
+            found = true;
+            Flow::Stop
+        });
+        if !found {
+            return None;
+        }
+        // The search stopped at `other`: the path is how it was made.
+        let replaced = g.path.iter().filter(|s| s.is_var).filter_map(|s| {
+            let element = label.get(s.pos..s.pos + s.len)?;
+            let variant = other.get(s.prefix_at..s.prefix_at + s.prefix_len)?;
+            (element != variant).then(|| Replacement {
+                at: s.pos,
+                element: element.to_vec(),
+                variant: variant.to_vec(),
+            })
+        });
+        Some(replaced.collect())
     }
 
     /// The variant types and only-variants flag with which `other` is first

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::index::{Error, Index};
 use crate::input::{self, Input, InputFormat};
+use crate::lgr::Lgr;
 use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -131,7 +132,7 @@ impl<'a> Context<'_, 'a> {
                         && v.status != Status::Available
                     {
                         let holder = self.holder_of(h)?;
-                        let mapping = mapping(&holder.ulabel, &v.ulabel);
+                        let mapping = mapping(set.variants(), &holder.ulabel, &v.ulabel);
                         v.detail_mut().mapping = Some(mapping);
                         if matches!(f.role, Some(Role::Allocatable | Role::Allocated)) {
                             v.detail_mut().same_registrant = Some(SameRegistrant::of(
@@ -218,7 +219,7 @@ pub(super) fn duplicate_verdict<'a>(
             let d = v.detail_mut();
             d.disposition = "blocked".into();
             d.reason = "the same label as an earlier candidate".into();
-            d.mapping = Some((Vec::new(), Vec::new()));
+            d.mapping = Some(Vec::new());
             v.holder = ctx.holder_of(Row::Candidate(j)).ok().map(Box::new);
             v
         }
@@ -252,12 +253,20 @@ pub(super) fn number_sets(verdicts: &mut [Option<Verdict>]) {
     }
 }
 
-/// The differing middle of two labels' code points (common prefix and
-/// suffix left out).
-fn mapping(holder: &str, label: &str) -> (Vec<u32>, Vec<u32>) {
+/// The variant mappings that make `label` from `holder` (see
+/// [`Detail::mapping`]): generated from the holder, else the holder from
+/// it (the scan's verified grouping accepts either direction), else the
+/// differing middle of the two.
+fn mapping(variants: &Lgr, holder: &str, label: &str) -> Vec<(Vec<u32>, Vec<u32>)> {
     let a: Vec<u32> = holder.chars().map(u32::from).collect();
     let b: Vec<u32> = label.chars().map(u32::from).collect();
+    if let Some(steps) = variants.variant_replacements(&a, &b) {
+        return steps.into_iter().map(|r| (r.element, r.variant)).collect();
+    }
+    if let Some(steps) = variants.variant_replacements(&b, &a) {
+        return steps.into_iter().map(|r| (r.variant, r.element)).collect();
+    }
     let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
-    (a[pre..a.len() - suf].to_vec(), b[pre..b.len() - suf].to_vec())
+    vec![(a[pre..a.len() - suf].to_vec(), b[pre..b.len() - suf].to_vec())]
 }

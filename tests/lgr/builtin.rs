@@ -261,3 +261,56 @@ fn kashmiri_variant_pairs() {
         assert_eq!(lgr.index_label(&la), lgr.index_label(&lb), "{}", hex_cps(a));
     }
 }
+
+/// Every variant label of a word is made from it by the replacements
+/// `Lgr::variant_replacements` names: put in at their places, they give
+/// that variant label, and each replaces an element by something else.
+/// A label that is no variant has none.
+#[test]
+fn replacements_rebuild_every_variant_label() {
+    let words = [
+        "भारत",
+        "आराम",
+        "१२३",
+        "गाँव",
+        "देश",
+        "ज़िंदगी",
+        "ខេត្ត",
+        "ក្ដារ",
+        "២០២៤",
+        "آئینہ",
+        "سائنس",
+        "شکارہ",
+        "123",
+    ];
+    let mut checked = 0;
+    for name in ["common", "devanagari", "hindi", "khmer", "kashmiri"] {
+        let lgr = builtin::load(name).unwrap();
+        for word in words {
+            let cps: Vec<u32> = word.chars().map(u32::from).collect();
+            let Ok(labels) = lgr.variant_labels(&cps, 10_000) else { continue };
+            for v in labels {
+                let steps = lgr.variant_replacements(&cps, &v).unwrap_or_else(|| {
+                    panic!("{name}: {} has no way to {}", hex_cps(&cps), hex_cps(&v))
+                });
+                let mut rebuilt = Vec::new();
+                let mut at = 0;
+                for r in &steps {
+                    assert_ne!(r.element, r.variant, "{name}: {word}");
+                    rebuilt.extend_from_slice(&cps[at..r.at]);
+                    assert_eq!(&cps[r.at..r.at + r.element.len()], &r.element[..]);
+                    rebuilt.extend_from_slice(&r.variant);
+                    at = r.at + r.element.len();
+                }
+                rebuilt.extend_from_slice(&cps[at..]);
+                assert_eq!(rebuilt, v, "{name}: {word}");
+                assert_eq!(steps.is_empty(), v == cps);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} variant labels checked");
+    let common = builtin::load("common").unwrap();
+    let cps = |w: &str| w.chars().map(u32::from).collect::<Vec<u32>>();
+    assert_eq!(common.variant_replacements(&cps("भारत"), &cps("देश")), None);
+}
