@@ -17,12 +17,16 @@
 //! swaps it in once it has opened and its LGRs compiled; requests in
 //! flight keep the one they started with. SIGTERM and SIGINT stop
 //! accepting and finish the requests in flight, waiting at most
-//! [`SHUTDOWN_GRACE`] for them. A connection that stalls in a request's
+//! [`connections::SHUTDOWN_GRACE`] for them. A connection that stalls in a request's
 //! head is closed after `--header-timeout`, a POST whose body stalls
-//! answered 408 after `--body-timeout`.
+//! answered 408 after `--body-timeout`, and one that stops reading its
+//! answers closed after `--write-timeout`; at most `--max-connections`
+//! are served at once ([`connections`]).
 // Handlers return their error responses: built once per failed request,
 // never on a hot path, so boxing them buys nothing.
 #![allow(clippy::result_large_err)]
+
+mod connections;
 
 use anyhow::Context;
 use axum::body::Bytes;
@@ -65,6 +69,13 @@ pub struct Args {
     /// it is answered 408.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     body_timeout: u64,
+    /// Seconds an answer's write may make no progress (a client that stops
+    /// reading); then the connection is closed.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    write_timeout: u64,
+    /// Most connections served at once; more wait to be accepted.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections: u64,
 }
 
 /// An index, its compiled LGR set and the judge of plain labels, and when
@@ -167,58 +178,13 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
             *last = failed.map(|e| (super::now_rfc3339(), e));
         }
     });
-    serve_connections(listener, app, Duration::from_secs(args.header_timeout)).await
+    let limits = connections::Limits {
+        header_timeout: Duration::from_secs(args.header_timeout),
+        write_timeout: Duration::from_secs(args.write_timeout),
+        max_connections: args.max_connections,
+    };
+    connections::serve(listener, app, limits).await
 }
-
-/// Serves HTTP/1.1 connections until SIGTERM or SIGINT, then finishes the
-/// requests in flight, for at most [`SHUTDOWN_GRACE`]: a client that stalls
-/// mid-request must not hold the service up.
-///
-/// hyper's connections rather than `axum::serve`'s, which have no timer:
-/// a connection that has not sent a whole request head `header_timeout`
-/// after hyper began to wait for one is closed without an answer (a
-/// client that sends a partial head and then nothing, or idles between
-/// requests, would otherwise hold it for ever).
-async fn serve_connections(
-    mut listener: tokio::net::TcpListener,
-    app: Router,
-    header_timeout: Duration,
-) -> anyhow::Result<()> {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut stop = std::pin::pin!(async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
-    });
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(header_timeout);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    loop {
-        tokio::select! {
-            // axum's `accept` retries on an error: at once when it was the
-            // connection's own (a reset), else after 1 s (too many files open).
-            (io, _) = axum::serve::Listener::accept(&mut listener) => {
-                let service = hyper_util::service::TowerToHyperService::new(app.clone());
-                let conn = http.serve_connection(hyper_util::rt::TokioIo::new(io), service);
-                // A connection's error (a reset, a timeout) is its own.
-                tokio::spawn(graceful.watch(conn));
-            }
-            () = &mut stop => break,
-        }
-    }
-    drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {}
-        () = tokio::time::sleep(SHUTDOWN_GRACE) => {
-            eprintln!("lgrscan: requests still open {SHUTDOWN_GRACE:?} after the signal: stopping");
-        }
-    }
-    Ok(())
-}
-
-/// How long a stopping service waits for the requests in flight.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 async fn health(State(state): State<AppState>) -> Response {
     let l = state.current();

@@ -435,3 +435,96 @@ fn hyper_refusals_are_bare_statuses() {
         assert_eq!((st, body.as_str()), (want, ""), "{}", &request[..request.len().min(60)]);
     }
 }
+
+/// At most `--max-connections` are served at once: a connection past the
+/// limit waits, unanswered, until one of them closes (connections were
+/// unbounded, and each holds buffers and a task).
+#[test]
+fn connections_past_the_limit_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx_s = &crate::util::sample_index(dir.path());
+    let (_child, addr) = start_with(idx_s, &["--max-connections", "2", "--header-timeout", "60"]);
+    let first = TcpStream::connect(&addr).expect("connect");
+    let _second = TcpStream::connect(&addr).expect("connect");
+    // Both accepted before the third comes: a request on each is answered.
+    for s in [&first, &_second] {
+        let mut s = s.try_clone().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut buf = [0; 4096];
+        let n = s.read(&mut buf).unwrap();
+        assert!(buf[..n].starts_with(b"HTTP/1.1 200 "), "{}", String::from_utf8_lossy(&buf[..n]));
+    }
+    let mut third = TcpStream::connect(&addr).expect("connect (the backlog takes it)");
+    third.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    third.set_read_timeout(Some(Duration::from_millis(1500))).unwrap();
+    let mut buf = [0; 4096];
+    let waited = third.read(&mut buf);
+    assert!(waited.is_err(), "answered past the limit: {waited:?}");
+    drop(first);
+    third.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut out = String::new();
+    third.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 200 "), "{out}");
+}
+
+/// A client that sends requests and never reads their answers has its
+/// connection closed once a write has waited `--write-timeout` (it was
+/// held for ever, with its buffers full).
+#[test]
+fn a_client_that_reads_no_answer_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx_s = &crate::util::sample_index(dir.path());
+    let (_child, addr) = start_with(idx_s, &["--write-timeout", "1"]);
+    let (_, header) = request(&addr, "GET", "/v1/index", None);
+    // Far more answers than a socket's buffers hold (4 MiB sent, a few
+    // hundred KiB received, before either side's program reads).
+    let requests = (64 << 20) / header.len().max(1) + 1;
+    let s = TcpStream::connect(&addr).expect("connect");
+    let mut writer = s.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let one = b"GET /v1/index HTTP/1.1\r\nHost: x\r\n\r\n";
+        // Fails once the server has closed the connection.
+        for _ in 0..requests {
+            if writer.write_all(one).is_err() {
+                break;
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_secs(4));
+    let mut reader = s;
+    reader.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let t = Instant::now();
+    let mut out = Vec::new();
+    // The end: EOF, or a reset (the requests left unread).
+    let _ = reader.read_to_end(&mut out);
+    let answers = out.windows(9).filter(|w| w == b"HTTP/1.1 ").count();
+    assert!(answers < requests, "all {requests} requests were answered");
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+}
+
+/// A chunked body (no `Content-Length` to refuse at once) is refused 413
+/// once more than 1 MiB of it has come.
+#[test]
+fn a_chunked_body_over_the_limit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx_s = &crate::util::sample_index(dir.path());
+    let (_child, addr) = start(idx_s);
+    let mut s = TcpStream::connect(&addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"POST /v1/check HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .unwrap();
+    let chunk = format!("4000\r\n{}\r\n", " ".repeat(0x4000));
+    // 1 MiB and one chunk; the server may close before the last ones.
+    for _ in 0..(1 << 20) / 0x4000 + 1 {
+        if s.write_all(chunk.as_bytes()).is_err() {
+            break;
+        }
+    }
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 413 "), "{text}");
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or_default();
+    assert!(json(body)["error"].is_string(), "{body}");
+}
