@@ -74,9 +74,14 @@ impl Baseline {
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         if text.trim_start().starts_with('{') {
             let report = super::diff::JsonlReport::parse(text, &path.display().to_string())?;
+            // Only the findings on record: a holder's or an allocated
+            // member's row is context, and its id must not accept the
+            // same label once it is a conflicting member (as `diff`, which
+            // calls that finding new).
             b.report_ids = report
                 .rows
                 .iter()
+                .filter(|m| super::diff::is_problem_row(m))
                 .filter_map(|m| m.get("id")?.as_str())
                 .map(String::from)
                 .collect();

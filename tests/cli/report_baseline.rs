@@ -324,6 +324,26 @@ fn diff_counts_what_the_scans_count() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A JSON Lines baseline accepts the findings on record only: a label that
+/// was its set's holder (a row for context, not a finding) and has become
+/// a blocked member since is open, as `diff` calls it new.
+#[test]
+fn a_baseline_accepts_no_former_holder() {
+    let dir = temp_dir("baseline-holder");
+    let (c1, c2) = (dir.join("h1.csv"), dir.join("h2.csv"));
+    std::fs::write(&c1, "label,registered\n123,2020-01-01\n१२३,2021-01-01\n").unwrap();
+    std::fs::write(&c2, "label,registered\n123,2022-01-01\n१२३,2021-01-01\n").unwrap();
+    let (j1, j2) = (dir.join("h1.jsonl"), dir.join("h2.jsonl"));
+    scan_to(&["--holder", "registered", c1.to_str().unwrap()], &j1, 1);
+    let args = ["--holder", "registered", c2.to_str().unwrap(), "--baseline", j1.to_str().unwrap()];
+    let got = scan_to(&args, &j2, 1);
+    let ascii = rows(&got).into_iter().find(|r| r["ulabel"] == "123").unwrap();
+    assert_eq!((&ascii["role"], &ascii["status"]), (&"blocked".into(), &"open".into()));
+    let o = lgrscan(&["diff", j1.to_str().unwrap(), j2.to_str().unwrap(), "--format", "text"]);
+    assert_exit(&o, 1, "the former holder's row is a new finding");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The ids of a merged variant LGR's findings do not depend on the order
 /// of the `--lgr` flags, which the merge does not depend on either.
 #[test]
