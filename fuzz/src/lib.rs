@@ -35,10 +35,28 @@ pub fn judge_all(lgr: &Lgr, cps: &[u32]) {
             let again = again
                 .unwrap_or_else(|| panic!("variant {:04X?} of {cps:04X?} not found again", v.cps));
             assert_eq!(again.disposition, v.disposition, "variant {:04X?} of {cps:04X?}", v.cps);
+            let steps = lgr.variant_replacements(cps, &v.cps);
+            let steps = steps.unwrap_or_else(|| panic!("no way to {:04X?} from {cps:04X?}", v.cps));
+            assert_eq!(rebuilt(cps, &steps), v.cps, "replacements of {cps:04X?}");
         }
     }
     let _ = lgr.first_variants(cps, 8);
     let _ = index;
+}
+
+/// `cps` with each replacement put in at its place.
+fn rebuilt(cps: &[u32], steps: &[lgrscan::lgr::Replacement]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for r in steps {
+        assert!(r.at >= at && cps[r.at..].starts_with(&r.element), "{r:?} in {cps:04X?}");
+        assert_ne!(r.element, r.variant, "{r:?}");
+        out.extend_from_slice(&cps[at..r.at]);
+        out.extend_from_slice(&r.variant);
+        at = r.at + r.element.len();
+    }
+    out.extend_from_slice(&cps[at..]);
+    out
 }
 
 /// Loads an LGR from fuzz bytes and, when it loads, runs what `lgr info`
