@@ -36,7 +36,7 @@ pub use eval::{Failure, Label, Reason, Verdict};
 pub use index::IndexMode;
 pub(crate) use index::IndexScratch;
 pub use merge::{merge, merge_order};
-pub use model::MAX_REPERTOIRE;
+pub use model::{MAX_REPERTOIRE, MAX_VARIANT_MAPPINGS};
 pub use props::UNICODE_VERSION;
 pub use refgraph::{MAX_RULE_DEPTH, MAX_RULE_ELEMENTS};
 pub use variants::{

@@ -208,6 +208,21 @@ pub struct ActionDef {
 /// for 590,000 elements).
 pub const MAX_REPERTOIRE: usize = 200_000;
 
+/// The most variant mappings (`<var>` entries, RFC 7940 §5) one LGR may
+/// hold. ICANN's largest, the second-level common LGR, has 14,452; each
+/// costs memory when compiled, and a 64 MiB table of variant sets could
+/// otherwise ask for tens of millions (a 5.9 MB RFC 3743 table took
+/// 1.6 GB).
+pub const MAX_VARIANT_MAPPINGS: usize = 1_000_000;
+
+/// The error for variant mappings that would pass
+/// [`MAX_VARIANT_MAPPINGS`] with one more after `held`; `None` within it.
+pub fn variant_limit(held: usize) -> Option<String> {
+    (held >= MAX_VARIANT_MAPPINGS).then(|| {
+        format!("more than {MAX_VARIANT_MAPPINGS} variant mappings (the limit of one LGR)")
+    })
+}
+
 /// The code points of `first..=last` that are not surrogates (which a
 /// range skips).
 pub fn range_len(first: Cp, last: Cp) -> usize {

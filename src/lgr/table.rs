@@ -197,6 +197,9 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         for (k, col) in variant_cols.iter().enumerate().take(2) {
             for v in variant_set(col, line)? {
                 if v != base[0] {
+                    if let Some(msg) = variant_limit(pairs.len()) {
+                        return Err(err(line, msg));
+                    }
                     pairs.push((
                         base[0].clone(),
                         v,
@@ -229,6 +232,11 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         let i = match pos.get(&x) {
             Some(&i) => i,
             None => {
+                // A target that is not listed becomes an element too.
+                if let Some(msg) = repertoire_limit(doc.chars.len(), 1) {
+                    let why = format!("variant target {}: {msg}", super::fmt_cps(&x));
+                    return Err(err(line, why));
+                }
                 out_of_repertoire = true;
                 pos.insert(x.clone(), doc.chars.len());
                 let mut c = new_char(x.clone(), line, Some("variant target only".into()));
@@ -246,6 +254,9 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
         };
         // The first line that names a pair decides its type.
         if given.insert((i, y.clone())) {
+            if let Some(msg) = variant_limit(given.len() - 1) {
+                return Err(err(line, msg));
+            }
             doc.chars[i].variants.push(VarDef {
                 cps: y,
                 typ: Some(typ.to_string()),

@@ -321,6 +321,7 @@ impl<'i> Parser<'_, 'i> {
     }
 
     fn data(&self, node: Node, chars: &mut Vec<CharDef>) -> R<()> {
+        let mut held_variants = 0;
         for e in self.elements(node)? {
             match e.tag_name().name() {
                 "char" => {
@@ -332,6 +333,10 @@ impl<'i> Parser<'_, 'i> {
                             return Err(self.err(v, "only <var> may appear in <char>"));
                         }
                         self.check_attrs(v, &["cp", "type", "when", "not-when", "ref", "comment"])?;
+                        if let Some(msg) = variant_limit(held_variants) {
+                            return Err(self.err(v, msg));
+                        }
+                        held_variants += 1;
                         variants.push(VarDef {
                             cps: self.cps(v, "cp")?,
                             typ: v.attribute("type").map(str::to_string),

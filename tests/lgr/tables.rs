@@ -184,6 +184,31 @@ fn repertoire_is_bounded() {
     assert!(e.contains("<range>") && e.contains("more than the limit of 200000"), "{e}");
 }
 
+/// Variant targets that are not listed become elements, and count toward
+/// the repertoire's limit (a 1.4 MB table of one line held 247,953
+/// elements, a 5.9 MB one took 1.6 GB); variant mappings are bounded too
+/// (`lgr::MAX_VARIANT_MAPPINGS`), in tables and in XML alike.
+#[test]
+fn variant_targets_and_mappings_are_bounded() {
+    use lgrscan::lgr::{MAX_REPERTOIRE, MAX_VARIANT_MAPPINGS};
+    let targets = |n: usize| (0..n).map(|i| format!("{:X}", 0x10000 + i)).collect::<Vec<_>>();
+    let table = format!("# targets only\n0061;;{}\n", targets(MAX_REPERTOIRE).join(","));
+    let e = table_err(&table);
+    assert!(e.starts_with("<input>:2: <table>: variant target U+"), "{e}");
+    assert!(e.ends_with("would hold 200001 elements, more than the limit of 200000"), "{e}");
+    let table = format!("0061;;{}\n", targets(MAX_VARIANT_MAPPINGS + 1).join(","));
+    assert_eq!(
+        table_err(&table),
+        "<input>:1: <table>: more than 1000000 variant mappings (the limit of one LGR)"
+    );
+    let vars: String = (0..=MAX_VARIANT_MAPPINGS).map(|_| r#"<var cp="0062"/>"#).collect();
+    let xml = format!(
+        r#"<lgr xmlns="urn:ietf:params:xml:ns:lgr-1.0"><data><char cp="0061">{vars}</char></data></lgr>"#
+    );
+    let e = Lgr::from_xml("t.xml", &xml).expect_err("refused").to_string();
+    assert!(e.contains("<var>") && e.contains("more than 1000000 variant mappings"), "{e}");
+}
+
 /// Fixed-seed byte mutations of the seed table: each loads or fails with
 /// an error, none panics.
 #[test]
