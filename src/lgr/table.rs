@@ -90,12 +90,26 @@ fn leading_seq(s: &str, line: u32) -> R<Vec<Cp>> {
     Ok(out)
 }
 
-/// A variant set: comma-separated code points or sequences.
+/// A variant set: comma-separated code points or sequences, each code
+/// point with an optional reference list, itself comma-separated
+/// (`4E1F(1,2),4E22(2)`, RFC 3743 §5.1).
 fn variant_set(col: &str, line: u32) -> R<Vec<Vec<Cp>>> {
     let mut out = Vec::new();
-    for item in col.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    let mut depth = 0u32;
+    let items = col.split(|c| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        c == ',' && depth == 0
+    });
+    for item in items.map(str::trim).filter(|s| !s.is_empty()) {
         let mut seq = Vec::new();
-        for tok in item.split_ascii_whitespace() {
+        // The references are not kept: drop them before the code points
+        // are told apart (`4E1F(1, 2)` is one code point).
+        let without_refs = without_references(item);
+        for tok in without_refs.split_ascii_whitespace() {
             match cp_token(tok, line)? {
                 Some(c) => seq.push(c),
                 None => {
@@ -109,6 +123,22 @@ fn variant_set(col: &str, line: u32) -> R<Vec<Vec<Cp>>> {
         out.push(seq);
     }
     Ok(out)
+}
+
+/// `item` with its parenthesised reference lists left out.
+fn without_references(item: &str) -> String {
+    let mut depth = 0u32;
+    item.chars()
+        .filter(|&c| {
+            let outside = depth == 0 && c != '(';
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            outside && c != ')'
+        })
+        .collect()
 }
 
 fn new_char(cps: Vec<Cp>, line: u32, comment: Option<String>) -> CharDef {
@@ -155,9 +185,15 @@ pub fn parse(text: &str) -> Result<LgrDoc, LgrError> {
             }
             continue;
         }
+        // A list line may carry a glyph and a name after a tab, which may
+        // hold a `;` or `|` of its own: a tab before any column separator
+        // ends what is read of the line.
+        let body = match (body.find('\t'), body.find([';', '|'])) {
+            (Some(tab), sep) if sep.is_none_or(|sep| tab < sep) => &body[..tab],
+            _ => body,
+        };
         let mut cols = body.split([';', '|']);
         let first_col = cols.next().unwrap_or("").trim();
-        // A list line may carry a glyph and a name after a tab.
         let first_field = first_col.split('\t').next().unwrap_or("").trim();
         let first_tok = first_field.split_ascii_whitespace().next().unwrap_or("");
         let base: Vec<Vec<Cp>> = if let Some((a, b)) = range_token(first_tok, line)? {

@@ -93,6 +93,23 @@ fn rfc3743_entries_with_variant_columns() {
     assert_eq!(lgr.judge(&[0x4E0E]).disposition, "valid");
 }
 
+/// A code point's reference list may name several references, comma-
+/// separated as the variants are (RFC 3743 §5.1, `4E1F(1,2)`): the table
+/// was refused ("'4E1F(1' is not a code point").
+#[test]
+fn references_lists_with_commas() {
+    let lgr = table(
+        "Reference 1 CP936\nReference 2 CP950\n\
+         4E1F(1,2);4E1F(1,2);4E22(2)\n\
+         4E22(2);4E22(1, 2);4E1F(1),4E8E(1,2)\n",
+    );
+    assert_eq!(vars(&lgr, &[0x4E1F]), vec![(vec![0x4E22], "blocked".into())]);
+    assert_eq!(
+        vars(&lgr, &[0x4E22]),
+        vec![(vec![0x4E1F], "blocked".into()), (vec![0x4E8E], "blocked".into())]
+    );
+}
+
 #[test]
 fn pipe_columns_and_sequences() {
     let lgr = table(
@@ -124,6 +141,11 @@ fn one_code_point_per_line_and_ranges() {
 fn list_with_glyph_and_name_columns() {
     let lgr = table("U+002D\t-\tHYPHEN-MINUS\nU+0953\t\u{0953}\tDEVANAGARI GRAVE ACCENT\n");
     assert_eq!(repertoire(&lgr), [vec![0x2D], vec![0x0953]].into_iter().collect());
+    // What follows the tab is not read, a `;` or `|` in the name included
+    // (it was read as a variant column).
+    let lgr = table("0915\t\u{0915}\tDEVANAGARI LETTER KA; used in Hindi\n0916\t|\tKHA\n");
+    assert_eq!(repertoire(&lgr), [vec![0x0915], vec![0x0916]].into_iter().collect());
+    assert!(vars(&lgr, &[0x0915]).is_empty());
 }
 
 #[test]
