@@ -411,29 +411,73 @@ pub fn write(out: &mut dyn Write, format: DiffFormat, d: &Diff) -> io::Result<()
     Ok(())
 }
 
-/// A meta record's facts for the side-by-side table: (what, value).
-fn meta_lines(m: &Option<Value>) -> Vec<(String, String)> {
-    let Some(m) = m else { return vec![("meta".into(), "(none)".into())] };
-    let s = |v: &Value| match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".into(),
-        v => v.to_string(),
-    };
-    let mut out = vec![
-        ("lgrscan".to_string(), s(&m["lgrscan"])),
-        ("started".to_string(), s(&m["started"])),
-        ("index mode".to_string(), s(&m["index_mode"])),
-    ];
-    for (i, inp) in m["inputs"].as_array().into_iter().flatten().enumerate() {
-        out.push((format!("input {}", i + 1), s(&inp["path"])));
-        out.push(("  serial".to_string(), s(&inp["soa_serial"])));
-        out.push(("  sha256".to_string(), s(&inp["sha256"])));
+/// A meta record's facts for the side-by-side table: the run's, then per
+/// input its path, serial and SHA-256, per LGR its name and version, and
+/// the variant LGR. A missing record's are `(none)`.
+struct MetaFacts {
+    head: [String; 3],
+    inputs: Vec<[String; 3]>,
+    lgrs: Vec<String>,
+    variant_lgr: String,
+}
+
+impl MetaFacts {
+    fn of(m: &Option<Value>) -> MetaFacts {
+        let Some(m) = m else {
+            let none = || "(none)".to_string();
+            return MetaFacts {
+                head: [none(), none(), none()],
+                inputs: Vec::new(),
+                lgrs: Vec::new(),
+                variant_lgr: none(),
+            };
+        };
+        let s = |v: &Value| match v {
+            Value::String(s) => s.clone(),
+            Value::Null => "-".into(),
+            v => v.to_string(),
+        };
+        let list = |k: &str| m[k].as_array().cloned().unwrap_or_default();
+        MetaFacts {
+            head: [s(&m["lgrscan"]), s(&m["started"]), s(&m["index_mode"])],
+            inputs: list("inputs")
+                .iter()
+                .map(|i| [s(&i["path"]), s(&i["soa_serial"]), s(&i["sha256"])])
+                .collect(),
+            lgrs: list("lgrs")
+                .iter()
+                .map(|l| format!("{} {}", s(&l["name"]), s(&l["version"])))
+                .collect(),
+            variant_lgr: s(&m["variant_lgr"]["name"]),
+        }
     }
-    for l in m["lgrs"].as_array().into_iter().flatten() {
-        out.push(("lgr".into(), format!("{} {}", s(&l["name"]), s(&l["version"]))));
+}
+
+/// The two meta records side by side: (what, old, new), the n-th input
+/// or LGR of one beside the n-th of the other (blank where one has fewer).
+fn meta_rows(old: &Option<Value>, new: &Option<Value>) -> Vec<(String, String, String)> {
+    let (o, n) = (MetaFacts::of(old), MetaFacts::of(new));
+    let mut rows: Vec<(String, String, String)> = ["lgrscan", "started", "index mode"]
+        .iter()
+        .zip(o.head.iter().zip(&n.head))
+        .map(|(k, (a, b))| (k.to_string(), a.clone(), b.clone()))
+        .collect();
+    let blank = [String::new(), String::new(), String::new()];
+    for i in 0..o.inputs.len().max(n.inputs.len()) {
+        let (a, b) = (o.inputs.get(i).unwrap_or(&blank), n.inputs.get(i).unwrap_or(&blank));
+        for (j, k) in [format!("input {}", i + 1), "  serial".into(), "  sha256".into()]
+            .into_iter()
+            .enumerate()
+        {
+            rows.push((k, a[j].clone(), b[j].clone()));
+        }
     }
-    out.push(("variant lgr".into(), s(&m["variant_lgr"]["name"])));
-    out
+    for i in 0..o.lgrs.len().max(n.lgrs.len()) {
+        let side = |f: &MetaFacts| f.lgrs.get(i).cloned().unwrap_or_default();
+        rows.push((format!("lgr {}", i + 1), side(&o), side(&n)));
+    }
+    rows.push(("variant lgr".into(), o.variant_lgr, n.variant_lgr));
+    rows
 }
 
 fn write_text(w: &mut dyn Write, d: &Diff) -> io::Result<()> {
@@ -446,14 +490,11 @@ fn write_text(w: &mut dyn Write, d: &Diff) -> io::Result<()> {
         d.count(Change::Changed),
         d.unchanged
     )?;
-    let (old, new) = (meta_lines(&d.old_meta), meta_lines(&d.new_meta));
-    let width = old.iter().map(|(_, v)| v.chars().count()).max().unwrap_or(0).min(64);
+    let rows = meta_rows(&d.old_meta, &d.new_meta);
+    let width = rows.iter().map(|(_, v, _)| v.chars().count()).max().unwrap_or(0).min(64);
     writeln!(w, "  {:<12} {:<width$}  new", "", "old")?;
-    for i in 0..old.len().max(new.len()) {
-        let (k, o) = old.get(i).cloned().unwrap_or_default();
-        let (k2, n) = new.get(i).cloned().unwrap_or_default();
-        let k = if k.is_empty() { k2 } else { k };
-        writeln!(w, "  {:<12} {:<width$}  {}", esc(&k), esc(&o), esc(&n))?;
+    for (k, o, n) in &rows {
+        writeln!(w, "  {:<12} {:<width$}  {}", esc(k), esc(o), esc(n))?;
     }
     for c in [Change::New, Change::Changed, Change::Resolved] {
         let list: Vec<&Entry> = d.entries.iter().filter(|e| e.change == c).collect();

@@ -344,6 +344,33 @@ fn a_baseline_accepts_no_former_holder() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The text diff's meta table puts the n-th input and LGR of one report
+/// beside the n-th of the other: with more of them on one side, the other
+/// side's rows are blank (the new report's values were shifted onto the
+/// old one's rows, an LGR's name beside an input's serial).
+#[test]
+fn diff_meta_rows_line_up() {
+    let dir = temp_dir("diff-meta");
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    std::fs::write(&a, "123\n१२३\n").unwrap();
+    std::fs::write(&b, "abc\n").unwrap();
+    let (one, two) = (dir.join("one.jsonl"), dir.join("two.jsonl"));
+    scan_to(&[a.to_str().unwrap()], &one, 1);
+    let args = [a.to_str().unwrap(), b.to_str().unwrap(), "--lgr", "builtin:ascii"];
+    scan_to(&args, &two, 1);
+    let o = lgrscan(&["diff", one.to_str().unwrap(), two.to_str().unwrap(), "--format", "text"]);
+    let out = stdout(&o);
+    let row = |what: &str| -> Vec<String> {
+        let line = out.lines().find(|l| l.trim_start().starts_with(what)).unwrap_or("");
+        line[what.len() + 2..].split_whitespace().map(String::from).collect()
+    };
+    assert_eq!(row("input 2"), [b.to_str().unwrap()], "{out}");
+    assert_eq!(row("lgr 1"), ["builtin:ascii", "1", "builtin:ascii", "1"], "{out}");
+    assert_eq!(row("lgr 2"), ["builtin:devanagari", "1"], "{out}");
+    assert_eq!(row("variant lgr"), ["builtin:common", "builtin:ascii"], "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The ids of a merged variant LGR's findings do not depend on the order
 /// of the `--lgr` flags, which the merge does not depend on either.
 #[test]
