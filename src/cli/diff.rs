@@ -48,6 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let (old, new) = read_pair(&args.old, &args.new)?;
     let d = diff::diff(old, new);
+    warn_ns(&d);
     match output.take() {
         Some(mut file) => {
             diff::write(file.writer(), format, &d)?;
@@ -86,6 +87,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
         args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let (old, new) = read_pair(&args.old, &args.new)?;
     let d = diff::diff(old, new);
+    warn_ns(&d);
     let page = lgrscan::report::html::render_period(&d);
     match output.take() {
         Some(mut file) => {
@@ -100,6 +102,17 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
         })())?,
     }
     Ok(std::process::ExitCode::from(if d.count(Change::New) > 0 { 1 } else { 0 }))
+}
+
+/// Says so when the two reports' name servers are not compared
+/// ([`diff::Diff::ns_compared`]).
+fn warn_ns(d: &diff::Diff) {
+    if !d.ns_compared {
+        eprintln!(
+            "lgrscan: warning: one report was scanned with --check-ns and the other without: \
+             name servers and ns-mismatch findings are not compared"
+        );
+    }
 }
 
 /// The two reports compared; a report whose run accepted dropped lines

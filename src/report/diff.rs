@@ -252,6 +252,12 @@ pub struct Diff {
     /// The holders' rows of the new report, then those of the old one
     /// (context for the findings' sentences; no entries).
     pub holders: Vec<Map<String, Value>>,
+    /// False when one report was scanned with `--check-ns` and the other
+    /// without (their meta records' `options.check_ns`): name servers were
+    /// collected on one side only, so neither `ns` nor the `ns-mismatch`
+    /// findings are compared (they would all read as changed, new or
+    /// resolved).
+    pub ns_compared: bool,
 }
 
 impl Diff {
@@ -288,12 +294,29 @@ fn findings(r: &JsonlReport) -> Vec<&Map<String, Value>> {
 pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
     let holders = new.rows.iter().chain(&old.rows).filter(|m| text(m, "role") == "holder");
     let holders = holders.cloned().collect();
-    let (old_rows, new_rows) = (findings(&old), findings(&new));
+    let check_ns = |r: &JsonlReport| r.meta.as_ref()?.pointer("/options/check_ns")?.as_bool();
+    let ns_compared = match (check_ns(&old), check_ns(&new)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
+    let (mut old_rows, mut new_rows) = (findings(&old), findings(&new));
+    if !ns_compared {
+        for rows in [&mut old_rows, &mut new_rows] {
+            rows.retain(|m| text(m, "kind") != "ns-mismatch");
+        }
+    }
+    let compared: Vec<&'static str> =
+        COMPARED.iter().copied().filter(|&k| ns_compared || k != "ns").collect();
     let old_by_id: HashMap<&str, &Map<String, Value>> =
         old_rows.iter().map(|m| (id(m), *m)).collect();
     let new_ids: std::collections::HashSet<&str> = new_rows.iter().map(|m| id(m)).collect();
-    let mut d =
-        Diff { old_meta: old.meta.clone(), new_meta: new.meta.clone(), holders, ..Diff::default() };
+    let mut d = Diff {
+        old_meta: old.meta.clone(),
+        new_meta: new.meta.clone(),
+        holders,
+        ns_compared,
+        ..Diff::default()
+    };
     let mut changed = Vec::new();
     for &m in &new_rows {
         match old_by_id.get(id(m)) {
@@ -305,7 +328,7 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
             }),
             Some(o) => {
                 let fields: Vec<&'static str> =
-                    COMPARED.iter().copied().filter(|k| text(o, k) != text(m, k)).collect();
+                    compared.iter().copied().filter(|k| text(o, k) != text(m, k)).collect();
                 if fields.is_empty() {
                     d.unchanged += 1;
                 } else {

@@ -371,6 +371,29 @@ fn diff_meta_rows_line_up() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A report made with `--check-ns` and one made without compare their
+/// findings, not what one side did not collect: the same zone is no
+/// change (it read as every collision changed, the ns-mismatch resolved),
+/// with a warning.
+#[test]
+fn diff_across_check_ns_compares_no_name_servers() {
+    let dir = temp_dir("diff-check-ns");
+    let (plain, ns) = (dir.join("plain.jsonl"), dir.join("ns.jsonl"));
+    scan_to(&["samples/zone.txt"], &plain, 1);
+    scan_to(&["samples/zone.txt", "--check-ns"], &ns, 1);
+    for (a, b) in [(&ns, &plain), (&plain, &ns)] {
+        let o = lgrscan(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--format", "text"]);
+        assert_exit(&o, 0, "the same zone");
+        assert!(stdout(&o).contains("findings: 0 new, 0 resolved, 0 changed"), "{}", stdout(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--check-ns and the other without"), "{err}");
+    }
+    let o = lgrscan(&["diff", ns.to_str().unwrap(), ns.to_str().unwrap(), "--format", "text"]);
+    assert_exit(&o, 0, "the same report");
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("--check-ns"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The ids of a merged variant LGR's findings do not depend on the order
 /// of the `--lgr` flags, which the merge does not depend on either.
 #[test]
