@@ -2,7 +2,7 @@
 
 use super::RecordFormat;
 use anyhow::Context;
-use lgrscan::input::{self, Input, MAX_LINE_BYTES};
+use lgrscan::input::{self, Input, InputFormat, MAX_LINE_BYTES};
 use lgrscan::lgr::{Label, Lgr};
 use lgrscan::report::{Durability, FieldType, RecordWriter};
 use rayon::prelude::*;
@@ -198,6 +198,18 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             if n > 20 {
                 eprintln!("  … {} more malformed lines", n - 20);
             }
+        }
+        // A list's or CSV's repeated label has the row of its first line
+        // only: say so, since annotate has no summary to count it (a
+        // zone's owner has one record a type, which is no news).
+        let repeated = labels.accounting().duplicate_records;
+        if repeated > 0 && labels.sources().iter().any(|s| s.format != InputFormat::Zone) {
+            eprintln!(
+                "lgrscan: {repeated} record{} repeat{} a label read before: one row per label \
+                 (--literal writes a row for every line)",
+                if repeated == 1 { "" } else { "s" },
+                if repeated == 1 { "s" } else { "" },
+            );
         }
         args.input.malformed_outcome(labels, &[])?;
     }

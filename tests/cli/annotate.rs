@@ -168,3 +168,21 @@ fn literal_input_is_bounded() {
     assert_exit(&o, 2, "a 2 MiB line");
     assert!(crate::util::stderr(&o).contains("-:2: line longer than 1048576 bytes"));
 }
+
+/// A list's repeated label (another case, its A-label form) has the row of
+/// its first line only, and standard error counts the lines folded (they
+/// vanished unseen); `--literal` writes every line.
+#[test]
+fn repeated_labels_are_counted() {
+    let dir = crate::util::TempDir::new();
+    let list = dir.write("dup.txt", "abc\nabc\nABC\nभारत\nxn--h2brj9c\n".as_bytes());
+    let o = lgrscan(&["annotate", "--lgr", "builtin:devanagari", list.to_str().unwrap()]);
+    assert_exit(&o, 0, "annotate of a list with repeats");
+    assert_eq!(stdout(&o).lines().count(), 1 + 2, "{}", stdout(&o));
+    let err = crate::util::stderr(&o);
+    assert!(err.contains("3 records repeat a label read before"), "{err}");
+    let o = lgrscan(&["annotate", "--literal", "--lgr", "builtin:ascii", list.to_str().unwrap()]);
+    assert_eq!(stdout(&o).lines().count(), 1 + 5, "{}", stdout(&o));
+    let o = lgrscan(&["annotate", "--lgr", "builtin:ascii", "samples/zone.txt"]);
+    assert!(!crate::util::stderr(&o).contains("repeat"), "a zone's records of one owner");
+}
