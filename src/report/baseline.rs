@@ -107,13 +107,17 @@ impl Baseline {
         // The collision rows of each group, by group number.
         let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for (i, f) in report.findings.iter().enumerate() {
-            let id = rows.id(f);
-            if self.report_ids.contains(&id) {
-                status[i] = Status::Accepted;
-            }
-            if let Some(&e) = ids.get(id.as_str()) {
-                status[i] = Status::Accepted;
-                used[e] = true;
+            // A holder's, an allocated or a near member's row is context:
+            // an id that names one accepts nothing (and is stale).
+            if super::scan::is_problem(f) {
+                let id = rows.id(f);
+                if self.report_ids.contains(&id) {
+                    status[i] = Status::Accepted;
+                }
+                if let Some(&e) = ids.get(id.as_str()) {
+                    status[i] = Status::Accepted;
+                    used[e] = true;
+                }
             }
             if let (FindingKind::Collision, Some(g)) = (f.kind, f.group) {
                 groups.entry(g).or_default().push(i);
@@ -169,6 +173,10 @@ fn is_finding_id(id: &str) -> bool {
 fn read_allowlist(path: &Path, text: &str) -> io::Result<Vec<Entry>> {
     let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
     let header = r.headers().map_err(|e| bad(path, 1, e))?.clone();
+    let named = |name: &str| header.iter().filter(|h| h.trim().eq_ignore_ascii_case(name)).count();
+    if let Some(twice) = ["id", "bundle", "note"].into_iter().find(|&n| named(n) > 1) {
+        return Err(bad(path, 1, format!("two `{twice}` columns in the header")));
+    }
     let col = |name: &str| header.iter().position(|h| h.trim().eq_ignore_ascii_case(name));
     let (id, bundle, note) = (col("id"), col("bundle"), col("note"));
     if note.is_none() || (id.is_none() && bundle.is_none()) {

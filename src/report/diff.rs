@@ -163,12 +163,22 @@ impl JsonlReport {
                     // Findings are matched by id: an unknown kind, an id
                     // that no scan writes or one given twice would be
                     // miscounted, not compared.
-                    if !FindingKind::ALL.iter().any(|k| kind == Some(k.as_str())) {
-                        return Err(bad(n, &format!("a record of unknown kind {kind:?}")));
-                    }
+                    let Some(kind) =
+                        kind.filter(|&k| FindingKind::ALL.iter().any(|f| f.as_str() == k))
+                    else {
+                        let what = kind.map_or("a record with no kind".to_string(), |k| {
+                            format!("a record of unknown kind {k:?}")
+                        });
+                        return Err(bad(n, &what));
+                    };
                     if id.len() != 16 || !id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
                     {
-                        return Err(bad(n, &format!("finding id {id:?} is not 16 hex digits")));
+                        return Err(bad(
+                            n,
+                            &format!(
+                                "{kind} finding id {id:?} is not 16 lower-case hex digits (as scan writes them)"
+                            ),
+                        ));
                     }
                     if !ids.insert(id.to_string()) {
                         return Err(bad(n, &format!("finding id {id} a second time")));

@@ -270,7 +270,12 @@ fn incomplete_reports_are_errors() {
         (
             "id.jsonl",
             edited(&lines, |l| l.replacen("\"id\":\"", "\"id\":\"zz", 1)),
-            "16 hex digits",
+            "16 lower-case hex digits",
+        ),
+        (
+            "nokind.jsonl",
+            edited(&lines, |l| l.replacen("\"kind\":", "\"kin\":", 1)),
+            "a record with no kind",
         ),
     ];
     let w = whole.to_str().unwrap();
@@ -341,6 +346,15 @@ fn a_baseline_accepts_no_former_holder() {
     assert_eq!((&ascii["role"], &ascii["status"]), (&"blocked".into(), &"open".into()));
     let o = lgrscan(&["diff", j1.to_str().unwrap(), j2.to_str().unwrap(), "--format", "text"]);
     assert_exit(&o, 1, "the former holder's row is a new finding");
+    // An allowlist id that names a holder's row accepts nothing: stale.
+    let holder = rows(&got).into_iter().find(|r| r["role"] == "holder").unwrap();
+    let allow = dir.join("allow.csv");
+    std::fs::write(&allow, format!("id,note\n{},the holder\n", holder["id"].as_str().unwrap()))
+        .unwrap();
+    let args =
+        ["--holder", "registered", c2.to_str().unwrap(), "--baseline", allow.to_str().unwrap()];
+    let last = scan_to(&args, &dir.join("h3.jsonl"), 1);
+    assert_eq!(last.last().unwrap()["stale_baseline_entries"].as_array().map(Vec::len), Some(1));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -444,6 +458,12 @@ fn malformed_allowlists_are_errors_naming_the_line() {
             "two labels or more",
         ),
         ("bundle.csv", "bundle,note\n\"ab;cd,x\nef;gh,y\n", "bundle.csv:2: ", "a quote left open"),
+        (
+            "two-ids.csv",
+            "id,note,id\na6e388cfc3207e8b,x,611ba4b7eef4420d\n",
+            "two-ids.csv:1: ",
+            "two `id` columns",
+        ),
     ];
     for (name, body, at, why) in cases {
         let p = dir.join(name);
