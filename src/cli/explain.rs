@@ -73,11 +73,13 @@ fn decode(input: &str) -> anyhow::Result<LabelForms> {
     // A dot separates labels (RFC 1034 §3.1): `a.b` is a name, and read as
     // one label its dot would be judged as a code point.
     if trimmed.contains('.') {
-        let first = trimmed.split('.').find(|l| !l.is_empty()).unwrap_or("");
+        let example = match trimmed.split('.').find(|l| !l.is_empty()) {
+            Some(first) => format!(" (e.g. {})", esc(first)),
+            None => String::new(),
+        };
         bail!(
-            "{}: a name, not a label: explain takes one label, without dots (e.g. {})",
-            esc(input),
-            esc(first)
+            "{}: a name, not a label: explain takes one label, without dots{example}",
+            esc(input)
         );
     }
     let forms = idna2008::to_labels(trimmed);

@@ -275,11 +275,13 @@ fn explain_judges_idna2008_as_annotate_does() {
 /// label holding U+002E.
 #[test]
 fn explain_refuses_a_name() {
-    for name in ["a.b", "ab.", ".ab", "xn--h2brj9c.example"] {
+    for name in ["a.b", "ab.", ".ab", "xn--h2brj9c.example", ".", ".."] {
         let o = lgrscan(&["explain", "--lgr", "builtin:ascii", name]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{name}: {err}");
         assert!(err.contains("a name, not a label: explain takes one label"), "{name}: {err}");
+        // An example only where there is a label to give ("(e.g. )" was).
+        assert_eq!(err.contains("(e.g. "), !name.trim_matches('.').is_empty(), "{name}: {err}");
         assert!(o.stdout.is_empty(), "{name}");
     }
 }
