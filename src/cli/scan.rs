@@ -358,6 +358,15 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         None => Vec::new(),
     };
     let (meta, identity) = meta_record(&args, &spec, &set, started, inputs)?;
+    if let Some(b) = &baseline {
+        let variants = Some(meta.variants.sha256.as_str());
+        for why in b.mismatches(labels.apex(), variants) {
+            eprintln!(
+                "lgrscan: warning: the baseline {}: {why}, so none of its findings can match",
+                args.baseline.as_deref().unwrap_or_else(|| std::path::Path::new("")).display()
+            );
+        }
+    }
     let rows = RowContext::new(&labels, &identity);
     let (status, stale) = match &baseline {
         Some(b) => b.apply(&rows, &report),

@@ -54,6 +54,11 @@ pub struct Baseline {
     report_ids: HashSet<String>,
     /// Allowlist rows.
     entries: Vec<Entry>,
+    /// A previous report's apex (its summary's) and variant LGR digest (its
+    /// meta record's): finding ids hash both, so a report of another zone
+    /// or variant LGR can accept nothing.
+    report_apex: Option<String>,
+    report_variants: Option<String>,
 }
 
 /// An error naming `path:line`.
@@ -74,6 +79,10 @@ impl Baseline {
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         if text.trim_start().starts_with('{') {
             let report = super::diff::JsonlReport::parse(text, &path.display().to_string())?;
+            let at =
+                |v: Option<&serde_json::Value>, p: &str| v?.pointer(p)?.as_str().map(String::from);
+            b.report_apex = at(report.summary.as_ref(), "/apex");
+            b.report_variants = at(report.meta.as_ref(), "/variant_lgr/sha256");
             // Only the findings on record: a holder's or an allocated
             // member's row is context, and its id must not accept the
             // same label once it is a conflicting member (as `diff`, which
@@ -156,6 +165,24 @@ impl Baseline {
             .map(|(e, _)| e.describe(&self.path))
             .collect();
         (status, stale)
+    }
+
+    /// Why a previous report cannot match the findings of a scan of zone
+    /// `apex` with the variant LGR of SHA-256 `variants` (none, when it
+    /// can, or either side does not say): as `diff` warns.
+    pub fn mismatches(&self, apex: Option<&str>, variants: Option<&str>) -> Vec<String> {
+        let mut out = Vec::new();
+        if let (Some(a), Some(b)) = (self.report_apex.as_deref(), apex)
+            && a != b
+        {
+            out.push(format!("it audits another zone ({a}, this scan {b})"));
+        }
+        if let (Some(a), Some(b)) = (self.report_variants.as_deref(), variants)
+            && a != b
+        {
+            out.push("it was scanned with another variant LGR".to_string());
+        }
+        out
     }
 
     /// The allowlist rows (empty for a report baseline).

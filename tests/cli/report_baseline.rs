@@ -408,6 +408,47 @@ fn diff_across_check_ns_compares_no_name_servers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A report of another zone or another variant LGR as the baseline can
+/// accept nothing (finding ids hash both): the scan says so, as `diff`
+/// does (it said nothing).
+#[test]
+fn a_baseline_of_another_zone_is_warned_of() {
+    let dir = temp_dir("baseline-other");
+    let (czds, other) = (dir.join("czds.jsonl"), dir.join("other.jsonl"));
+    scan_to(&["samples/czds.txt"], &czds, 1);
+    scan_to(&["samples/zone.txt", "--variants", "builtin:devanagari"], &other, 1);
+    for (baseline, why) in
+        [(&czds, "another zone (tld., this scan example.)"), (&other, "another variant LGR")]
+    {
+        let o = lgrscan(&[
+            "scan",
+            "samples/zone.txt",
+            "-q",
+            "-o",
+            "/dev/null",
+            "--baseline",
+            baseline.to_str().unwrap(),
+        ]);
+        assert_exit(&o, 1, "nothing accepted");
+        let err = crate::util::stderr(&o);
+        assert!(err.contains(why) && err.contains("none of its findings can match"), "{err}");
+    }
+    let same = dir.join("same.jsonl");
+    scan_to(&["samples/zone.txt"], &same, 1);
+    let o = lgrscan(&[
+        "scan",
+        "samples/zone.txt",
+        "-q",
+        "-o",
+        "/dev/null",
+        "--baseline",
+        same.to_str().unwrap(),
+    ]);
+    assert_exit(&o, 0, "everything accepted");
+    assert!(!crate::util::stderr(&o).contains("warning"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The ids of a merged variant LGR's findings do not depend on the order
 /// of the `--lgr` flags, which the merge does not depend on either.
 #[test]
