@@ -373,10 +373,23 @@ fn source_cell(m: &Row) -> Markup {
     html! { td.mono data-file=(file) data-line=(line) { (file) ":" (line) } }
 }
 
-fn more_note(shown: usize, total: usize) -> Markup {
+/// Where a table's rows past [`MAX_TABLE_ROWS`] are to be found.
+#[derive(Clone, Copy)]
+enum FullList {
+    /// A scan's page: its own JSON Lines or CSV report.
+    Scan,
+    /// A period report: `lgrscan diff` of the same two reports.
+    Diff,
+}
+
+fn more_note(shown: usize, total: usize, full: FullList) -> Markup {
+    let where_ = match full {
+        FullList::Scan => "the full list is in the JSON Lines or CSV report",
+        FullList::Diff => "the full list is in `lgrscan diff` of the same two reports",
+    };
     html! {
         @if total > shown {
-            p.note { "Showing " (shown) " of " (total) "; the full list is in the JSON Lines or CSV report." }
+            p.note { "Showing " (shown) " of " (total) "; " (where_) "." }
         }
     }
 }
@@ -415,7 +428,7 @@ fn groups_table(rows: &[Row], by_alabel: &HashMap<String, &Row>) -> Markup {
                     }
                 }
             }
-            (more_note(total.min(MAX_TABLE_ROWS), total))
+            (more_note(total.min(MAX_TABLE_ROWS), total, FullList::Scan))
         }
     }
 }
@@ -426,6 +439,7 @@ fn findings_table(
     name: &str,
     rows: &[&Row],
     by_alabel: &HashMap<String, &Row>,
+    full: FullList,
 ) -> Markup {
     html! {
         h2 { (title) " (" span data-count=(name) { (rows.len()) } ")" }
@@ -444,7 +458,7 @@ fn findings_table(
                     }
                 }
             }
-            (more_note(rows.len().min(MAX_TABLE_ROWS), rows.len()))
+            (more_note(rows.len().min(MAX_TABLE_ROWS), rows.len(), full))
         }
     }
 }
@@ -514,9 +528,9 @@ pub fn render_scan(report: &JsonlReport) -> String {
             @if has_registrar { (bar_chart("by-registrar", "Findings by registrar", &by_registrar, &[BAR_COLORS[4]])) }
         }
         (groups_table(&report.rows, &by_alabel))
-        (findings_table("Contract findings", "contract", &contract, &by_alabel))
-        (findings_table("Invalid labels", "invalid-rows", &invalid, &by_alabel))
-        (findings_table("Blocked labels (own disposition)", "blocked-rows", &blocked, &by_alabel))
+        (findings_table("Contract findings", "contract", &contract, &by_alabel, FullList::Scan))
+        (findings_table("Invalid labels", "invalid-rows", &invalid, &by_alabel, FullList::Scan))
+        (findings_table("Blocked labels (own disposition)", "blocked-rows", &blocked, &by_alabel, FullList::Scan))
     };
     page("lgrscan compliance report", &format!("{zone}{apex}"), body)
 }
@@ -567,8 +581,8 @@ pub fn render_period(d: &Diff) -> String {
             (bar_chart("new-by-kind", "New by kind", &new_by_kind, &[BAR_COLORS[1]]))
             (bar_chart("resolved-by-kind", "Resolved by kind", &resolved_by_kind, &[BAR_COLORS[2]]))
         }
-        (findings_table("New findings", "new-rows", &new.iter().collect::<Vec<&Row>>(), &by_alabel))
-        (findings_table("Resolved findings", "resolved-rows", &resolved.iter().collect::<Vec<&Row>>(), &by_alabel))
+        (findings_table("New findings", "new-rows", &new.iter().collect::<Vec<&Row>>(), &by_alabel, FullList::Diff))
+        (findings_table("Resolved findings", "resolved-rows", &resolved.iter().collect::<Vec<&Row>>(), &by_alabel, FullList::Diff))
         (changed_table(d))
     };
     page("lgrscan period report", &format!("{} → {}", when(&d.old_meta), when(&d.new_meta)), body)
@@ -594,7 +608,7 @@ fn changed_table(d: &Diff) -> Markup {
                     }
                 }
             }
-            (more_note(changed.len().min(MAX_TABLE_ROWS), changed.len()))
+            (more_note(changed.len().min(MAX_TABLE_ROWS), changed.len(), FullList::Diff))
         }
     }
 }
@@ -602,6 +616,19 @@ fn changed_table(d: &Diff) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A period page's full list is `diff`'s, not a report's.
+    #[test]
+    fn a_cut_table_says_where_the_rest_is() {
+        assert_eq!(more_note(5, 5, FullList::Diff).into_string(), "");
+        let scan = more_note(2000, 2001, FullList::Scan).into_string();
+        assert!(
+            scan.contains("Showing 2000 of 2001; the full list is in the JSON Lines"),
+            "{scan}"
+        );
+        let period = more_note(2000, 2001, FullList::Diff).into_string();
+        assert!(period.contains("in `lgrscan diff` of the same two reports"), "{period}");
+    }
 
     #[test]
     fn reasons_read_plainly() {
