@@ -108,7 +108,8 @@ fn variant_set(col: &str, line: u32) -> R<Vec<Vec<Cp>>> {
         let mut seq = Vec::new();
         // The references are not kept: drop them before the code points
         // are told apart (`4E1F(1, 2)` is one code point).
-        let without_refs = without_references(item);
+        let without_refs = without_references(item)
+            .map_err(|why| err(line, format!("bad variant '{item}': {why}")))?;
         for tok in without_refs.split_ascii_whitespace() {
             match cp_token(tok, line)? {
                 Some(c) => seq.push(c),
@@ -120,25 +121,34 @@ fn variant_set(col: &str, line: u32) -> R<Vec<Vec<Cp>>> {
                 }
             }
         }
+        if seq.is_empty() {
+            return Err(err(line, format!("bad variant '{item}': no code point")));
+        }
         out.push(seq);
     }
     Ok(out)
 }
 
-/// `item` with its parenthesised reference lists left out.
-fn without_references(item: &str) -> String {
-    let mut depth = 0u32;
-    item.chars()
-        .filter(|&c| {
-            let outside = depth == 0 && c != '(';
-            match c {
-                '(' => depth += 1,
-                ')' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-            outside && c != ')'
-        })
-        .collect()
+/// `item` with its reference lists left out (`4E1F(1,2)`: RFC 3743 §5.1
+/// references are numbers); an error for a parenthesis not closed or
+/// not opened, or a list holding anything else.
+fn without_references(item: &str) -> Result<String, &'static str> {
+    let mut out = String::with_capacity(item.len());
+    let mut rest = item;
+    while let Some(open) = rest.find('(') {
+        let close = open + rest[open..].find(')').ok_or("a '(' not closed")?;
+        let refs = &rest[open + 1..close];
+        if !refs.chars().all(|c| c.is_ascii_digit() || c == ',' || c.is_ascii_whitespace()) {
+            return Err("a reference list holds numbers only");
+        }
+        out.push_str(&rest[..open]);
+        rest = &rest[close + 1..];
+    }
+    if rest.contains(')') {
+        return Err("a ')' not opened");
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 fn new_char(cps: Vec<Cp>, line: u32, comment: Option<String>) -> CharDef {

@@ -108,6 +108,19 @@ fn references_lists_with_commas() {
         vars(&lgr, &[0x4E22]),
         vec![(vec![0x4E1F], "blocked".into()), (vec![0x4E8E], "blocked".into())]
     );
+    // A list not closed, holding more than numbers, or with no code point.
+    for (line, why) in [
+        ("0958|(U+0915 U+093C", "a '(' not closed"),
+        ("0958;;0915(x)", "a reference list holds numbers only"),
+        ("0958;;0915)", "a ')' not opened"),
+        ("0958;;(1)", "no code point"),
+    ] {
+        let e = table_err(&format!("{line}\n"));
+        assert!(
+            e.starts_with("<input>:1: <table>: bad variant") && e.ends_with(why),
+            "{line}: {e}"
+        );
+    }
 }
 
 #[test]
