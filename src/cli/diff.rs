@@ -126,9 +126,7 @@ fn read_pair(
     // Ids hash the label, its index label and the variant LGR's identity
     // (`report::findings::finding_id`): across zones or variant LGRs
     // findings cannot match.
-    let text = |v: Option<&serde_json::Value>, at: &str| v?.pointer(at)?.as_str().map(String::from);
-    let apex = |r: &JsonlReport| text(r.summary.as_ref(), "/apex");
-    if let (Some(a), Some(b)) = (apex(&pair.0), apex(&pair.1))
+    if let (Some(a), Some(b)) = (pair.0.apex(), pair.1.apex())
         && a != b
     {
         eprintln!(
@@ -136,8 +134,7 @@ fn read_pair(
              cannot match"
         );
     }
-    let variants = |r: &JsonlReport| text(r.meta.as_ref(), "/variant_lgr/sha256");
-    if let (Some(a), Some(b)) = (variants(&pair.0), variants(&pair.1))
+    if let (Some(a), Some(b)) = (pair.0.variant_digest(), pair.1.variant_digest())
         && a != b
     {
         eprintln!(

@@ -358,12 +358,11 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         None => Vec::new(),
     };
     let (meta, identity) = meta_record(&args, &spec, &set, started, inputs)?;
-    if let Some(b) = &baseline {
-        let variants = Some(meta.variants.sha256.as_str());
-        for why in b.mismatches(labels.apex(), variants) {
+    if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
+        for why in b.mismatches(labels.apex(), Some(&meta.variants.sha256)) {
             eprintln!(
                 "lgrscan: warning: the baseline {}: {why}, so none of its findings can match",
-                args.baseline.as_deref().unwrap_or_else(|| std::path::Path::new("")).display()
+                path.display()
             );
         }
     }

@@ -542,20 +542,10 @@ impl Lgr {
         if label == other {
             return Some(Vec::new());
         }
-        if label.len() > MAX_VARIANT_LABEL_CPS {
-            return None;
-        }
-        let mut g = Gen::new(self, label, Some(other));
-        let mut found = false;
-        self.gen_step(&mut g, 0, false, 0, true, &mut |_, _, _| {
-            found = true;
-            Flow::Stop
-        });
-        if !found {
-            return None;
-        }
+        let (found, g) = self.search_for(label, other);
+        found?;
         // The search stopped at `other`: the path is how it was made.
-        let replaced = g.path.iter().filter(|s| s.is_var).filter_map(|s| {
+        let replaced = g?.path.into_iter().filter(|s| s.is_var).filter_map(|s| {
             let element = label.get(s.pos..s.pos + s.len)?;
             let variant = other.get(s.prefix_at..s.prefix_at + s.prefix_len)?;
             (element != variant).then(|| Replacement {
@@ -570,16 +560,29 @@ impl Lgr {
     /// The variant types and only-variants flag with which `other` is first
     /// generated from `label`, and the generator's steps.
     fn generated_as(&self, label: &[u32], other: &[u32]) -> (Option<(TypeSet, bool)>, usize) {
-        let mut found: Option<(TypeSet, bool)> = None;
+        let (found, g) = self.search_for(label, other);
+        (found, g.map_or(0, |g| g.steps))
+    }
+
+    /// The generator's search for `other` from `label`: its variant types
+    /// and only-variants flag when it is found, and the search done (its
+    /// steps, and its path when found); no search for a label longer
+    /// than [`MAX_VARIANT_LABEL_CPS`].
+    fn search_for<'s>(
+        &self,
+        label: &'s [u32],
+        other: &'s [u32],
+    ) -> (Option<(TypeSet, bool)>, Option<Gen<'s>>) {
         if label.len() > MAX_VARIANT_LABEL_CPS {
-            return (None, 0);
+            return (None, None);
         }
+        let mut found: Option<(TypeSet, bool)> = None;
         let mut g = Gen::new(self, label, Some(other));
         self.gen_step(&mut g, 0, false, 0, true, &mut |_, s, o| {
             found = Some((s, o));
             Flow::Stop
         });
-        (found, g.steps)
+        (found, Some(g))
     }
 
     /// The reference implementation's estimate of the number of variant

@@ -79,10 +79,8 @@ impl Baseline {
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         if text.trim_start().starts_with('{') {
             let report = super::diff::JsonlReport::parse(text, &path.display().to_string())?;
-            let at =
-                |v: Option<&serde_json::Value>, p: &str| v?.pointer(p)?.as_str().map(String::from);
-            b.report_apex = at(report.summary.as_ref(), "/apex");
-            b.report_variants = at(report.meta.as_ref(), "/variant_lgr/sha256");
+            b.report_apex = report.apex().map(String::from);
+            b.report_variants = report.variant_digest().map(String::from);
             // Only the findings on record: a holder's or an allocated
             // member's row is context, and its id must not accept the
             // same label once it is a conflicting member (as `diff`, which

@@ -54,6 +54,18 @@ pub struct JsonlReport {
 }
 
 impl JsonlReport {
+    /// The zone it audits (its summary's `apex`), if it says. Finding ids
+    /// of two zones cannot match.
+    pub fn apex(&self) -> Option<&str> {
+        self.summary.as_ref()?.pointer("/apex")?.as_str()
+    }
+
+    /// Its variant LGR's SHA-256 (its meta record's), if it says. Finding
+    /// ids hash the variant LGR: those of two cannot match.
+    pub fn variant_digest(&self) -> Option<&str> {
+        self.meta.as_ref()?.pointer("/variant_lgr/sha256")?.as_str()
+    }
+
     /// Reads a JSON Lines report of `scan`.
     ///
     /// # Errors
