@@ -565,7 +565,8 @@ pub fn check_without_scan<'a>(
     plain: &PlainJudge,
     candidates: &'a [Candidate<'_>],
 ) -> Result<Option<Vec<Verdict<'a>>>, Error> {
-    let (verdicts, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
+    let (mut verdicts, _) = without_scan(index, &Keys::new(set), plain, candidates)?;
+    verdicts.iter_mut().flatten().for_each(blocked_is_not_available);
     Ok(verdicts.into_iter().collect())
 }
 
@@ -696,7 +697,19 @@ pub fn check_with<'a>(
         .map(|v| v.ok_or_else(|| Error::new("a candidate got no verdict (internal error)")))
         .collect::<Result<_, _>>()?;
     name_reasons(index, candidates, &mut verdicts);
+    verdicts.iter_mut().for_each(blocked_is_not_available);
     Ok(verdicts)
+}
+
+/// Makes a candidate that collides with nothing but whose own disposition
+/// is `blocked` (a reflexive blocked variant or a `blocked` action, RFC
+/// 7940 §7.3, §8.3) `invalid`: the LGR lets no one register it, and the
+/// scan reports it as a `blocked` finding. Its detail keeps the
+/// disposition and the rule that gave it.
+fn blocked_is_not_available(v: &mut Verdict<'_>) {
+    if v.status == Status::Available && v.detail().disposition == "blocked" {
+        v.status = Status::Invalid;
+    }
 }
 
 /// Says why a candidate that still has a dot once the zone's suffix is

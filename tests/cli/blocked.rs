@@ -240,3 +240,40 @@ fn blocked_ids_are_stable_and_baselines_and_diffs_see_them() {
     assert_eq!(entries(&o), [("resolved".into(), "blocked".into(), "hello".into())]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A candidate blocked by the LGR itself is not `available`: `check`
+/// calls it `invalid` with the disposition `blocked` and the rule's
+/// reason, and exits 1, as `scan` would report a `blocked` finding for it
+/// appended to the zone. Against the input and against a saved index
+/// alike; a plain candidate (no scan needed) and a U-label one.
+#[test]
+fn check_calls_a_candidate_blocked_on_its_own_invalid() {
+    let dir = temp_dir("blocked-check");
+    let zone = list(&dir, "zone.txt", &["shop"]);
+    let idx = dir.join("zone.idx").to_string_lossy().into_owned();
+    assert_exit(&lgrscan(&["index", "--lgr", LGR, &zone, "-o", &idx]), 0, "index");
+    for against in [&zone, &idx] {
+        let mut a = vec!["check", "--against", against.as_str(), "--format", "csv"];
+        if against == &zone {
+            a.extend(["--lgr", LGR]);
+        }
+        a.extend(["--label", "hello", "--label", "héllo", "--label", "abc"]);
+        let o = lgrscan(&a);
+        assert_exit(&o, 1, &format!("{a:?}"));
+        let got: Vec<(String, String, String, String)> = rows(&stdout(&o))
+            .iter()
+            .map(|r| {
+                let f = |k: &str| r[k].as_str().to_string();
+                (f("ulabel"), f("status"), f("disposition"), f("reason"))
+            })
+            .collect();
+        let blocked = |u: &str| (u.into(), "invalid".into(), "blocked".into(), REASON.into());
+        assert_eq!(got[..2], [blocked("hello"), blocked("héllo")], "{a:?}");
+        assert_eq!((got[2].1.as_str(), got[2].2.as_str()), ("available", "valid"), "{a:?}");
+        // Only the valid candidate: exit 0.
+        let a: Vec<&str> = a.iter().take_while(|s| **s != "--label").copied().collect();
+        let o = lgrscan(&[&a[..], &["--label", "abc"]].concat());
+        assert_exit(&o, 0, "abc alone");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
