@@ -447,10 +447,11 @@ impl ReportFile {
         &mut self.file
     }
 
-    /// Puts the finished report in place.
+    /// Puts the finished report in place; a signal from then on no longer
+    /// ends the run ([`signals::commit`]).
     pub fn commit(self, durability: lgrscan::report::Durability) -> anyhow::Result<()> {
         let ReportFile { file, protected } = self;
-        file.commit(durability)?;
+        signals::commit(file, durability)?;
         drop(protected);
         Ok(())
     }

@@ -15,8 +15,9 @@
 //!   that name.
 //! - **A regular file with several hard links**: the report is written to a
 //!   temporary file as above and copied into the file in place on commit,
-//!   so every link sees it. A failed run leaves the file as it was; only
-//!   the copy itself is not atomic.
+//!   so every link sees it. A failed run leaves the file as it was, a disk
+//!   too full for the report too (its blocks are allocated before the copy
+//!   where the file system can: Linux); only the copy itself is not atomic.
 //! - **A symbolic link**: followed (as `>` in a shell does); what it points
 //!   to is treated as above, so the link stays a link and its target is
 //!   replaced. A dangling link creates its target.
@@ -294,13 +295,20 @@ impl OutputFile {
                 temp.persist(&dest).map_err(|e| named("cannot replace", e.error))
             }
             How::CopyInto { temp, dest } => {
+                let len = file.stream_position().map_err(|e| named("cannot write", e))?;
                 file.rewind().map_err(|e| named("cannot write", e))?;
                 let mut target = OpenOptions::new()
                     .write(true)
-                    .truncate(true)
                     .open(&dest)
                     .map_err(|e| named("cannot open", e))?;
+                // The blocks of the whole report are found before a byte
+                // of the file changes: a disk too full for it is an error
+                // that leaves the file as it was. The report is then
+                // written over the old bytes and the file cut to its length
+                // (never cut first).
+                allocate(&target, len).map_err(|e| named("cannot write", e))?;
                 io::copy(&mut file, &mut target).map_err(|e| named("cannot write", e))?;
+                target.set_len(len).map_err(|e| named("cannot write", e))?;
                 if durability == Durability::Sync {
                     target.sync_all().map_err(|e| named("cannot sync", e))?;
                 }
@@ -309,6 +317,29 @@ impl OutputFile {
             }
             How::InPlace => Ok(()),
         }
+    }
+}
+
+/// Gives `file` the blocks of its first `len` bytes, keeping its length
+/// (`fallocate(2)` with `FALLOC_FL_KEEP_SIZE`, Linux only): an error when
+/// the disk has no room for them. A file system that cannot allocate ahead
+/// (`EOPNOTSUPP`), or another system, is not an error: the copy then finds
+/// a full disk as it writes.
+fn allocate(file: &fs::File, len: u64) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if len > 0 {
+        use rustix::fs::{FallocateFlags, fallocate};
+        match fallocate(file, FallocateFlags::KEEP_SIZE, 0, len) {
+            Err(e) if e == rustix::io::Errno::NOSYS || e == rustix::io::Errno::OPNOTSUPP => Ok(()),
+            r => r.map_err(io::Error::from),
+        }
+    } else {
+        Ok(())
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (file, len);
+        Ok(())
     }
 }
 

@@ -245,6 +245,73 @@ fn a_signal_removes_the_temporary_file() {
     }
 }
 
+/// A signal that comes once the run has put its report in place is let
+/// go: the run ends on its own, with its own status, never by the signal
+/// after replacing the file (which would tell a script the old report was
+/// kept). Here the report is in place and `--meta`, a FIFO, blocks on a
+/// full pipe (600 inputs: over 64 KiB of JSON) when SIGTERM comes; once
+/// the FIFO is read, the run exits 0. A second signal ends it anyway.
+#[test]
+fn a_signal_after_the_report_is_in_place_is_let_go() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    for second_signal in [false, true] {
+        let dir = temp_dir(&format!("out-finishing-{second_signal}"));
+        let mut args = vec!["scan".to_string(), "-q".into()];
+        for i in 0..600 {
+            let p = dir.join(format!("in{i}.txt"));
+            fs::write(&p, format!("a{i}.example.\n")).unwrap();
+            args.push(p.to_string_lossy().into_owned());
+        }
+        let (report, meta) = (dir.join("report.csv"), dir.join("meta.fifo"));
+        fs::write(&report, "old\n").unwrap();
+        let c = std::ffi::CString::new(meta.to_string_lossy().as_bytes()).unwrap();
+        // SAFETY: a valid C string; mkfifo touches nothing else.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Opened for reading first (without waiting for a writer), so that
+        // lgrscan's open of it for writing does not wait.
+        let mut fifo =
+            fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(&meta).unwrap();
+        args.extend([
+            "-o".into(),
+            path_str(&report).into(),
+            "--meta".into(),
+            path_str(&meta).into(),
+        ]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut child = command(&args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while fs::read_to_string(&report).unwrap() == "old\n" && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let pid = child.id().to_string();
+        let kill = || Command::new("kill").args(["-TERM", &pid]).status();
+        let _ = kill();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the signal ended a run whose report was in place"
+        );
+        if second_signal {
+            let _ = kill();
+            assert_eq!(child.wait().unwrap().signal(), Some(15), "ended by the second SIGTERM");
+        } else {
+            let mut text = Vec::new();
+            while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+                let mut buf = [0u8; 65536];
+                match fifo.read(&mut buf) {
+                    Ok(n) => text.extend_from_slice(&buf[..n]),
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+            assert_eq!(child.wait().unwrap().code(), Some(0), "the run's own status");
+        }
+        let text = fs::read_to_string(&report).unwrap();
+        assert!(text.starts_with("kind,"), "the whole new report: {text:.80}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
+
 /// A write that fails midway (here: past a file size limit, as a full
 /// disk would) leaves the old report as it was and no temporary file.
 #[test]
