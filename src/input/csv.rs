@@ -15,7 +15,8 @@
 //!
 //! A row whose `registered` value does not parse is malformed (the label
 //! is not taken). When a label appears in several rows, the first row's
-//! fields are kept and the later rows are counted as duplicates.
+//! fields are kept and the later rows are counted as duplicates; a later
+//! row whose `registered`, `registrant` or `lgr` differs is malformed.
 
 use std::ops::Range;
 
@@ -326,7 +327,7 @@ fn one_record(
             if let Some(i) = name_label(col, loc, label, false, KeyMode::ALabel)? {
                 let mut packed = Vec::new();
                 st.row.pack_into(&mut packed);
-                col.set_csv(i, &packed);
+                col.set_csv(i, &packed, loc)?;
             }
         }
     }
@@ -609,7 +610,7 @@ fn merge(
                 What::Row { label, row } => {
                     let label = &c.labels[label.clone()];
                     if let Some(i) = name_label(col, loc, label, false, KeyMode::ALabel)? {
-                        col.set_csv(i, &c.rows[row.clone()]);
+                        col.set_csv(i, &c.rows[row.clone()], loc)?;
                     }
                 }
             }
@@ -646,7 +647,7 @@ fn push_sorted_rows(
     };
     for (i, it) in (last + 1 - run.len() as u32..).zip(run) {
         if let What::Row { row, .. } = &it.what {
-            col.set_csv(i, &c.rows[row.clone()]);
+            col.set_csv(i, &c.rows[row.clone()], label(it).0)?;
         }
     }
     Ok(true)
@@ -670,8 +671,10 @@ mod tests {
     }
 
     /// A label's first row is its row, one without columns beyond the
-    /// label too (a later duplicate row's fields are not taken); rows
-    /// without columns keep nothing, not even row offsets.
+    /// label too: a later row with the same fields is a duplicate, one
+    /// with another `registered`, `registrant` or `lgr` is malformed
+    /// (its fields not taken); rows without columns keep nothing, not even
+    /// row offsets.
     #[test]
     fn rows_without_columns_come_first_and_keep_nothing() {
         use crate::input::{Config, Input, InputFormat, read};
@@ -679,7 +682,9 @@ mod tests {
             let input = Input::Bytes { name: "x.csv".into(), data: text.to_vec() };
             read([input], &Config::new().format(Some(InputFormat::Csv))).unwrap()
         };
-        let set = read_csv(b"label,registrant\na,\nb,reg-b\na,reg-a\nc,\n");
+        let text = "label,registrant,registered,lgr\na,,,\nb,reg-b,2020-01-01,\na,reg-a,,\nc,,,\n\
+                    b, reg-b ,2020-01-01,\nc,,2021-02-03,x\nb,reg-b,2020-01-01,\n";
+        let set = read_csv(text.as_bytes());
         let registrant = |name: &str| {
             let label = set.iter().find(|l| l.ulabel() == name).unwrap();
             label.csv().and_then(|c| c.registrant).map(str::to_string)
@@ -687,7 +692,21 @@ mod tests {
         assert_eq!(registrant("a"), None);
         assert_eq!(registrant("b").as_deref(), Some("reg-b"));
         assert_eq!(registrant("c"), None);
-        assert_eq!(set.accounting().duplicate_records, 1);
+        let acc = set.accounting();
+        acc.check().unwrap();
+        assert_eq!((acc.duplicate_records, acc.malformed), (2, 2));
+        let bad: Vec<(u64, &str)> =
+            acc.malformed_details.iter().map(|m| (m.line, m.reason.as_str())).collect();
+        assert_eq!(
+            bad,
+            [
+                (4, "repeats the label of x.csv:2 with another registrant: a label has one row"),
+                (
+                    7,
+                    "repeats the label of x.csv:5 with another registered, lgr: a label has one row"
+                ),
+            ]
+        );
         let only = read_csv(b"label,registrant\na,\nb, \n");
         assert_eq!(only.len(), 2);
         assert!(only.csv_at.is_empty() && only.csv_data.is_empty());

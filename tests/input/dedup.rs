@@ -150,7 +150,8 @@ fn lists_and_csv_dedup_in_any_order() {
         let mut want = Vec::new();
         for (i, n) in names.iter().enumerate() {
             list += &format!("{n}\n");
-            csv += &format!("{n},r{i}\n");
+            // One registrant a name: a repeat with another is malformed.
+            csv += &format!("{n},r-{}\n", n.to_lowercase());
             if seen.insert(n.to_lowercase()) {
                 want.push((n.to_lowercase(), i as u32 + 1));
             }
@@ -178,7 +179,7 @@ fn lists_and_csv_dedup_in_any_order() {
                     if header == 1 {
                         for l in set.iter() {
                             let r = l.csv().and_then(|c| c.registrant).unwrap_or_default();
-                            assert_eq!(r, format!("r{}", l.line() - 2), "{case}");
+                            assert_eq!(r, format!("r-{}", l.alabel()), "{case}");
                         }
                     }
                 }
@@ -189,8 +190,9 @@ fn lists_and_csv_dedup_in_any_order() {
 
 /// A label read first without a CSV row (from a list), then again out of
 /// order from a CSV file: the row goes to the label, and a label whose rows
-/// come twice keeps the first. Repeats inside the list, and a list of
-/// repeats only, leave the CSV file's labels their source.
+/// come twice keeps the first (a second row with another registrant is
+/// malformed, one with the same a duplicate). Repeats inside the list,
+/// and a list of repeats only, leave the CSV file's labels their source.
 #[test]
 fn a_later_csv_row_goes_to_the_first_label() {
     let dir = TempDir::new();
@@ -210,6 +212,9 @@ fn a_later_csv_row_goes_to_the_first_label() {
     for n in &names[..500] {
         csv += &format!("{n},second-{n}\n");
     }
+    for n in &names[500..700] {
+        csv += &format!("{n},first-{n}\n");
+    }
     let inputs = [
         dir.write("a.txt", list.as_bytes()),
         dir.write("r.txt", repeats.as_bytes()),
@@ -218,7 +223,8 @@ fn a_later_csv_row_goes_to_the_first_label() {
     let set = read(inputs.iter().map(|p| Input::Path(p.clone())), &Config::new()).unwrap();
     set.accounting().check().unwrap();
     assert_eq!(set.len(), 3000);
-    assert_eq!(set.accounting().duplicate_records, 300 + 100 + 2500);
+    assert_eq!(set.accounting().duplicate_records, 300 + 100 + 2000 + 200);
+    assert_eq!(set.accounting().malformed, 500);
     for l in set.iter() {
         let r = l.csv().and_then(|c| c.registrant).unwrap_or_default();
         assert_eq!(r, format!("first-{}", l.alabel()), "{}", l.alabel());

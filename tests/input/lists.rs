@@ -49,7 +49,7 @@ a..b\n";
 fn csv_columns() {
     let csv = "label,registered,registrant,lgr,status\n\
 bücher,2019-03-01,R1,und-Latn,ok\n\
-\"xn--bcher-kva\",2020-01-01T00:00:00Z,R2,,dup\n\
+\"xn--bcher-kva\",2019-03-01,R1,und-Latn,dup\n\
 example,2018-05-06T10:00:00+02:00,R3,,\n\
 bad,yesterday,R4,,\n\
 \"multi\n\

@@ -3,6 +3,9 @@
 //! rows and columns.
 
 use super::Collector;
+use super::Loc;
+use crate::input::Error;
+use crate::input::csv_fields::CsvFields;
 use crate::input::labels::NO_CSV_ROW;
 
 impl Collector {
@@ -67,15 +70,27 @@ impl Collector {
     /// Such a row is kept as none at all (`Label::csv` is `None`, which
     /// every reader takes as empty fields): a label-only CSV of 10M rows
     /// kept 100 MB of row offsets and empty rows before (CHANGELOG, #27).
-    pub(crate) fn set_csv(&mut self, label: u32, packed: &[u8]) {
+    ///
+    /// A later row of the label (at `loc`, counted as a duplicate) whose
+    /// `registered`, `registrant` or `lgr` differs from the first row's is
+    /// malformed instead: which row is right is not the reader's to guess,
+    /// and the first would decide the holder, the registrant check or the
+    /// LGR alone, by row order.
+    ///
+    /// # Errors
+    /// Such a row, under `--strict`.
+    pub(crate) fn set_csv(&mut self, label: u32, packed: &[u8], loc: Loc) -> Result<(), Error> {
         let (word, bit) = (label as usize / 64, 1u64 << (label % 64));
         if self.csv_row_seen.len() <= word {
             self.csv_row_seen.resize(word + 1, 0);
         }
         let seen = self.csv_row_seen[word] & bit != 0;
         self.csv_row_seen[word] |= bit;
-        if seen || packed.is_empty() {
-            return;
+        if seen {
+            return self.repeated_row(label, packed, loc);
+        }
+        if packed.is_empty() {
+            return Ok(());
         }
         let n = self.set.records.len();
         if self.set.csv_at.len() < n {
@@ -83,5 +98,34 @@ impl Collector {
         }
         self.set.csv_at[label as usize] = self.set.csv_data.len() as u64;
         self.set.csv_data.extend_from_slice(packed);
+        Ok(())
+    }
+
+    /// A later row of `label` (see [`Self::set_csv`]).
+    fn repeated_row(&mut self, label: u32, packed: &[u8], loc: Loc) -> Result<(), Error> {
+        let Some(first) = self.set.get(label as usize) else { return Ok(()) };
+        let (a, b) =
+            (first.csv().unwrap_or_default(), CsvFields::unpack(packed).unwrap_or_default());
+        let differs = [
+            (a.registered != b.registered, "registered"),
+            (a.registrant != b.registrant, "registrant"),
+            (a.lgr != b.lgr, "lgr"),
+        ];
+        let columns: Vec<&str> = differs.iter().filter(|d| d.0).map(|d| d.1).collect();
+        if columns.is_empty() {
+            return Ok(());
+        }
+        let reason = format!(
+            "repeats the label of {}:{} with another {}: a label has one row",
+            first.source_path().display(),
+            first.line(),
+            columns.join(", "),
+        );
+        // A malformed line, not a record (counted as a duplicate one).
+        let acc = &mut self.set.accounting;
+        acc.duplicate_records -= 1;
+        acc.records -= 1;
+        acc.record_lines -= 1;
+        self.malformed(loc, reason)
     }
 }
