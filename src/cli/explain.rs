@@ -3,7 +3,7 @@
 //! of the set and why, which LGR judges it, its index label and its
 //! variant labels with their dispositions.
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use lgrscan::builtin;
 use lgrscan::idna2008::{self, Finding, LabelForms, MAX_LABEL_OCTETS};
 use lgrscan::lgr::{Lgr, VariantLabel, fmt_cps, hex_cps};
@@ -40,7 +40,7 @@ pub struct Args {
     lgr: Vec<String>,
     /// The LGR giving the index label and the variant labels. Default:
     /// builtin:common with the built-in set, the LGR itself when one
-    /// --lgr is given, else the LGR that judges the label.
+    /// --lgr is given, else their merge (as `scan`'s).
     #[arg(long)]
     variants: Option<String>,
     /// List at most this many variant labels (the count is always given).
@@ -302,7 +302,14 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             loaded = load(s)?;
             &loaded
         }
-        None => &lgrs[judge],
+        None if lgrs.len() == 1 => &lgrs[0],
+        // Several LGRs: their merge, as `scan` groups by it.
+        None => {
+            let refs: Vec<&Lgr> = lgrs.iter().collect();
+            let merged = lgrscan::lgr::merge(&refs).context("merging the LGR set")?;
+            loaded = merged.with_index_mode(mode);
+            &loaded
+        }
     };
 
     let mut out = super::stdout();

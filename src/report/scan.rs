@@ -383,8 +383,13 @@ pub fn summary(
     if let Some(apex) = labels.apex() {
         let _ = writeln!(t, "  apex: {}", esc(apex));
     }
-    for m in malformed_lines(labels, 20).iter().chain(bad_pins.iter().take(20)) {
-        let _ = writeln!(t, "  malformed: {}", esc(m));
+    for m in malformed_lines(labels, 20) {
+        let _ = writeln!(t, "  malformed: {}", esc(&m));
+    }
+    // Records (judged invalid, counted above), not malformed lines; the
+    // caller's `--on-malformed` policy counts them with those.
+    for m in bad_pins.iter().take(20) {
+        let _ = writeln!(t, "  unknown lgr: {}", esc(m));
     }
     if a.malformed > 20 {
         let _ = writeln!(t, "  … {} more malformed lines", a.malformed - 20);
@@ -567,9 +572,10 @@ pub fn unknown_pins(labels: &LabelSet, set: &LgrSet) -> Vec<String> {
             let pin = l.csv()?.lgr?.trim();
             (!pin.is_empty() && set.find(pin).is_none()).then(|| {
                 format!(
-                    "{}:{}: the lgr column names '{pin}', which is not in the LGR set",
+                    "{}:{} (byte {}): the lgr column names '{pin}', which is not in the LGR set",
                     l.source_path().display(),
-                    l.line()
+                    l.line(),
+                    l.offset()
                 )
             })
         })

@@ -226,6 +226,28 @@ fn explain_with_another_variant_lgr() {
     assert!(!vars.iter().any(|(_, l)| l == "១២៣"), "{out}");
 }
 
+/// With several `--lgr` and no `--variants`, `explain` lists the variants
+/// of their merge, as `scan` groups by it: ១២៣ and १२३ collide in a scan
+/// of the two, so each is a variant of the other here (the judging LGR,
+/// Khmer alone, has no Devanagari digit).
+#[test]
+fn explain_with_several_lgrs_uses_their_merge_as_scan_does() {
+    let lgrs = ["--lgr", "builtin:devanagari", "--lgr", "builtin:khmer"];
+    let out = ok(&[&["explain", "១២៣"][..], &lgrs].concat());
+    let merged = "merged(builtin:devanagari+builtin:khmer)";
+    assert!(out.contains(&format!("index label ({merged}): 123  [0031 0032 0033]")), "{out}");
+    let vars = variant_lines(&out);
+    assert!(vars.iter().any(|(d, l)| d == "blocked" && l == "१२३"), "{out}");
+    let dir = crate::util::temp_dir("explain-merge");
+    let zone = dir.join("labels.txt");
+    std::fs::write(&zone, "१२३\n១២៣\n").unwrap();
+    let o = lgrscan(&[&["scan", "--format", "csv", zone.to_str().unwrap()][..], &lgrs].concat());
+    let rows = crate::util::rows(&String::from_utf8_lossy(&o.stdout));
+    let row = rows.iter().find(|r| r["ulabel"] == "១២៣").expect("a row of ១២៣");
+    assert_eq!((row["index"].as_str(), row["disposition"].as_str()), ("123", "blocked"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The IDNA2008 line of `explain`'s verdicts, its words joined by one space.
 fn idna_line(out: &str) -> String {
     let line = out.lines().find(|l| l.starts_with("  IDNA2008 ")).unwrap_or_default();

@@ -401,7 +401,7 @@ fn a_registered_labels_lgr_pin_is_kept() {
     let unknown = unknown.to_str().unwrap();
     let refused = check(unknown, "fail");
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    assert!(stderr(&refused).contains("unknown.csv:2: the lgr column names 'nosuch'"));
+    assert!(stderr(&refused).contains("unknown.csv:2 (byte 10): the lgr column names 'nosuch'"));
     assert!(stdout(&refused).is_empty());
     assert_eq!(status(unknown, "ignore"), "available");
     let unknown_idx = dir.path().join("unknown.idx");
@@ -453,6 +453,10 @@ fn an_unknown_pin_gives_the_same_rows_from_an_index() {
     );
     let scan = lgrscan(&["scan", "-q", "--on-malformed", "ignore", "--format", "csv", csv]);
     assert!(stdout(&scan).contains("the lgr column names 'nosuch'"), "{}", stdout(&scan));
+    // The row is the pin's, not an IDNA2008 failure.
+    let pinned = crate::util::rows(&stdout(&scan));
+    let pinned = pinned.iter().find(|r| r["reason"].contains("'nosuch'")).unwrap();
+    assert_eq!(pinned["lgr"], "nosuch");
 }
 
 /// A zone suffix in upper case is the apex, as the list reader reads it:

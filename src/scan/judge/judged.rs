@@ -63,6 +63,9 @@ pub(crate) struct Judgement<'a> {
     pub other: Option<String>,
     /// The reason family of an IDNA2008 finding, for the summary.
     pub idna_family: Option<&'static str>,
+    /// The CSV `lgr` value that names no LGR of the set, when that is why
+    /// no LGR judged the label: the row's `lgr` column then shows it.
+    pub unknown_pin: Option<String>,
 }
 
 impl Judgement<'_> {
@@ -110,6 +113,7 @@ pub(crate) fn judge_one_in<'a>(
             verdict: None,
             other: Some(f.to_string()),
             idna_family: Some(idna_family(f)),
+            unknown_pin: None,
         };
     }
     if let Some(pin) = label.csv().and_then(|c| c.lgr).filter(|p| !p.trim().is_empty()) {
@@ -119,12 +123,14 @@ pub(crate) fn judge_one_in<'a>(
                 verdict: Some(set.judges[i].judge_label_table(prepared, sc)),
                 other: None,
                 idna_family: None,
+                unknown_pin: None,
             },
             None => Judgement {
                 lgr: None,
                 verdict: None,
                 other: Some(format!("the lgr column names '{pin}', which is not in the LGR set")),
                 idna_family: None,
+                unknown_pin: Some(pin.trim().to_string()),
             },
         };
     }
@@ -144,7 +150,13 @@ fn judge_by_set<'a>(set: &'a LgrSet, prepared: &EvalLabel, sc: &mut IndexScratch
         if let Some(v) = judge_covered(lgr, prepared, sc)
             && v.eligible
         {
-            return Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None };
+            return Judgement {
+                lgr: Some(i),
+                verdict: Some(v),
+                other: None,
+                idna_family: None,
+                unknown_pin: None,
+            };
         }
     }
     let mut best: Option<(usize, usize)> = None;
@@ -156,7 +168,7 @@ fn judge_by_set<'a>(set: &'a LgrSet, prepared: &EvalLabel, sc: &mut IndexScratch
     }
     let (i, _) = best.expect("the set is not empty");
     let v = set.judges[i].judge_label_table(prepared, sc);
-    Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None }
+    Judgement { lgr: Some(i), verdict: Some(v), other: None, idna_family: None, unknown_pin: None }
 }
 
 /// The reason family of an IDNA2008 finding: its text without positions
@@ -189,6 +201,9 @@ pub(super) fn idna_family(f: &IdnaFinding) -> &'static str {
 pub(crate) fn family(lgr: &Lgr, j: &Judgement<'_>) -> String {
     if let Some(f) = j.idna_family {
         return format!("IDNA2008: {f}");
+    }
+    if j.unknown_pin.is_some() {
+        return "the lgr column names an LGR not in the set".to_string();
     }
     if let Some(o) = &j.other {
         let words: Vec<&str> = o
@@ -236,8 +251,8 @@ pub(crate) fn script_of_with(cps: &[u32], mut script: impl FnMut(u32) -> Script)
     }
 }
 
-/// LGR name (or `IDNA2008`), disposition, reason text and reason family
-/// of a judgement.
+/// LGR name (or `IDNA2008`, or the unknown LGR a CSV row pins),
+/// disposition, reason text and reason family of a judgement.
 pub(crate) fn verdict_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
     let lgr = j.lgr.map(|l| &*set.judges[l]);
     let fam = lgr.map_or_else(|| family(set.variants(), j), |l| family(l, j));
@@ -246,7 +261,7 @@ pub(crate) fn verdict_fields(set: &LgrSet, j: &Judgement<'_>) -> [String; 4] {
             [l.name().to_string(), v.disposition.to_string(), l.reason_text(&v.reason), fam]
         }
         _ => [
-            "IDNA2008".to_string(),
+            j.unknown_pin.clone().unwrap_or_else(|| "IDNA2008".to_string()),
             "invalid".to_string(),
             j.other.clone().unwrap_or_default(),
             fam,
