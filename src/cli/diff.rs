@@ -77,7 +77,7 @@ pub struct ReportArgs {
 }
 
 pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
-    if args.output.is_none() && std::io::stdout().is_terminal() {
+    if super::to_terminal(args.output.as_deref()) {
         anyhow::bail!(
             "report writes a whole HTML page: give -o FILE (or redirect standard output)"
         );

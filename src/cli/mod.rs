@@ -457,6 +457,14 @@ impl ReportFile {
     }
 }
 
+/// Whether a report for `output` (`-o`, if given) goes to a terminal:
+/// standard output (none, `-` or `/dev/stdout`) is one.
+pub fn to_terminal(output: Option<&std::path::Path>) -> bool {
+    use std::io::IsTerminal;
+    let stdout = |p: &std::path::Path| p == std::path::Path::new("-") || p == "/dev/stdout";
+    output.is_none_or(stdout) && std::io::stdout().is_terminal()
+}
+
 /// Now, as an RFC 3339 UTC date-time.
 pub(crate) fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()

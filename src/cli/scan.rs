@@ -10,7 +10,7 @@ use lgrscan::report::scan::{GroupBy, ReportParts};
 use lgrscan::report::{self, Durability, ScanFormat};
 use lgrscan::scan::{self, HolderPolicy, LgrSet, ScanConfig};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -144,14 +144,17 @@ pub struct Args {
 
 /// `--output` and `--meta`, opened: neither replaces a file the scan
 /// reads, nor the other.
-fn open_outputs(
-    args: &Args,
+fn open_outputs<'a>(
+    args: &'a Args,
 ) -> anyhow::Result<(Option<super::ReportFile>, Option<super::ReportFile>)> {
     let mut reads = super::read_paths(&args.inputs, &args.lgrs, args.variants.as_deref());
     reads.extend(args.baseline.as_deref());
+    // Among the spared paths `-` is standard input; as an output it is
+    // standard output.
+    let as_output = |p: &'a Path| if p == Path::new("-") { Path::new("/dev/stdout") } else { p };
     let (mut spare_output, mut spare_meta) = (reads.clone(), reads);
-    spare_output.extend(args.meta.as_deref());
-    spare_meta.extend(args.output.as_deref());
+    spare_output.extend(args.meta.as_deref().map(as_output));
+    spare_meta.extend(args.output.as_deref().map(as_output));
     let output =
         args.output.as_deref().map(|p| super::ReportFile::create(p, &spare_output)).transpose()?;
     let meta =
@@ -285,7 +288,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     } else {
         Format::Csv
     });
-    if format == Format::Html && args.output.is_none() && stdout_tty {
+    if format == Format::Html && super::to_terminal(args.output.as_deref()) {
         anyhow::bail!(
             "--format html writes a whole HTML page: give -o FILE (or redirect standard output)"
         );

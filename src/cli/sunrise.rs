@@ -397,6 +397,12 @@ pub enum CheckFormat {
 
 pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     registry_given(&args)?;
+    // The output first: a path that cannot be written is an error before
+    // anything is read (a candidate FIFO or standard input may wait).
+    let mut reads = super::read_paths(&args.against, &args.lgrs, args.variants.as_deref());
+    reads.extend(args.candidates.iter().map(PathBuf::as_path));
+    let mut output =
+        args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     // Read whole first: the candidates borrow their text from them.
     let files = (args.candidates.iter())
         .map(|path| super::read_whole(path))
@@ -414,12 +420,12 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
     candidates
         .extend(args.labels.iter().map(|l| Candidate { text: l.into(), ..Candidate::default() }));
     if candidates.is_empty() {
-        anyhow::bail!("no candidate: give candidate files or --label");
+        if args.candidates.is_empty() {
+            anyhow::bail!("no candidate: give candidate files or --label");
+        }
+        let files: Vec<String> = args.candidates.iter().map(|p| p.display().to_string()).collect();
+        anyhow::bail!("no candidate in {}: a check needs at least one", files.join(", "));
     }
-    let mut reads = super::read_paths(&args.against, &args.lgrs, args.variants.as_deref());
-    reads.extend(args.candidates.iter().map(PathBuf::as_path));
-    let mut output =
-        args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let given = (!args.lgrs.is_empty() || args.variants.is_some()).then(|| {
         let m = args.index_mode.unwrap_or_default();
         LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), m.into())

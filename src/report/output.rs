@@ -122,6 +122,21 @@ impl OutputFile {
         let dest = match follow_symlinks(path).map_err(|e| named("cannot resolve", e))? {
             Resolved::Path(dest) => dest,
             Resolved::Descriptor(fd) => {
+                // Another output through the same descriptor would mix the
+                // two streams (`-` among the spared paths is standard input).
+                if let Some(other) = spared.iter().find(|o| {
+                    **o != Path::new("-")
+                        && matches!(follow_symlinks(o), Ok(Resolved::Descriptor(f)) if f == fd)
+                }) {
+                    let e = io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "it is the same stream as {}, which this run also writes",
+                            other.display()
+                        ),
+                    );
+                    return Err(named("refusing to write", e));
+                }
                 let file = inherited(fd).map_err(|e| named("cannot write", e))?;
                 // A file behind it is refused as any path to it would be.
                 if let Some(id) = file

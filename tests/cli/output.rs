@@ -378,13 +378,24 @@ fn outputs_never_replace_what_the_run_reads() {
     let meta = dir.join("meta.json");
     let before: Vec<(String, Vec<u8>)> =
         entries(&dir).into_iter().map(|e| (e.clone(), fs::read(dir.join(&e)).unwrap())).collect();
-    let cases: [(&str, &str, Vec<&str>); 13] = [
+    let cases: [(&str, &str, Vec<&str>); 16] = [
         ("scan input", z, vec!["scan", "-q", z, "-o", z]),
         ("scan input by a symbolic link", z, vec!["scan", "-q", z, "-o", l]),
         ("scan input by a hard link", h, vec!["scan", "-q", h, "-o", z]),
         ("scan LGR", k, vec!["scan", "-q", "--lgr", k, z, "-o", k]),
         ("scan baseline", r, vec!["scan", "-q", "--baseline", r, z, "-o", r]),
         ("scan meta over output", "meta", vec!["scan", "-q", z, "-o", r, "--meta", r]),
+        ("scan both to standard output", "meta", vec!["scan", "-q", z, "-o", "-", "--meta", "-"]),
+        (
+            "scan both to /dev/stdout",
+            "meta",
+            vec!["scan", "-q", z, "-o", "/dev/stdout", "--meta", "/dev/stdout"],
+        ),
+        (
+            "scan both to descriptor 1",
+            "meta",
+            vec!["scan", "-q", z, "-o", "-", "--meta", "/dev/fd/1"],
+        ),
         ("annotate", z, vec!["annotate", "--lgr", "builtin:khmer", z, "-o", z]),
         ("diff", r, vec!["diff", r, r, "-o", r]),
         ("report", r, vec!["report", r, r, "-o", r]),
@@ -410,6 +421,45 @@ fn outputs_never_replace_what_the_run_reads() {
     // Another file is written.
     let o = run(&["scan", "-q", z, "-o", path_str(&dir.join("other.csv"))]);
     assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+}
+
+/// `check` opens its `-o` before it reads a candidate: a path that
+/// cannot be written is an error at once, though the candidates come from
+/// standard input that never ends (or a FIFO with no writer).
+#[test]
+fn check_refuses_a_bad_output_before_reading_candidates() {
+    let mut child = command(&["check", "--against", ZONE, "-", "-o", "no-such-dir/out.csv"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let waited = child.try_wait().unwrap().is_some();
+    drop(child.stdin.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(waited, "check read its candidates before opening its output");
+    assert_eq!(code(&o), Some(2));
+    assert!(stderr(&o).contains("no-such-dir/out.csv"), "{}", stderr(&o));
+}
+
+/// A page of HTML is refused on a terminal, `-o -` and `-o /dev/stdout`
+/// included (`script` gives the run a terminal).
+#[test]
+fn html_is_refused_on_a_terminal_whatever_the_spelling() {
+    let bin = bin();
+    for out in ["", "-o -", "-o /dev/stdout"] {
+        let cmd = format!("{} scan -q --format html {out} {ZONE}; echo rc=$?", bin.display());
+        let o =
+            Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(root()).output();
+        let Ok(o) = o else { panic!("`script` (util-linux) is needed for this test") };
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("rc=2"), "{out}: {text}");
+        assert!(text.contains("--format html writes a whole HTML page"), "{out}: {text}");
+    }
 }
 
 fn closed_pipe(args: &[&str]) -> Output {
