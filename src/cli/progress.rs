@@ -30,6 +30,8 @@ impl Bar {
         let b = self.bar.as_ref()?;
         let total: u64 =
             inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+        // Drawn once set up (see `phase`).
+        b.set_draw_target(ProgressDrawTarget::hidden());
         b.set_style(
             ProgressStyle::with_template(
                 "{spinner} {msg}: {binary_bytes}/{binary_total_bytes} ({binary_bytes_per_sec}, ETA {eta}) {wide_bar}",
@@ -38,6 +40,7 @@ impl Bar {
         );
         b.set_message(format!("reading {} input(s)", inputs.len()));
         b.set_length(total);
+        b.set_draw_target(ProgressDrawTarget::stderr());
         b.enable_steady_tick(std::time::Duration::from_millis(120));
         let bar = b.clone();
         Some(lgrscan::input::ProgressFn(std::sync::Arc::new(move |n| bar.inc(n))))
@@ -57,7 +60,10 @@ impl lgrscan::scan::Progress for Bar {
                 *p = name.to_string();
             }
             // Items counted in the phase's own unit (its name's last word:
-            // labels, sets), never as bytes.
+            // labels, sets), never as bytes. Drawn nowhere while the bar
+            // changes: the ticking thread drew half-changed frames (the
+            // new phase's unit beside the bytes of the last one).
+            b.set_draw_target(ProgressDrawTarget::hidden());
             b.set_style(
                 ProgressStyle::with_template(
                     "{spinner} {msg}: {human_pos}/{human_len} {prefix} ({per_sec}, ETA {eta}) {wide_bar}",
@@ -68,6 +74,7 @@ impl lgrscan::scan::Progress for Bar {
             b.set_prefix(name.rsplit(' ').next().unwrap_or_default().to_string());
             b.set_message(name.to_string());
             b.set_length(total);
+            b.set_draw_target(ProgressDrawTarget::stderr());
         }
     }
 
