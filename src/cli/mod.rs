@@ -76,9 +76,17 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return Ok(ExitCode::from(code));
+            // `--help` and `--version` go to standard output: one that
+            // cannot be written is an error, as for any command (a reader
+            // that stopped reading is not).
+            let printed = e.print();
+            if let Err(w) = printed.as_ref()
+                && w.kind() != std::io::ErrorKind::BrokenPipe
+                && !e.use_stderr()
+            {
+                anyhow::bail!("cannot write standard output: {w}");
+            }
+            return Ok(ExitCode::from(if e.use_stderr() { 2 } else { 0 }));
         }
     };
     match cli.command {

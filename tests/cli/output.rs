@@ -462,6 +462,20 @@ fn html_is_refused_on_a_terminal_whatever_the_spelling() {
     }
 }
 
+/// `--help` and `--version` written to a full device are an error (exit
+/// 2, naming standard output), as any command's output is; to a reader
+/// that stopped reading, not.
+#[test]
+fn help_that_cannot_be_written_is_an_error() {
+    for args in [&["--help"][..], &["scan", "--help"], &["--version"]] {
+        let full = fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = command(args).stdout(full).stderr(Stdio::piped()).output().unwrap();
+        assert_eq!(code(&o), Some(2), "{args:?}");
+        assert!(stderr(&o).contains("cannot write standard output"), "{args:?}: {}", stderr(&o));
+        assert_eq!(code(&closed_pipe(args)), Some(0), "{args:?}");
+    }
+}
+
 fn closed_pipe(args: &[&str]) -> Output {
     let mut child =
         command(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
