@@ -149,8 +149,9 @@ fn literal_not_utf8_names_file_and_line() {
 }
 
 /// `--literal` reads standard input as it reads a file: its byte order mark
-/// skipped, a line over 1 MiB an error naming it (a 20 MB line of NULs
-/// took 3 GB before, and standard input had no bound at all).
+/// skipped, a line over 4 KiB an error naming it (a 20 MB line of NULs
+/// took 3 GB before, and standard input had no bound at all; a 300 KB line
+/// of Devanagari took 7.3 s, its index label quadratic in its length).
 #[test]
 fn literal_input_is_bounded() {
     let o = crate::util::lgrscan_piped(
@@ -166,7 +167,16 @@ fn literal_input_is_bounded() {
         &long,
     );
     assert_exit(&o, 2, "a 2 MiB line");
-    assert!(crate::util::stderr(&o).contains("-:2: line longer than 1048576 bytes"));
+    assert!(crate::util::stderr(&o).contains("-:2: line longer than 4096 bytes"));
+    // The longest line taken, and one byte more.
+    for (n, code) in [(4096, 0), (4097, 2)] {
+        let line = "कऱ्या".repeat(n / 15) + &"a".repeat(n % 15);
+        let o = crate::util::lgrscan_piped(
+            &["annotate", "--literal", "--lgr", "builtin:devanagari", "-"],
+            format!("{line}\n").as_bytes(),
+        );
+        assert_exit(&o, code, &format!("a line of {n} bytes"));
+    }
 }
 
 /// A list's repeated label (another case, its A-label form) has the row of
