@@ -14,11 +14,10 @@ fn main() -> ExitCode {
         Err(err) if cli::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             // Messages quote file names and input text: escaped, so that
-            // they cannot drive the terminal.
+            // they cannot drive the terminal, nor forge a second error line
+            // (a file name may hold a newline).
             let message = format!("{err:#}");
-            for line in message.lines() {
-                eprintln!("lgrscan: error: {}", lgrscan::report::escape_for_terminal(line));
-            }
+            eprintln!("lgrscan: error: {}", lgrscan::report::escape_for_terminal(&message));
             ExitCode::from(2)
         }
     }

@@ -543,6 +543,16 @@ fn text_output_escapes_control_characters() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!out.contains(['\u{9b}', '\u{202e}']), "{out:?}");
     assert!(out.contains("version: 1 (x\\u{9b}2J\\u{202e}y)"), "{out}");
+
+    // An error naming a file whose name holds a newline is one line: the
+    // name cannot forge a second error.
+    let forged = dir.join("a\nlgrscan: error: forged.txt");
+    fs::write(&forged, "ok\nbad label\n").unwrap();
+    let o = run(&["scan", "-q", "--input-format", "list", path_str(&forged)]);
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("a\\u{a}lgrscan: error: forged.txt:2"), "{err}");
     let _ = fs::remove_dir_all(&dir);
 }
 
