@@ -110,7 +110,8 @@ pub(super) fn extract_impl<const W: bool>(
     // They are looked for a window at a time, just ahead of the lines
     // extracted ([`careful_window`]).
     let chunk_end = end;
-    let (mut end, mut careful) = careful_window(buf, start, chunk_end);
+    let mut window = FIRST_CAREFUL_WINDOW;
+    let (mut end, mut careful) = careful_window(buf, start, chunk_end, window);
     let apex = o.apex;
     let mut c = Chunk::start(start, o.copy, b);
     // The rule as of the chunk's start (none until the caller gives it).
@@ -146,7 +147,8 @@ pub(super) fn extract_impl<const W: bool>(
             if careful || end >= chunk_end {
                 break;
             }
-            (end, careful) = careful_window(buf, end, chunk_end);
+            window = (window * 2).min(CAREFUL_WINDOW);
+            (end, careful) = careful_window(buf, end, chunk_end, window);
             continue;
         }
         let eof = eof && !careful && end == chunk_end;
@@ -194,15 +196,23 @@ fn careful_from(buf: &[u8], start: usize, end: usize) -> (usize, bool) {
 /// took 10–15% longer (CHANGELOG).
 const CAREFUL_WINDOW: usize = 256 << 10;
 
+/// The first window of a chunk, doubled with each next one up to
+/// [`CAREFUL_WINDOW`]: a chunk starts again after each line the careful
+/// parser reads, and a zone whose every line is one (escaped owners, `@`)
+/// looked 256 KiB ahead for each: 40 times the time of plain lines.
+const FIRST_CAREFUL_WINDOW: usize = 1 << 10;
+
 /// [`careful_from`] over the next window of the chunk that ends at
-/// `chunk_end`: from `start`, the whole lines of the next
-/// [`CAREFUL_WINDOW`] bytes (the rest of the chunk when no line ends
-/// there), so that the lines are extracted while the pre-pass has left
-/// them in cache.
-fn careful_window(buf: &[u8], start: usize, chunk_end: usize) -> (usize, bool) {
-    let mut end = (start + CAREFUL_WINDOW).min(chunk_end);
+/// `chunk_end`: from `start`, the whole lines of the next `window` bytes
+/// (the first line whole when it is longer), so that the lines are
+/// extracted while the pre-pass has left them in cache.
+fn careful_window(buf: &[u8], start: usize, chunk_end: usize, window: usize) -> (usize, bool) {
+    let mut end = (start + window).min(chunk_end);
     if end < chunk_end {
-        end = memchr::memrchr(b'\n', &buf[start..end]).map_or(chunk_end, |k| start + k + 1);
+        end = match memchr::memrchr(b'\n', &buf[start..end]) {
+            Some(k) => start + k + 1,
+            None => memchr::memchr(b'\n', &buf[end..chunk_end]).map_or(chunk_end, |k| end + k + 1),
+        };
     }
     careful_from(buf, start, end)
 }
