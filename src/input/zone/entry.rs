@@ -198,7 +198,17 @@ pub(super) fn entry(
             }
             if col.apex().is_none() {
                 // The SOA's owner is the apex; with no SOA in absolute
-                // form before, the `$ORIGIN` in force (RFC 1035 §5.1).
+                // form before, the `$ORIGIN` in force (RFC 1035 §5.1). An
+                // owner with a label over 63 octets is no apex: its line is
+                // malformed (below), and the fast path, which checks no
+                // label of the apex in the names under it, would read them.
+                if is_soa
+                    && let Some(long) = labels.iter().map(Vec::len).find(|&n| n > MAX_LABEL_OCTETS)
+                {
+                    let reason =
+                        format!("owner: label of {long} octets (at most {MAX_LABEL_OCTETS})");
+                    return col.malformed(loc, reason);
+                }
                 if let Some(apex) = if is_soa { Some(&labels) } else { st.origin.as_ref() } {
                     col.set_apex(apex.clone());
                     st.apex_plain = None;
@@ -330,8 +340,11 @@ pub(super) fn find_soa_apex(data: &[u8]) -> Option<Vec<Vec<u8>>> {
         {
             continue;
         }
+        // An owner with a label over 63 octets is malformed (RFC 1035
+        // §2.3.4), whichever parser reads its line: no apex.
         if let Ok(p) = name::parse(owner)
             && p.absolute
+            && p.labels.iter().all(|l| l.len() <= MAX_LABEL_OCTETS)
         {
             return Some(p.labels);
         }
