@@ -313,18 +313,13 @@ struct Probe<'a> {
     two_keys: bool,
     /// Why it is not valid under IDNA2008, if it is not (boxed: rare).
     finding: Option<Box<Finding>>,
-    /// What the scan needs of a candidate it judges (boxed: most
-    /// candidates need no scan, and a million probes stay small).
-    pending: Option<Box<Pending<'a>>>,
-}
-
-/// A candidate the scan judges: its forms. The registered labels under
-/// its keys are looked up again once per key ([`check_with`]), not kept
-/// per candidate: candidates that share a variant set with thousands of
-/// registered labels each held a copy of them all (a 58 KB batch of 1,000
-/// took `serve` from 10 MB to 561 MB).
-struct Pending<'a> {
-    forms: Forms<'a>,
+    /// The forms of a candidate the scan judges (boxed: most candidates
+    /// need no scan, and a million probes stay small). The registered
+    /// labels under its keys are looked up once per key in [`check_with`],
+    /// not kept per candidate: candidates sharing a variant set with
+    /// thousands of registered labels each held a copy of them all (a 58 KB
+    /// batch of 1,000 took `serve` from 10 MB to 561 MB).
+    pending: Option<Box<Forms<'a>>>,
 }
 
 /// A candidate's A-label and U-label, and why it is not valid under
@@ -362,7 +357,7 @@ impl<'a> Probe<'a> {
 
     /// The candidate's forms, when the scan judges it.
     fn forms(&self) -> &Forms<'a> {
-        self.pending.as_ref().map_or(&NO_FORMS, |p| &p.forms)
+        self.pending.as_deref().unwrap_or(&NO_FORMS)
     }
 }
 
@@ -409,7 +404,7 @@ fn probe_one<'a>(
     c: &'a Candidate<'_>,
     slot: &mut Option<Verdict<'a>>,
     probe: &Probe<'a>,
-) -> Result<Option<Box<Pending<'a>>>, Error> {
+) -> Result<Option<Box<Forms<'a>>>, Error> {
     let Some(v) = slot.as_mut() else { return Ok(None) };
     hits.clear();
     for &h in probe.keys() {
@@ -440,7 +435,7 @@ fn probe_one<'a>(
         let Some(v) = slot.take() else { return Ok(None) };
         let finding = probe.finding.as_deref().cloned();
         let forms = Forms { alabel: v.alabel, ulabel: v.ulabel, finding };
-        Ok(Some(Box::new(Pending { forms })))
+        Ok(Some(Box::new(forms)))
     }
 }
 
@@ -481,7 +476,7 @@ fn probe_all<'a>(
     // collect into a `Result` is not indexed, and would gather them in
     // pieces and move them all once more.
     let failed = Mutex::new(None);
-    let pending: Vec<Option<Box<Pending<'a>>>> = verdicts
+    let pending: Vec<Option<Box<Forms<'a>>>> = verdicts
         .par_iter_mut()
         .zip(candidates)
         .enumerate()
@@ -540,7 +535,7 @@ fn without_scan<'a>(
                 && let Some(v) = slot.take()
             {
                 let forms = Forms { alabel: v.alabel, ulabel: v.ulabel, finding: None };
-                p.pending = Some(Box::new(Pending { forms }));
+                p.pending = Some(Box::new(forms));
             }
         }
     }
@@ -611,7 +606,7 @@ pub fn check_with<'a>(
     // the scan (`duplicates`: each with its first).
     let (mut order, mut duplicates, mut pending_keys) = (Vec::new(), Vec::new(), Vec::new());
     for (i, p) in probes.iter().enumerate() {
-        let Some(Pending { forms: f }) = p.pending.as_deref() else { continue };
+        let Some(f) = p.pending.as_deref() else { continue };
         if let Some(&j) = first_of.get(&*f.alabel) {
             duplicates.push((i, j));
         } else {
