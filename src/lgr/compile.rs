@@ -645,6 +645,7 @@ fn compile_rules(
     };
     refgraph::rule_bounds(doc, rule_ids).map_err(|(r, msg)| rule_err(&doc.rules[r], &msg))?;
     let n = doc.rules.len();
+    let budget = rules::AutomataBudget::new();
     let mut out = CompiledRules {
         compiled: Vec::with_capacity(n),
         keys: Vec::with_capacity(n),
@@ -659,8 +660,9 @@ fn compile_rules(
         };
         out.required.push(terms.as_ref().and_then(rules::one_set));
         out.terms.push(terms);
-        let (rule, key) = rules::compile(resolver, &r.name, lazy || !used)
-            .map_err(|e| rule_err(r, &e.message))?;
+        let build_now = (!lazy && used).then_some(&budget);
+        let (rule, key) =
+            rules::compile(resolver, &r.name, build_now).map_err(|e| rule_err(r, &e.message))?;
         out.compiled.push(rule);
         out.keys.push(key);
     }

@@ -47,7 +47,7 @@
 //! count (all those of ICANN's LGRs) have one form and keep their one
 //! dense DFA.
 
-use super::rules::{LazyDfa, NFA_SIZE_LIMIT, automaton_error, ends_at};
+use super::rules::{AutomataBudget, LazyDfa, NFA_SIZE_LIMIT, automaton_error, ends_at};
 use crate::error::LgrError;
 use regex_automata::dfa::StartKind;
 use regex_automata::hybrid::dfa::{Cache, DFA};
@@ -75,15 +75,19 @@ pub(crate) struct LookBehind {
 
 impl LookBehind {
     /// The look-behind of patterns `capped` (the reference's) and `open`
-    /// (unbounded counts left unbounded). `lazy`: both automata are built
-    /// on first use (see [`LazyDfa`]).
+    /// (unbounded counts left unbounded), built now within `budget`, or on
+    /// first use when there is none (see [`LazyDfa`]).
     ///
     /// # Errors
     /// The open form's automaton does not build (a capped form that does
     /// not is left out: see `Far`).
-    pub(crate) fn new(capped: &str, open: &str, lazy: bool) -> Result<LookBehind, LgrError> {
-        let far = (capped != open).then(|| Box::new(Far::new(capped, lazy)));
-        let near = LazyDfa::new(open, true, StartKind::Anchored, lazy)?;
+    pub(crate) fn new(
+        capped: &str,
+        open: &str,
+        budget: Option<&AutomataBudget>,
+    ) -> Result<LookBehind, LgrError> {
+        let far = if capped == open { None } else { Some(Box::new(Far::new(capped, budget)?)) };
+        let near = LazyDfa::new(open, true, StartKind::Anchored, budget)?;
         Ok(LookBehind { near, far })
     }
 
@@ -142,12 +146,18 @@ struct Far {
 }
 
 impl Far {
-    fn new(pat: &str, lazy: bool) -> Far {
+    /// Built now within `budget` (its NFA, which the lazy automaton keeps,
+    /// spent from it), or on first use when there is none.
+    fn new(pat: &str, budget: Option<&AutomataBudget>) -> Result<Far, LgrError> {
         let capped = OnceLock::new();
-        if !lazy {
-            let _ = capped.set(Capped::new(pat).ok());
+        if let Some(budget) = budget {
+            let built = Capped::new(pat).ok();
+            if let Some(c) = &built {
+                budget.spend(c.dfa.get_nfa().memory_usage())?;
+            }
+            let _ = capped.set(built);
         }
-        Far { pat: pat.to_string(), capped }
+        Ok(Far { pat: pat.to_string(), capped })
     }
 
     /// The automaton, built on first use when it was not at once (the
@@ -200,8 +210,19 @@ mod tests {
     /// form's (the dense DFA of the capped form would exceed the limit).
     #[test]
     fn open_and_capped_forms_agree_within_the_cap() {
-        let l = LookBehind::new(r"\x{78}(?:\p{L}){0,63}", r"\x{78}(?:\p{L}){0,}", false).unwrap();
-        let open = LazyDfa::new(r"\x{78}(?:\p{L}){0,}", true, StartKind::Anchored, false).unwrap();
+        let l = LookBehind::new(
+            r"\x{78}(?:\p{L}){0,63}",
+            r"\x{78}(?:\p{L}){0,}",
+            Some(&AutomataBudget::new()),
+        )
+        .unwrap();
+        let open = LazyDfa::new(
+            r"\x{78}(?:\p{L}){0,}",
+            true,
+            StartKind::Anchored,
+            Some(&AutomataBudget::new()),
+        )
+        .unwrap();
         for n in 0..70 {
             for lead in ["", "é", "aé"] {
                 let text = format!("{lead}x{}", "é".repeat(n));
@@ -248,8 +269,8 @@ mod tests {
         let capped = r"(?:\p{L}){1,63}\x{78}(?:\p{L}){0,63}";
         let open = r"(?:\p{L}){1,}\x{78}(?:\p{L}){0,}";
         assert!(Capped::new(capped).is_err(), "the capped form is over the limit");
-        for lazy in [false, true] {
-            let l = LookBehind::new(capped, open, lazy).unwrap();
+        for budget in [Some(&AutomataBudget::new()), None] {
+            let l = LookBehind::new(capped, open, budget).unwrap();
             assert_eq!(l.capped_form(), Some(false));
             for n in [0, 5, 62, 63, 64, 100] {
                 let text = format!("ax{}", "é".repeat(n));

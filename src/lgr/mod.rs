@@ -39,6 +39,7 @@ pub use merge::{merge, merge_order};
 pub use model::{MAX_REPERTOIRE, MAX_VARIANT_MAPPINGS};
 pub use props::UNICODE_VERSION;
 pub use refgraph::{MAX_RULE_DEPTH, MAX_RULE_ELEMENTS};
+pub use rules::MAX_AUTOMATA_BYTES;
 pub use variants::{
     MAX_VARIANT_LABEL_CPS, Replacement, VariantEstimate, VariantLabel, VariantLimitError,
 };

@@ -27,6 +27,7 @@ use crate::error::LgrError;
 use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::nfa::thompson;
 use regex_automata::{Anchored, Input, util::syntax};
+use std::cell::Cell;
 use std::fmt::Write;
 use std::sync::OnceLock;
 
@@ -44,15 +45,17 @@ pub(crate) struct LazyDfa {
 }
 
 impl LazyDfa {
+    /// The automaton of `pat`, built now within `budget`, or on first use
+    /// when there is none (a built-in LGR's, or an unused rule's).
     pub(super) fn new(
         pat: &str,
         reverse: bool,
         start: StartKind,
-        lazy: bool,
+        budget: Option<&AutomataBudget>,
     ) -> Result<LazyDfa, LgrError> {
         let dfa = OnceLock::new();
-        if !lazy {
-            let _ = dfa.set(build(pat, reverse, start)?);
+        if let Some(budget) = budget {
+            let _ = dfa.set(budget.build(pat, reverse, start)?);
         }
         Ok(LazyDfa { pat: pat.to_string(), reverse, start, dfa })
     }
@@ -74,7 +77,7 @@ impl LazyDfa {
         if let Some(d) = self.dfa.get() {
             return Ok(d);
         }
-        let d = build(&self.pat, self.reverse, self.start)?;
+        let d = build(&self.pat, self.reverse, self.start, DFA_SIZE_LIMIT)?;
         Ok(self.dfa.get_or_init(|| d))
     }
 }
@@ -339,11 +342,12 @@ const MAX_ALTS: usize = 4096;
 /// automata), so that two rules with equal keys, in any LGRs, match the
 /// same texts at the same positions.
 ///
-/// `lazy`: the automata are built on first use (see [`LazyDfa`]).
+/// `budget`: the automata are built now, within it; `None`: on first use
+/// (see [`LazyDfa`]).
 pub(crate) fn compile<R: Resolver>(
     res: &R,
     name: &str,
-    lazy: bool,
+    budget: Option<&AutomataBudget>,
 ) -> Result<(CompiledRule, String), LgrError> {
     let body = res
         .rule_body(name)
@@ -362,7 +366,7 @@ pub(crate) fn compile<R: Resolver>(
             alts.iter().map(|a| a.iter().map(frag_text).collect::<String>()).collect();
         let pat = pats.iter().map(|p| format!("(?:{p})")).collect::<Vec<_>>().join("|");
         let key = format!("anywhere\u{1}{pat}");
-        let dfa = Box::new(LazyDfa::new(&pat, false, StartKind::Unanchored, lazy)?);
+        let dfa = Box::new(LazyDfa::new(&pat, false, StartKind::Unanchored, budget)?);
         let fixed = c.fixed_seq(body).ok().flatten().filter(|seqs| edges_at_ends(seqs, true, true));
         return Ok((CompiledRule::Anywhere(dfa, fixed.map(|seqs| Box::new(Around { seqs }))), key));
     }
@@ -375,7 +379,7 @@ pub(crate) fn compile<R: Resolver>(
         let mut look_behind = Vec::new();
         key.push('\u{2}');
         while let Some(Item::LookBehind(p, open)) = alt.get(i) {
-            look_behind.push(LookBehind::new(p, open, lazy)?);
+            look_behind.push(LookBehind::new(p, open, budget)?);
             // The capped pattern says what the look-behind matches: the
             // open one only stands for it where they agree.
             key.push('\u{3}');
@@ -410,7 +414,7 @@ pub(crate) fn compile<R: Resolver>(
         let forward = if fwd.is_empty() {
             None
         } else {
-            Some(LazyDfa::new(&fwd, false, StartKind::Anchored, lazy)?)
+            Some(LazyDfa::new(&fwd, false, StartKind::Anchored, budget)?)
         };
         key.push_str(if skip_anchor { "\u{4}1" } else { "\u{4}0" });
         key.push('\u{5}');
@@ -535,14 +539,70 @@ fn frag_text(i: &Item) -> &str {
 pub(super) const NFA_SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 16 << 20;
 
-fn build(pat: &str, reverse: bool, start: StartKind) -> Result<Dfa, LgrError> {
+/// The bound on all the dense automata one LGR file builds, in bytes.
+/// [`DFA_SIZE_LIMIT`] bounds one automaton, but a rule may have thousands
+/// of alternatives and a file thousands of rules: 104 rules of 130 bytes
+/// each, every one just under the limit, took 13 s and 975 MB to load.
+/// Building time follows the automata's size, so this bounds both (such
+/// a file is now refused in under 2 s). ICANN's published LGRs build at
+/// most 1.4 MB (the second-level common LGR), 48 times less.
+pub const MAX_AUTOMATA_BYTES: usize = 64 << 20;
+
+/// What is left of [`MAX_AUTOMATA_BYTES`] while one LGR's rules are
+/// compiled (one thread: the rules compile in order).
+pub(crate) struct AutomataBudget {
+    left: Cell<usize>,
+}
+
+impl AutomataBudget {
+    pub(crate) fn new() -> AutomataBudget {
+        AutomataBudget { left: Cell::new(MAX_AUTOMATA_BYTES) }
+    }
+
+    /// The automaton of `pat`, no larger than one may be nor than what is
+    /// left, its size then spent.
+    fn build(&self, pat: &str, reverse: bool, start: StartKind) -> Result<Dfa, LgrError> {
+        let left = self.left.get();
+        let dfa = build(pat, reverse, start, DFA_SIZE_LIMIT.min(left)).map_err(|e| {
+            if left < DFA_SIZE_LIMIT {
+                LgrError::new(format!("{}{}", e.message, over_budget(left)))
+            } else {
+                e
+            }
+        })?;
+        self.left.set(left.saturating_sub(dfa.memory_usage()));
+        Ok(dfa)
+    }
+
+    /// Spends `bytes` built elsewhere (a look-behind's lazy automaton,
+    /// [`super::lookbehind`]); an error when they are more than is left.
+    pub(super) fn spend(&self, bytes: usize) -> Result<(), LgrError> {
+        let left = self.left.get();
+        let left = left.checked_sub(bytes).ok_or_else(|| {
+            LgrError::new(format!("its automata need {bytes} bytes{}", over_budget(left)))
+        })?;
+        self.left.set(left);
+        Ok(())
+    }
+}
+
+/// The end of the message of an automaton that does not fit in what is
+/// left of [`MAX_AUTOMATA_BYTES`].
+fn over_budget(left: usize) -> String {
+    format!(
+        "; the rules before it left {left} of the {} bytes an LGR's automata may take",
+        MAX_AUTOMATA_BYTES
+    )
+}
+
+fn build(pat: &str, reverse: bool, start: StartKind, limit: usize) -> Result<Dfa, LgrError> {
     dense::Builder::new()
         .configure(
             dense::DFA::config()
                 .start_kind(start)
                 .minimize(false)
-                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
-                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+                .dfa_size_limit(Some(limit))
+                .determinize_size_limit(Some(limit)),
         )
         .syntax(syntax::Config::new().unicode(true).utf8(true))
         .thompson(thompson::Config::new().reverse(reverse).nfa_size_limit(Some(NFA_SIZE_LIMIT)))

@@ -302,6 +302,34 @@ fn rule_too_large_is_refused_quickly() {
     assert!(t.elapsed().as_secs() < 30);
 }
 
+#[test]
+fn rules_whose_automata_together_pass_the_budget_are_refused() {
+    // Each rule (some letter 11 code points from the end) builds a 7.3 MB
+    // automaton, under the 16 MiB one may take; ten of them pass the 64 MiB
+    // all of an LGR's may take. Before that budget, 104 such rules (12 KB)
+    // took 13 s and 975 MB to load.
+    let with_rules = |n: u32| {
+        let mut rules = String::new();
+        for k in 0..n {
+            let cp = 0x61 + k;
+            rules += &format!("<rule name=\"r{k}\"><any count=\"0+\"/><char cp=\"{cp:04X}\"/>");
+            rules += "<any count=\"11\"/></rule>\n";
+        }
+        for k in 0..n {
+            rules += &format!("<action disp=\"invalid\" match=\"r{k}\"/>\n");
+        }
+        lgr(r#"<range first-cp="0061" last-cp="007A"/>"#, &rules)
+    };
+    let e = err(&with_rules(12));
+    assert!(
+        e.starts_with("<input>:15: <rule>: rule 'r9': does not compile to an automaton: "),
+        "{e}"
+    );
+    let budget = lgrscan::lgr::MAX_AUTOMATA_BYTES;
+    assert!(e.ends_with(&format!("of the {budget} bytes an LGR's automata may take")), "{e}");
+    Lgr::from_xml("t.xml", &with_rules(9)).unwrap();
+}
+
 // ---------------------------------------------------------------- XML level
 
 #[test]
