@@ -690,6 +690,14 @@ impl Index {
         Ok(self.text(e.text)?.unwrap_or_default())
     }
 
+    /// The A-label (or LDH text) of an entry, as the index holds it.
+    ///
+    /// # Errors
+    /// A damaged index.
+    pub fn alabel_bytes(&self, e: &Entry) -> Result<&[u8], Error> {
+        Ok(self.text_bytes(e.text)?.unwrap_or_default())
+    }
+
     /// Whether an entry's A-label is `alabel`, without a copy.
     ///
     /// # Errors

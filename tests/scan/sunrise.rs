@@ -584,3 +584,39 @@ fn verdicts_without_a_scan_are_the_checks() {
     let twice = vec![one("freshname").remove(0), one("FreshName").remove(0)];
     assert!(sunrise::check_without_scan(&index, &set, &plain, &twice).unwrap().is_none());
 }
+
+/// A variant set far larger than most: 400 digit strings of one number in
+/// ASCII, Devanagari and Khmer digits, a quarter of them also in A-label
+/// form, so that candidates find their own registered label among
+/// hundreds under one key (`check` keeps such a key's labels by A-label).
+#[test]
+fn verdicts_equal_the_scan_in_a_large_variant_set() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut labels = Vec::new();
+    while seen.len() < 400 {
+        let text: String = "31415926"
+            .chars()
+            .map(|d| {
+                let v = d.to_digit(10).unwrap_or(0);
+                let base = [0x30, 0x966, 0x17e0][(next() % 3) as usize];
+                char::from_u32(base + v).unwrap_or('0')
+            })
+            .collect();
+        if seen.insert(text.clone()) {
+            if next() % 4 == 0 {
+                labels.push(lgrscan::idna2008::to_labels(&text).alabel);
+            }
+            labels.push(text);
+        }
+    }
+    for (mode, seed) in [(ScanMode::Verified, 21), (ScanMode::Rfc7940, 22)] {
+        property(&format!("large set {}", mode.as_str()), &labels, &default_spec(mode), seed);
+    }
+}
