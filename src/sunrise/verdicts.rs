@@ -4,8 +4,8 @@
 //! contention sets' numbers.
 
 use super::{
-    Candidate, Detail, Holder, Probe, RegisteredRow, Row, SameRegistrant, Status, Verdict,
-    own_detail, registered_holder,
+    Candidate, Detail, Holder, NO_SUCH_LGR, Probe, RegisteredRow, Row, SameRegistrant, Status,
+    Verdict, own_detail, registered_holder,
 };
 use crate::index::{Error, Index};
 use crate::input::{self, Input, InputFormat};
@@ -72,14 +72,35 @@ impl<'a> Context<'_, 'a> {
             let line = labels.get(label)?.line() as usize;
             self.rows.get(line.checked_sub(first_row)?).copied()
         };
-        // Per group: whether a candidate other than the holder conflicts.
+        // Per group: whether a candidate other than the holder conflicts,
+        // and the first registered label that is a member but not its
+        // holder (one the scan found invalid: a registered label that is
+        // valid would hold the set, being read before the candidates).
         let mut contended: HashMap<u32, bool> = HashMap::new();
+        let mut registered_member: HashMap<u32, (Row, usize)> = HashMap::new();
+        // Why each label the scan finds invalid is (its invalid row).
+        let invalid_why: HashMap<usize, String> = (report.findings.iter())
+            .filter(|f| f.kind == FindingKind::Invalid)
+            .map(|f| match f.lgr.as_str() {
+                // The index keeps no text of a pin that names no LGR.
+                NO_SUCH_LGR => (f.label, "its lgr column names no LGR of the set".to_string()),
+                lgr => (f.label, format!("{lgr}: {}", f.reason)),
+            })
+            .collect();
         for f in &report.findings {
-            if let (Some(g), Some(role), Some(Row::Candidate(_))) =
-                (f.group, f.role, row_of(f.label))
-                && !matches!(role, Role::Holder | Role::Near)
-            {
-                contended.insert(g, true);
+            let (Some(g), Some(role), Some(row)) = (f.group, f.role, row_of(f.label)) else {
+                continue;
+            };
+            if matches!(role, Role::Holder | Role::Near) {
+                continue;
+            }
+            match row {
+                Row::Candidate(_) => {
+                    contended.insert(g, true);
+                }
+                Row::Registered(_) => {
+                    registered_member.entry(g).or_insert((row, f.label));
+                }
             }
         }
         // A candidate's own disposition, `blocked` included, is its own
@@ -112,6 +133,35 @@ impl<'a> Context<'_, 'a> {
                     d.disposition.clone_from(&f.disposition);
                     d.reason.clone_from(&f.reason);
                     v.set = f.group;
+                    let held_by_registered = match holder_row {
+                        Some(Row::Registered(_)) => None,
+                        _ => f.group.and_then(|g| registered_member.get(&g)),
+                    };
+                    if let Some(&(member, label)) = held_by_registered {
+                        let why = invalid_why.get(&label).map_or("", String::as_str);
+                        // Its set holds a registered label the LGR finds
+                        // invalid: no holder in the scan's terms, yet
+                        // registered, and a variant of this candidate
+                        // (RFC 7940 §8.2). Delegating the candidate would
+                        // put the two with two registrants.
+                        let holder = self.holder_of(member)?;
+                        let d = v.detail_mut();
+                        d.disposition = "blocked".into();
+                        let name = if holder.ulabel == holder.alabel {
+                            holder.alabel.to_string()
+                        } else {
+                            format!("{} ({})", holder.ulabel, holder.alabel)
+                        };
+                        d.reason = format!(
+                            "its variant set holds the registered label {name}, which is not valid ({why})"
+                        );
+                        v.status = Status::VariantBlocked;
+                        v.detail_mut().mapping =
+                            Some(mapping(set.variants(), &holder.ulabel, &v.ulabel));
+                        v.holder = Some(Box::new(holder));
+                        verdicts[c] = Some(v);
+                        continue;
+                    }
                     v.status = match (f.role, holder_row) {
                         (Some(Role::Holder), _)
                             if contended.get(&f.group.unwrap_or(0)) == Some(&true) =>

@@ -348,7 +348,7 @@ fn a_command_line_holder_has_no_line() {
 /// Only the second of these had one.
 #[test]
 fn available_rows_give_the_labels_own_disposition() {
-    let labels = ["newbrand", "२०२५", "काला", "abc", "abc"];
+    let labels = ["newbrand", "९८७६", "काला", "abc", "abc"];
     let args: Vec<&str> = labels.iter().flat_map(|l| ["--label", l]).collect();
     let o = lgrscan(
         &[&["check", "--against", "samples/labels.csv", "--format", "jsonl"], &args[..]].concat(),
@@ -374,11 +374,11 @@ fn available_rows_give_the_labels_own_disposition() {
 
 /// A registered label's CSV `lgr` pin judges it in `check` as in `scan`:
 /// `2025` is pinned to kashmiri (`samples/labels.csv`), invalid there, so
-/// it holds no set and `२०२५` is available, with a saved index and with
-/// the input; likewise a pin naming no LGR of the set, which is a
-/// malformed line as in `scan`: no index and no check under the default
-/// `--on-malformed fail`, since its label's variants would all read
-/// `available`.
+/// it holds no set; it is still registered, and blocks its variant `२०२५`,
+/// with a saved index and with the input, the reason naming the pin's
+/// verdict. Likewise a pin naming no LGR of the set, which is a malformed
+/// line as in `scan`: no index and no check under the default
+/// `--on-malformed fail`; accepted, the label blocks its variants.
 #[test]
 fn a_registered_labels_lgr_pin_is_kept() {
     let dir = temp();
@@ -389,13 +389,18 @@ fn a_registered_labels_lgr_pin_is_kept() {
         let args = ["check", "--against", against, "--label", "२०२५", "--format", "jsonl"];
         lgrscan(&[&args[..], &["--on-malformed", policy]].concat())
     };
-    let status = |against: &str, policy: &str| {
+    let verdict = |against: &str, policy: &str| {
         let row: serde_json::Value =
             serde_json::from_str(stdout(&check(against, policy)).trim()).unwrap();
-        row["status"].as_str().unwrap().to_string()
+        let text = |k: &str| row[k].as_str().unwrap_or_default().to_string();
+        (text("status"), text("holder"), text("reason"))
     };
-    assert_eq!(status("samples/labels.csv", "fail"), "available");
-    assert_eq!(status(idx, "fail"), "available");
+    let kashmiri = "the registered label 2025, which is not valid (builtin:kashmiri: ";
+    for against in ["samples/labels.csv", idx] {
+        let (status, holder, reason) = verdict(against, "fail");
+        assert_eq!((status.as_str(), holder.as_str()), ("variant-blocked", "2025"), "{reason}");
+        assert!(reason.contains(kashmiri), "{reason}");
+    }
     let unknown = dir.path().join("unknown.csv");
     std::fs::write(&unknown, "label,lgr\n2025,nosuch\n").unwrap();
     let unknown = unknown.to_str().unwrap();
@@ -403,7 +408,8 @@ fn a_registered_labels_lgr_pin_is_kept() {
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(stderr(&refused).contains("unknown.csv:2 (byte 10): the lgr column names 'nosuch'"));
     assert!(stdout(&refused).is_empty());
-    assert_eq!(status(unknown, "ignore"), "available");
+    let nosuch = "the registered label 2025, which is not valid (its lgr column names no LGR";
+    assert!(verdict(unknown, "ignore").2.contains(nosuch));
     let unknown_idx = dir.path().join("unknown.idx");
     let unknown_idx = unknown_idx.to_str().unwrap();
     let o = lgrscan(&["index", unknown, "-o", unknown_idx]);
@@ -412,17 +418,19 @@ fn a_registered_labels_lgr_pin_is_kept() {
     let o = lgrscan(&["index", unknown, "-o", unknown_idx, "--on-malformed", "warn"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stderr(&o).contains("warning: 1 malformed line"), "{}", stderr(&o));
-    assert_eq!(status(unknown_idx, "fail"), "available");
+    assert!(verdict(unknown_idx, "fail").2.contains(nosuch));
+    // Unpinned, `2025` is valid and holds the set: a plain blocked variant.
     let unpinned = dir.path().join("unpinned.csv");
     std::fs::write(&unpinned, "label,lgr\n2025,\n").unwrap();
-    assert_eq!(status(unpinned.to_str().unwrap(), "fail"), "variant-blocked");
+    let (status, holder, reason) = verdict(unpinned.to_str().unwrap(), "fail");
+    assert_eq!((status.as_str(), holder.as_str()), ("variant-blocked", "2025"), "{reason}");
+    assert!(!reason.contains("not valid"), "{reason}");
 }
 
 /// A pin naming no LGR of the set is kept in an index as such, not its
-/// text; no row of `check` needs the text: such a label is invalid and
-/// holds no set whatever its pin says (`scan` quotes the pin in that
-/// label's own row, and a check reports candidates, not the registered
-/// labels' own verdicts: the label itself is `registered`). So a saved
+/// text: such a label is invalid and holds no set whatever its pin says,
+/// but it blocks its variants, whose reason quotes the pin (`scan` quotes
+/// it in that label's own row; the label itself is `registered`). A saved
 /// index and the input give the same rows, for the label, its variants
 /// and another candidate.
 #[test]
@@ -449,7 +457,14 @@ fn an_unknown_pin_gives_the_same_rows_from_an_index() {
     let status: Vec<&str> = from_input.iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(
         status,
-        ["registered", "available", "registered", "available", "registered", "available"]
+        [
+            "registered",
+            "variant-blocked",
+            "registered",
+            "variant-blocked",
+            "registered",
+            "available"
+        ]
     );
     let scan = lgrscan(&["scan", "-q", "--on-malformed", "ignore", "--format", "csv", csv]);
     assert!(stdout(&scan).contains("the lgr column names 'nosuch'"), "{}", stdout(&scan));
@@ -605,4 +620,36 @@ fn a_name_outside_the_zone_is_said_to_be_one() {
         assert!(rows.contains(&said), "{rows}");
     }
     assert!(!rows.contains("escaped dot"), "{rows}");
+}
+
+/// A valid candidate whose variant set holds only a registered label the
+/// LGR finds invalid (`1२3` mixes digit sets) is blocked by it: the scan
+/// makes the candidate the set's holder, with the registered label a
+/// member in conflict, and exits 1. It was `available`, exit 0.
+#[test]
+fn a_registered_invalid_variant_blocks_a_candidate() {
+    let dir = temp();
+    let reg = dir.path().join("reg.csv");
+    std::fs::write(&reg, "label,registrant\n1२3,r1\n").unwrap();
+    let reg = reg.to_str().unwrap();
+    let idx = dir.path().join("reg.idx");
+    let idx = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", reg, "-o", idx]).status.code(), Some(0));
+    for against in [reg, idx] {
+        let o = lgrscan(&["check", "--against", against, "--label", "123", "--format", "csv"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let out = stdout(&o);
+        let row = out.lines().nth(1).unwrap_or_default();
+        assert!(row.starts_with(",123,123,123,variant-blocked,,1२3,"), "{out}");
+        assert!(
+            row.contains(",r1,,blocked,U+0968 DEVANAGARI DIGIT TWO ↔ U+0032 DIGIT TWO,"),
+            "{out}"
+        );
+        assert!(row.contains("the registered label 1२3 (xn--13-quf), which is not valid"), "{out}");
+    }
+    // The scan of the two: a conflict, exit 1.
+    let all = dir.path().join("all.csv");
+    std::fs::write(&all, "label,registrant\n1२3,r1\n123,r2\n").unwrap();
+    let o = lgrscan(&["scan", all.to_str().unwrap(), "-q", "--format", "csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }

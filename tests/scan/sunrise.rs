@@ -384,12 +384,18 @@ fn scan_verdicts(
         .collect();
     let is_cand = |i: usize| labels.get(i).is_some_and(|l| l.line() >= first_candidate_line);
     let mut contended: HashMap<u32, bool> = HashMap::new();
+    // A registered member that does not hold its set (one the scan finds
+    // invalid): the candidates of the set are blocked by it.
+    let mut registered_member: HashMap<u32, usize> = HashMap::new();
     for f in &report.findings {
         if let (Some(g), Some(r)) = (f.group, f.role)
-            && is_cand(f.label)
             && !matches!(r, Role::Holder | Role::Near)
         {
-            contended.insert(g, true);
+            if is_cand(f.label) {
+                contended.insert(g, true);
+            } else {
+                registered_member.entry(g).or_insert(f.label);
+            }
         }
     }
     let mut by_line: HashMap<u32, (Status, Option<String>, String)> = HashMap::new();
@@ -402,6 +408,12 @@ fn scan_verdicts(
         }
         let holder = f.holder.filter(|&h| h != f.label);
         let holder_cand = holder.is_some_and(is_cand);
+        let member = f.group.and_then(|g| registered_member.get(&g)).copied();
+        if let Some(m) = member.filter(|_| holder.is_none() || holder_cand) {
+            let m = labels.get(m).map(|m| m.alabel().to_string());
+            by_line.insert(line, (Status::VariantBlocked, m, "blocked".to_string()));
+            continue;
+        }
         let status = match f.role {
             Some(Role::Holder) if contended.contains_key(&f.group.unwrap_or(0)) => {
                 Status::Contention
