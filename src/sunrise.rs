@@ -652,8 +652,16 @@ pub fn check_with<'a>(
     // The candidates the scan takes: those left pending by the probes,
     // but for a repeated label, which is given its first's verdict after
     // the scan (`duplicates`: each with its first).
+    // In priority order, so that of a repeated label the candidate first
+    // by priority is the one the others repeat.
+    let mut by_priority: Vec<usize> = (0..probes.len()).collect();
+    if config.priority == Priority::Date {
+        by_priority
+            .sort_by_key(|&i| (candidates[i].priority().is_none(), candidates[i].priority(), i));
+    }
     let (mut order, mut duplicates, mut pending_keys) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, p) in probes.iter().enumerate() {
+    for i in by_priority {
+        let p = &probes[i];
         let Some(f) = p.pending.as_deref() else { continue };
         if let Some(&j) = first_of.get(&*f.alabel) {
             duplicates.push((i, j));
@@ -693,9 +701,6 @@ pub fn check_with<'a>(
     }
     if config.holder == HolderPolicy::Registered {
         reg.sort_by_key(|r| (r.date.is_none(), r.date, r.entry.position));
-    }
-    if config.priority == Priority::Date {
-        order.sort_by_key(|&i| (candidates[i].priority().is_none(), candidates[i].priority(), i));
     }
     // A registered label pinned to an LGR (its CSV `lgr` column) is judged
     // by that one, as `scan` judges it: the scan's input is then a CSV

@@ -653,3 +653,28 @@ fn a_registered_invalid_variant_blocks_a_candidate() {
     let o = lgrscan(&["scan", all.to_str().unwrap(), "-q", "--format", "csv"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+/// Under `--priority date` a repeated candidate with the earlier date wins
+/// its contention set, as another label of the set would: the first in
+/// input order did, whatever the dates.
+#[test]
+fn a_repeated_candidate_with_the_earlier_date_wins() {
+    let dir = temp();
+    let cands = dir.path().join("cands.csv");
+    std::fs::write(
+        &cands,
+        "label,registrant,priority\n९८७६,alice,2023-01-01\n९८७६,bob,2022-01-01\n9876,carol,2022-06-01\n",
+    )
+    .unwrap();
+    let args = ["check", "--against", "samples/labels.csv", cands.to_str().unwrap()];
+    let o = lgrscan(&[&args[..], &["--priority", "date", "--format", "csv"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = crate::util::rows(&stdout(&o));
+    let who = |r: &std::collections::BTreeMap<String, String>| {
+        (r["status"].clone(), r["holder_registrant"].clone(), r["holder_line"].clone())
+    };
+    let contention = |by: &str, line: &str| ("contention".into(), by.into(), line.into());
+    assert_eq!(who(&rows[0]), contention("bob", "3"), "{rows:?}");
+    assert_eq!(who(&rows[1]), contention("", ""), "bob's own row: the winner");
+    assert_eq!(who(&rows[2]), contention("bob", "3"), "{rows:?}");
+}
