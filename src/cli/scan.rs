@@ -341,6 +341,19 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     });
     let set = set?;
     let labels = labels.context("reading input")?;
+    if args.check_ns
+        && let Some(s) = labels.sources().iter().find(|s| s.format != input::InputFormat::Zone)
+    {
+        // Its labels would read as delegated to no name server: a report
+        // compared with one of the zone would call every `ns-mismatch`
+        // finding resolved.
+        anyhow::bail!(
+            "--check-ns reads the NS records of zone input: {} was read as a {}, which has none \
+             (drop --check-ns, or scan the zone file)",
+            s.path.display(),
+            if s.format == input::InputFormat::Csv { "CSV file" } else { "label list" }
+        );
+    }
     for file in output.iter().chain(&meta_file) {
         file.spare_sources(&labels)?;
     }

@@ -448,3 +448,38 @@ fn a_pipe_behind_a_path_is_read_once() {
     assert_eq!(s.lines, 100_002);
     assert_eq!(s.record_parts[..3], [1, 100_000, 1]);
 }
+
+/// `--check-ns` on a label list or CSV file is an error: they have no NS
+/// records, so every label read as delegated to no name server, and a diff
+/// against the zone's report called its `ns-mismatch` findings resolved.
+#[test]
+fn check_ns_needs_zone_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let list = dir.path().join("labels.txt");
+    std::fs::write(&list, "bluecloud\n123\n").unwrap();
+    for (input, what) in
+        [("samples/labels.csv", "a CSV file"), (list.to_str().unwrap(), "a label list")]
+    {
+        let o = lgrscan(&[
+            "scan",
+            input,
+            "--check-ns",
+            "--format",
+            "jsonl",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!(
+                "--check-ns reads the NS records of zone input: {input} was read as {what}"
+            )),
+            "{e}"
+        );
+        assert!(!out.exists());
+    }
+    let o = lgrscan(&["scan", "samples/zone.txt", "--check-ns", "-q", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
