@@ -137,6 +137,13 @@ pub fn read_candidates<'a>(name: &str, bytes: &'a [u8]) -> Result<Vec<Candidate<
     let csv_name = crate::input::csv_name(std::path::Path::new(name));
     let delimiter = crate::input::header_delimiter(first.as_bytes(), csv_name);
     let Some(delimiter) = delimiter else {
+        // A first line that `scan` takes for a CSV header (it has a comma)
+        // but that names no label column: an error there, and here, not a
+        // list whose header and rows are all odd labels.
+        let head = &text.as_bytes()[..text.len().min(64 << 10)];
+        if crate::input::detect_format(head, csv_name) == crate::input::InputFormat::Csv {
+            return Err(Error::new(format!("{name}:1: CSV header: no `label` or `domain` column")));
+        }
         // Sized once: a list of a million candidates is not moved as it grows.
         let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
         for (n, l) in text.lines().enumerate() {
@@ -356,6 +363,17 @@ mod tests {
         assert_eq!(texts("c.txt", text), Ok(list));
         assert_eq!(texts("C.CSV", text), Ok(vec![("newbrand".to_string(), 2)]));
         assert_eq!(texts("c.txt", "domain;registrant\nnewbrand;r\n").unwrap().len(), 1);
+    }
+
+    /// A first line with a comma but no label column is a CSV header
+    /// without one, an error as in a scan: the file was read as a list,
+    /// its header and every row an invalid candidate.
+    #[test]
+    fn a_csv_header_without_a_label_column_is_an_error() {
+        let e = texts("export.csv", "Domain Name,Registrant\nbluecloud,r1\n").unwrap_err();
+        assert_eq!(e, "export.csv:1: CSV header: no `label` or `domain` column");
+        assert!(texts("c.txt", "registrant,priority\nr1,2024-01-01\n").is_err());
+        assert_eq!(texts("c.txt", "newbrand\n# a list\n").unwrap().len(), 1);
     }
 
     /// A row with more fields than the header is an error naming its line,
