@@ -48,7 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let (old, new) = read_pair(&args.old, &args.new)?;
     let d = diff::diff(old, new);
-    warn_ns(&d);
+    warn(&d);
     match output.take() {
         Some(mut file) => {
             diff::write(file.writer(), format, &d)?;
@@ -87,7 +87,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
         args.output.as_deref().map(|p| super::ReportFile::create(p, &reads)).transpose()?;
     let (old, new) = read_pair(&args.old, &args.new)?;
     let d = diff::diff(old, new);
-    warn_ns(&d);
+    warn(&d);
     let page = lgrscan::report::html::render_period(&d);
     match output.take() {
         Some(mut file) => {
@@ -104,54 +104,18 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::from(if d.count(Change::New) > 0 { 1 } else { 0 }))
 }
 
-/// Says so when the two reports' name servers are not compared
-/// ([`diff::Diff::ns_compared`]).
-fn warn_ns(d: &diff::Diff) {
-    if !d.ns_compared {
-        eprintln!(
-            "lgrscan: warning: one report was scanned with --check-ns and the other without: \
-             name servers and ns-mismatch findings are not compared"
-        );
+/// Prints the diff's warnings ([`diff::Diff::warnings`]) on standard
+/// error.
+fn warn(d: &diff::Diff) {
+    for w in &d.warnings {
+        eprintln!("lgrscan: warning: {w}");
     }
 }
 
-/// The two reports compared; a report whose run accepted dropped lines
-/// (`--on-malformed warn`) is read with a warning, as its findings on them
-/// are missing.
+/// The two reports compared.
 fn read_pair(
     old: &std::path::Path,
     new: &std::path::Path,
 ) -> anyhow::Result<(JsonlReport, JsonlReport)> {
-    let pair = (JsonlReport::read(old)?, JsonlReport::read(new)?);
-    // Ids hash the label, its index label and the variant LGR's identity
-    // (`report::findings::finding_id`): across zones or variant LGRs
-    // findings cannot match.
-    if let (Some(a), Some(b)) = (pair.0.apex(), pair.1.apex())
-        && a != b
-    {
-        eprintln!(
-            "lgrscan: warning: the reports audit different zones ({a} and {b}): their findings \
-             cannot match"
-        );
-    }
-    if let (Some(a), Some(b)) = (pair.0.variant_digest(), pair.1.variant_digest())
-        && a != b
-    {
-        eprintln!(
-            "lgrscan: warning: the reports were scanned with different variant LGRs: finding \
-             ids include the variant LGR, so every finding reads as new or resolved"
-        );
-    }
-    for (path, r) in [(old, &pair.0), (new, &pair.1)] {
-        let n = r.dropped_lines();
-        if n > 0 {
-            eprintln!(
-                "lgrscan: warning: {}: its scan accepted {n} malformed line{} (--on-malformed): \
-                 the findings on them are missing",
-                path.display(),
-                if n == 1 { "" } else { "s" }
-            );
-        }
-    }
-    Ok(pair)
+    Ok((JsonlReport::read(old)?, JsonlReport::read(new)?))
 }

@@ -51,6 +51,8 @@ pub struct JsonlReport {
     pub summary: Option<Value>,
     /// Its findings, in order.
     pub rows: Vec<Map<String, Value>>,
+    /// The name it was read under (its path), for warnings.
+    pub name: String,
 }
 
 impl JsonlReport {
@@ -139,7 +141,7 @@ impl JsonlReport {
             io::Error::new(io::ErrorKind::InvalidData, format!("{name}:{}: {m}", n + 1))
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut r = JsonlReport::default();
+        let mut r = JsonlReport { name: name.to_string(), ..JsonlReport::default() };
         let mut ids = HashSet::new();
         let mut last = 0;
         for (n, line) in text.lines().enumerate() {
@@ -280,6 +282,12 @@ pub struct Diff {
     /// findings are compared (they would all read as changed, new or
     /// resolved).
     pub ns_compared: bool,
+    /// Why the two reports' findings may not compare as they seem (other
+    /// zones, variant LGRs, LGRs, index or holder modes, name servers
+    /// collected on one side, dropped input lines), each a sentence: the
+    /// CLI prints them on standard error, and the text, JSON Lines and
+    /// HTML forms carry them, so that a page mailed on its own says so.
+    pub warnings: Vec<String>,
 }
 
 impl Diff {
@@ -287,6 +295,82 @@ impl Diff {
     pub fn count(&self, c: Change) -> u64 {
         self.entries.iter().filter(|e| e.change == c).count() as u64
     }
+}
+
+/// The [`Diff::warnings`] of two reports.
+fn warnings(old: &JsonlReport, new: &JsonlReport, ns_compared: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let meta = |r: &JsonlReport, path: &str| -> Option<String> {
+        let v = r.meta.as_ref()?.pointer(path)?;
+        Some(v.as_str().map_or_else(|| v.to_string(), str::to_string))
+    };
+    let differ = |path: &str| match (meta(old, path), meta(new, path)) {
+        (Some(a), Some(b)) if a != b => Some((a, b)),
+        _ => None,
+    };
+    // Ids hash the label, its index label and the variant LGR's identity
+    // (`report::findings::finding_id`): across zones or variant LGRs
+    // findings cannot match.
+    if let (Some(a), Some(b)) = (old.apex(), new.apex())
+        && a != b
+    {
+        out.push(format!(
+            "the reports audit different zones ({a} and {b}): their findings cannot match"
+        ));
+    }
+    if let (Some(a), Some(b)) = (old.variant_digest(), new.variant_digest())
+        && a != b
+    {
+        out.push(
+            "the reports were scanned with different variant LGRs: finding ids include the \
+             variant LGR, so every finding reads as new or resolved"
+                .into(),
+        );
+    }
+    let digests = |r: &JsonlReport| -> Option<Vec<String>> {
+        let lgrs = r.meta.as_ref()?.get("lgrs")?.as_array()?;
+        Some(lgrs.iter().map(|l| l["sha256"].as_str().unwrap_or_default().to_string()).collect())
+    };
+    if let (Some(a), Some(b)) = (digests(old), digests(new))
+        && a != b
+    {
+        out.push(
+            "the reports were scanned with different LGRs: a finding may change with them, \
+             not with the zone"
+                .into(),
+        );
+    }
+    if let Some((a, b)) = differ("/index_mode") {
+        out.push(format!(
+            "the reports were scanned in different index modes ({a} and {b}): variant sets, \
+             and the ids of their findings, may differ"
+        ));
+    }
+    if let Some((a, b)) = differ("/options/holder") {
+        out.push(format!(
+            "the reports were scanned with different --holder ({a} and {b}): a set's holder, \
+             and so its members' findings, may differ"
+        ));
+    }
+    if !ns_compared {
+        out.push(
+            "one report was scanned with --check-ns and the other without: name servers and \
+             ns-mismatch findings are not compared"
+                .into(),
+        );
+    }
+    for r in [old, new] {
+        let n = r.dropped_lines();
+        if n > 0 {
+            let s = if n == 1 { "" } else { "s" };
+            out.push(format!(
+                "{}: its scan accepted {n} malformed line{s} (--on-malformed): the findings on \
+                 them are missing",
+                r.name
+            ));
+        }
+    }
+    out
 }
 
 fn text(m: &Map<String, Value>, k: &str) -> String {
@@ -337,6 +421,7 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
         new_meta: new.meta.clone(),
         holders,
         ns_compared,
+        warnings: warnings(&old, &new, ns_compared),
         ..Diff::default()
     };
     let mut changed = Vec::new();
@@ -425,6 +510,7 @@ pub fn summary_record(d: &Diff) -> Value {
         "resolved": d.count(Change::Resolved),
         "changed": d.count(Change::Changed),
         "unchanged": d.unchanged,
+        "warnings": d.warnings,
     })
 }
 
@@ -535,6 +621,9 @@ fn write_text(w: &mut dyn Write, d: &Diff) -> io::Result<()> {
         d.count(Change::Changed),
         d.unchanged
     )?;
+    for warning in &d.warnings {
+        writeln!(w, "  warning: {}", esc(warning))?;
+    }
     let rows = meta_rows(&d.old_meta, &d.new_meta);
     let width = rows.iter().map(|(_, v, _)| v.chars().count()).max().unwrap_or(0).min(64);
     writeln!(w, "  {:<12} {:<width$}  new", "", "old")?;

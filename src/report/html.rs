@@ -75,6 +75,8 @@ tr.group td{background:#f0f3f7;font-weight:600}.role-holder,.role-allocated,.rol
 .label{font-size:16px}dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;background:#fff;
 padding:10px 16px;border-radius:8px;box-shadow:0 1px 3px #0002}dl.meta dt{color:#556}dl.meta dd{margin:0}
 .note{color:#556;font-size:13px}.cards+.charts{margin-top:16px}
+.warnings{background:#fff4d6;border:1px solid #e0b400;border-radius:8px;padding:8px 16px;margin-top:16px}
+.warnings h2{border:0;margin:4px 0;color:#7a5200}.warnings li{margin:2px 0}
 .runs{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}.runs>div{min-width:0}
 .bar-label{font-size:13px;line-height:20px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;text-align:right}
 "#;
@@ -564,6 +566,12 @@ pub fn render_period(d: &Diff) -> String {
         m.as_ref().and_then(|m| m["started"].as_str()).unwrap_or("?").to_string()
     };
     let body = html! {
+        @if !d.warnings.is_empty() {
+            div.warnings id="warnings" {
+                h2 { "Warnings: these findings may not compare as they seem" }
+                ul { @for w in &d.warnings { li { (w) } } }
+            }
+        }
         h2 { "Runs" }
         div.runs {
             div { h3 { "Earlier" } (meta_list(d.old_meta.as_ref())) }
@@ -672,7 +680,7 @@ mod tests {
                     .unwrap()
             })
             .collect();
-        let page = render_scan(&JsonlReport { meta: None, summary: None, rows });
+        let page = render_scan(&JsonlReport { rows, ..JsonlReport::default() });
         assert_eq!(page.matches(r#"<tr data-row="invalid">"#).count(), MAX_TABLE_ROWS);
         assert!(page.contains(&format!(r#"data-count="invalid-rows">{n}<"#)));
         assert!(page.contains(&format!("Showing {MAX_TABLE_ROWS} of {n};")));
@@ -692,7 +700,7 @@ mod tests {
             row(serde_json::json!({"kind":"invalid","ulabel":"abc\u{202e}def\u{1b}[2J",
                 "alabel":"abc\u{202e}def","reason":"x"})),
         ];
-        let page = render_scan(&JsonlReport { meta: None, summary: None, rows });
+        let page = render_scan(&JsonlReport { rows, ..JsonlReport::default() });
         for c in ['\u{202e}', '\u{202c}', '\u{1b}'] {
             assert!(!page.contains(c), "{c:?} in the page");
         }

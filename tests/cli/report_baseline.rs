@@ -577,3 +577,35 @@ fn reports_of_scans_that_dropped_lines() {
     assert!(stdout(&o).lines().any(|l| l.starts_with("resolved,")), "{}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The warnings of a comparison that may mislead (other zones, another
+/// index mode) are in the HTML page, the text diff and the JSON Lines
+/// summary, not only on standard error: a period page mailed by a cron
+/// job showed "0 new findings" in green for two different zones.
+#[test]
+fn warnings_travel_with_the_diff_and_the_page() {
+    let dir = temp_dir("diff-warnings");
+    let (zone, czds, rfc) = (dir.join("zone.jsonl"), dir.join("czds.jsonl"), dir.join("rfc.jsonl"));
+    scan_to(&["samples/zone.txt"], &zone, 1);
+    scan_to(&["samples/czds.txt"], &czds, 1);
+    scan_to(&["samples/zone.txt", "--index-mode", "rfc7940"], &rfc, 1);
+    let (z, c, r) = (zone.to_str().unwrap(), czds.to_str().unwrap(), rfc.to_str().unwrap());
+    let zones =
+        "the reports audit different zones (example. and tld.): their findings cannot match";
+    let page = dir.join("period.html");
+    let o = lgrscan(&["report", z, c, "-o", page.to_str().unwrap()]);
+    assert!(crate::util::stderr(&o).contains(zones), "{}", crate::util::stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("id=\"warnings\"") && html.contains(zones), "{html}");
+    let o = lgrscan(&["diff", "--format", "text", z, c]);
+    assert!(stdout(&o).contains(&format!("  warning: {zones}")), "{}", stdout(&o));
+    let o = lgrscan(&["diff", "--format", "jsonl", z, r]);
+    let summary: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    let modes = "the reports were scanned in different index modes (verified and rfc7940)";
+    assert!(summary["warnings"][0].as_str().unwrap().starts_with(modes), "{summary}");
+    // Two reports of one run: no warning anywhere.
+    let o = lgrscan(&["report", z, z, "-o", page.to_str().unwrap()]);
+    assert_exit(&o, 0, "the same report twice");
+    assert!(!std::fs::read_to_string(&page).unwrap().contains("id=\"warnings\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
