@@ -73,8 +73,18 @@ impl JsonlReport {
     /// # Errors
     /// Reading the file; what [`JsonlReport::parse`] refuses.
     pub fn read(path: &Path) -> io::Result<JsonlReport> {
-        let text = std::fs::read_to_string(path)
+        let bytes = std::fs::read(path)
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let bytes = e.as_bytes();
+            let at = e.utf8_error().valid_up_to();
+            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            let gzip = if bytes.starts_with(&[0x1f, 0x8b]) { " (a gzip file?)" } else { "" };
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}:{line}: not UTF-8{gzip}", path.display()),
+            )
+        })?;
         let report = JsonlReport::parse(&text, &path.display().to_string())?;
         report.must_be_accepted(&path.display().to_string())?;
         Ok(report)
@@ -204,11 +214,25 @@ impl JsonlReport {
         if r.meta.is_none() {
             return Err(bad(0, NOT_A_REPORT));
         }
-        if r.summary.is_none() {
+        let Some(summary) = &r.summary else {
             return Err(bad(
                 last,
                 "the report ends without its summary record: it is incomplete (cut short, or its run failed)",
             ));
+        };
+        // A finding row taken out (or put in) by hand would read as
+        // resolved (or new): the summary counts the rows the scan wrote.
+        if let Some(total) = summary.pointer("/findings/total").and_then(Value::as_u64) {
+            let held = r.rows.iter().filter(|m| is_problem_row(m)).count() as u64;
+            if held != total {
+                return Err(bad(
+                    last,
+                    &format!(
+                        "the summary record counts {total} findings, the report holds {held}: it \
+                         was edited, and would compare wrongly"
+                    ),
+                ));
+            }
         }
         Ok(r)
     }

@@ -609,3 +609,45 @@ fn warnings_travel_with_the_diff_and_the_page() {
     assert!(!std::fs::read_to_string(&page).unwrap().contains("id=\"warnings\""));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A report with a finding row taken out by hand is refused (the finding
+/// read as resolved, exit 0), and text that is not UTF-8 is named by its
+/// line.
+#[test]
+fn edited_and_undecodable_reports_are_refused() {
+    let dir = temp_dir("diff-edited");
+    let whole = dir.join("whole.jsonl");
+    scan_to(&["samples/zone.txt"], &whole, 1);
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    let edited = dir.join("edited.jsonl");
+    let invalid = lines.iter().position(|l| l.starts_with(r#"{"kind":"invalid""#)).unwrap();
+    let kept: Vec<&str> =
+        lines.iter().enumerate().filter(|&(i, _)| i != invalid).map(|(_, l)| *l).collect();
+    std::fs::write(&edited, kept.join("\n") + "\n").unwrap();
+    let (w, e) = (whole.to_str().unwrap(), edited.to_str().unwrap());
+    let o = lgrscan(&["diff", w, e]);
+    assert_exit(&o, 2, "a row taken out");
+    let err = crate::util::stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "edited.jsonl:{}: the summary record counts 30 findings, the report holds 29",
+            n - 1
+        )),
+        "{err}"
+    );
+    let mut bytes = text.into_bytes();
+    let third = bytes.iter().enumerate().filter(|&(_, &b)| b == b'\n').nth(1).unwrap().0;
+    bytes[third + 3] = 0xff;
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, bytes).unwrap();
+    let o = lgrscan(&["diff", w, bad.to_str().unwrap()]);
+    assert_exit(&o, 2, "not UTF-8");
+    assert!(
+        crate::util::stderr(&o).contains("bad.jsonl:3: not UTF-8"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
