@@ -166,10 +166,28 @@ fn endpoints_errors_reload_and_shutdown() {
     assert_eq!(rows[1]["same_registrant"], "yes");
     assert!(rows[0]["holder"].is_null() && rows[0]["set"].is_null(), "absent values are null");
 
+    // An empty or over-long label is an invalid row, as `check` gives it,
+    // not a refusal of its batch; text past 4 KiB is no label, refused.
+    let long = "a".repeat(300);
+    let deva = "\u{915}".repeat(90);
+    let batch = format!(r#"["", "{long}", "{deva}"]"#);
+    let (st, b) = request(&addr, "POST", "/v1/check", Some(&batch));
+    assert_eq!(st, 200, "{b}");
+    let rows = json(&b);
+    let statuses: Vec<&str> = (rows.as_array().unwrap().iter())
+        .map(|r| r["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(statuses, ["invalid", "invalid", "invalid"], "{b}");
+    assert!(b.contains("empty label") && b.contains("label too long: 300 octets"), "{b}");
+    let (st, b) = request(&addr, "GET", "/v1/check?label=", None);
+    assert_eq!((st, json(&b)["status"].as_str()), (200, Some("invalid")), "{b}");
+    let (st, b) =
+        request(&addr, "POST", "/v1/check", Some(&format!(r#"["{}"]"#, "a".repeat(5000))));
+    assert_eq!((st, json(&b)["error"].as_str()), (400, Some("a label is at most 4096 bytes")));
+
     // 4xx, each with a JSON error.
     for (method, path, body, want) in [
         ("GET", "/v1/check", None, 400),
-        ("GET", "/v1/check?label=", None, 400),
         ("GET", "/v1/nothing", None, 404),
         ("GET", "/v1/check?label=a&label=b", None, 400),
         ("PUT", "/v1/check", Some("[]"), 405),
