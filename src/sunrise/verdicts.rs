@@ -13,7 +13,7 @@ use crate::lgr::Lgr;
 use crate::scan::{self, FindingKind, HolderPolicy, LgrSet, Role, ScanConfig};
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// What the verdicts are made from: the check's own tables (`'c`), and
@@ -72,37 +72,7 @@ impl<'a> Context<'_, 'a> {
             let line = labels.get(label)?.line() as usize;
             self.rows.get(line.checked_sub(first_row)?).copied()
         };
-        // Per group: whether a candidate other than the holder conflicts,
-        // and the first registered label that is a member but not its
-        // holder (one the scan found invalid: a registered label that is
-        // valid would hold the set, being read before the candidates).
-        let mut contended: HashMap<u32, bool> = HashMap::new();
-        let mut registered_member: HashMap<u32, (Row, usize)> = HashMap::new();
-        // Why each label the scan finds invalid is (its invalid row).
-        let invalid_why: HashMap<usize, String> = (report.findings.iter())
-            .filter(|f| f.kind == FindingKind::Invalid)
-            .map(|f| match f.lgr.as_str() {
-                // The index keeps no text of a pin that names no LGR.
-                NO_SUCH_LGR => (f.label, "its lgr column names no LGR of the set".to_string()),
-                lgr => (f.label, format!("{lgr}: {}", f.reason)),
-            })
-            .collect();
-        for f in &report.findings {
-            let (Some(g), Some(role), Some(row)) = (f.group, f.role, row_of(f.label)) else {
-                continue;
-            };
-            if matches!(role, Role::Holder | Role::Near) {
-                continue;
-            }
-            match row {
-                Row::Candidate(_) => {
-                    contended.insert(g, true);
-                }
-                Row::Registered(_) => {
-                    registered_member.entry(g).or_insert((row, f.label));
-                }
-            }
-        }
+        let SetFacts { contended, registered_member, invalid_why } = set_facts(&report, row_of);
         // A candidate's own disposition, `blocked` included, is its own
         // detail ([`Self::own_details`]), as before that was a finding.
         for f in report.findings.iter().filter(|f| f.kind != FindingKind::Blocked) {
@@ -163,9 +133,7 @@ impl<'a> Context<'_, 'a> {
                         continue;
                     }
                     v.status = match (f.role, holder_row) {
-                        (Some(Role::Holder), _)
-                            if contended.get(&f.group.unwrap_or(0)) == Some(&true) =>
-                        {
+                        (Some(Role::Holder), _) if contended.contains(&f.group.unwrap_or(0)) => {
                             Status::Contention
                         }
                         (Some(Role::Holder) | Some(Role::Near), _) | (_, None) => {
@@ -241,6 +209,51 @@ impl<'a> Context<'_, 'a> {
             }
         }
     }
+}
+
+/// What a check's verdicts need of the scan's variant sets (by group).
+struct SetFacts {
+    /// The sets in which a candidate other than the holder conflicts.
+    contended: HashSet<u32>,
+    /// Per set, the first registered label that is a member but not its
+    /// holder (one the scan finds invalid: a registered label that is
+    /// valid would hold the set, being read before the candidates), and
+    /// its label number.
+    registered_member: HashMap<u32, (Row, usize)>,
+    /// Why each label the scan finds invalid is (its invalid row).
+    invalid_why: HashMap<usize, String>,
+}
+
+fn set_facts(report: &scan::Report, row_of: impl Fn(usize) -> Option<Row>) -> SetFacts {
+    let mut facts = SetFacts {
+        contended: HashSet::new(),
+        registered_member: HashMap::new(),
+        invalid_why: (report.findings.iter())
+            .filter(|f| f.kind == FindingKind::Invalid)
+            .map(|f| match f.lgr.as_str() {
+                // The index keeps no text of a pin that names no LGR.
+                NO_SUCH_LGR => (f.label, "its lgr column names no LGR of the set".to_string()),
+                lgr => (f.label, format!("{lgr}: {}", f.reason)),
+            })
+            .collect(),
+    };
+    for f in &report.findings {
+        let (Some(g), Some(role), Some(row)) = (f.group, f.role, row_of(f.label)) else {
+            continue;
+        };
+        if matches!(role, Role::Holder | Role::Near) {
+            continue;
+        }
+        match row {
+            Row::Candidate(_) => {
+                facts.contended.insert(g);
+            }
+            Row::Registered(_) => {
+                facts.registered_member.entry(g).or_insert((row, f.label));
+            }
+        }
+    }
+    facts
 }
 
 /// The verdict of candidate `i`, the same label as the earlier candidate
