@@ -654,7 +654,8 @@ pub fn check_with<'a>(
     // the scan (`duplicates`: each with its first).
     // In priority order, so that of a repeated label the candidate first
     // by priority is the one the others repeat.
-    let mut by_priority: Vec<usize> = (0..probes.len()).collect();
+    let mut by_priority: Vec<usize> =
+        (0..probes.len()).filter(|&i| probes[i].pending.is_some()).collect();
     if config.priority == Priority::Date {
         by_priority
             .sort_by_key(|&i| (candidates[i].priority().is_none(), candidates[i].priority(), i));
@@ -662,7 +663,7 @@ pub fn check_with<'a>(
     let (mut order, mut duplicates, mut pending_keys) = (Vec::new(), Vec::new(), Vec::new());
     for i in by_priority {
         let p = &probes[i];
-        let Some(f) = p.pending.as_deref() else { continue };
+        let f = p.forms();
         if let Some(&j) = first_of.get(&*f.alabel) {
             duplicates.push((i, j));
         } else {

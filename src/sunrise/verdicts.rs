@@ -116,6 +116,7 @@ impl<'a> Context<'_, 'a> {
                         // put the two with two registrants.
                         let holder = self.holder_of(member)?;
                         let d = v.detail_mut();
+                        d.role = Some(Role::Blocked);
                         d.disposition = "blocked".into();
                         let name = if holder.ulabel == holder.alabel {
                             holder.alabel.to_string()
