@@ -3,7 +3,8 @@
 //! NEW.jsonl`: the same as an HTML page.
 
 use lgrscan::report::Durability;
-use lgrscan::report::diff::{self, Change, DiffFormat, JsonlReport};
+use lgrscan::report::diff::{self, Change, DiffFormat};
+use lgrscan::report::jsonl::JsonlReport;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 

@@ -228,7 +228,7 @@ fn write_outputs(
         let mut jsonl = Vec::new();
         pool.install(|| report::scan::write(&mut jsonl, ScanFormat::Jsonl, parts))?;
         let text = String::from_utf8(jsonl).map_err(std::io::Error::other)?;
-        let records = report::diff::JsonlReport::parse(&text, "report")?;
+        let records = report::jsonl::JsonlReport::parse(&text, "report")?;
         drop(text);
         w.write_all(report::html::render_scan(&records).as_bytes())
     };

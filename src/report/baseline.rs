@@ -3,7 +3,7 @@
 //!
 //! A baseline is either
 //! - a previous JSON Lines report of `scan` (its first octet is `{`),
-//!   whole (as [`super::diff::JsonlReport::parse`] reads it): every
+//!   whole (as [`super::jsonl::JsonlReport::parse`] reads it): every
 //!   finding id in it is accepted; or
 //! - an allowlist CSV with a header naming `id`, `bundle` and `note`
 //!   columns (in any order, other columns ignored). Each row accepts one
@@ -78,7 +78,7 @@ impl Baseline {
         let mut b = Baseline { path: path.to_path_buf(), ..Baseline::default() };
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         if text.trim_start().starts_with('{') {
-            let report = super::diff::JsonlReport::parse(text, &path.display().to_string())?;
+            let report = super::jsonl::JsonlReport::parse(text, &path.display().to_string())?;
             b.report_apex = report.apex().map(String::from);
             b.report_variants = report.variant_digest().map(String::from);
             // Only the findings on record: a holder's or an allocated
@@ -88,9 +88,8 @@ impl Baseline {
             b.report_ids = report
                 .rows
                 .iter()
-                .filter(|m| super::diff::is_problem_row(m))
-                .filter_map(|m| m.get("id")?.as_str())
-                .map(String::from)
+                .filter(|m| super::jsonl::is_problem_row(m))
+                .map(|m| m.get("id").to_string())
                 .collect();
             return Ok(b);
         }

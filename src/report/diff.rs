@@ -4,13 +4,12 @@
 //! (role, holder, disposition or NS set), with counts and both meta
 //! records.
 
+use super::jsonl::{JsonlReport, ReportRow, is_problem_row};
 use super::record::{FieldType, RecordFormat, RecordWriter};
 use super::terminal::escape_for_terminal as esc;
-use crate::scan::FindingKind;
-use serde_json::{Map, Value, json};
-use std::collections::{HashMap, HashSet};
+use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::path::Path;
 
 /// The fields of a finding compared by a diff.
 pub const COMPARED: &[&str] = &["role", "holder", "disposition", "ns"];
@@ -42,206 +41,6 @@ const TYPES: &[FieldType] = {
     ]
 };
 
-/// A JSON Lines report read back.
-#[derive(Clone, Debug, Default)]
-pub struct JsonlReport {
-    /// Its meta record.
-    pub meta: Option<Value>,
-    /// Its summary record.
-    pub summary: Option<Value>,
-    /// Its findings, in order.
-    pub rows: Vec<Map<String, Value>>,
-    /// The name it was read under (its path), for warnings.
-    pub name: String,
-}
-
-impl JsonlReport {
-    /// The zone it audits (its summary's `apex`), if it says. Finding ids
-    /// of two zones cannot match.
-    pub fn apex(&self) -> Option<&str> {
-        self.summary.as_ref()?.pointer("/apex")?.as_str()
-    }
-
-    /// Its variant LGR's SHA-256 (its meta record's), if it says. Finding
-    /// ids hash the variant LGR: those of two cannot match.
-    pub fn variant_digest(&self) -> Option<&str> {
-        self.meta.as_ref()?.pointer("/variant_lgr/sha256")?.as_str()
-    }
-
-    /// Reads a JSON Lines report of `scan`.
-    ///
-    /// # Errors
-    /// Reading the file; what [`JsonlReport::parse`] refuses.
-    pub fn read(path: &Path) -> io::Result<JsonlReport> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let bytes = e.as_bytes();
-            let at = e.utf8_error().valid_up_to();
-            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            let gzip = if bytes.starts_with(&[0x1f, 0x8b]) { " (a gzip file?)" } else { "" };
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}:{line}: not UTF-8{gzip}", path.display()),
-            )
-        })?;
-        let report = JsonlReport::parse(&text, &path.display().to_string())?;
-        report.must_be_accepted(&path.display().to_string())?;
-        Ok(report)
-    }
-
-    /// Input lines the report's run could not read: its summary's
-    /// malformed lines and CSV rows whose `lgr` named no LGR of the set.
-    /// A finding on such a line is missing from the report.
-    pub fn dropped_lines(&self) -> u64 {
-        let input = self.summary.as_ref().and_then(|s| s.get("input"));
-        let count = |k: &str| input.and_then(|i| i.get(k)).and_then(Value::as_u64).unwrap_or(0);
-        count("malformed") + count("unknown_lgr_pins")
-    }
-
-    /// Whether the run accepted its dropped lines (`--on-malformed warn`
-    /// or `ignore`, kept in the meta record's options); a report that
-    /// does not say ran under the default, `fail`.
-    pub fn accepted_dropped_lines(&self) -> bool {
-        let policy = self.meta.as_ref().and_then(|m| m.pointer("/options/on_malformed"));
-        matches!(policy.and_then(Value::as_str), Some("warn" | "ignore"))
-    }
-
-    /// Refuses the report of a run that dropped input lines and failed
-    /// for it (exit 2 under `--on-malformed fail`): compared with another
-    /// report, its findings on those lines would read as resolved.
-    ///
-    /// # Errors
-    /// [`io::ErrorKind::InvalidData`] naming `name`, the count and the
-    /// first line.
-    pub fn must_be_accepted(&self, name: &str) -> io::Result<()> {
-        let n = self.dropped_lines();
-        if n == 0 || self.accepted_dropped_lines() {
-            return Ok(());
-        }
-        let first = (self.summary.as_ref())
-            .and_then(|s| s.get("malformed_lines")?.get(0)?.as_str())
-            .map_or(String::new(), |f| format!(" (first: {f})"));
-        let s = if n == 1 { "" } else { "s" };
-        Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{name}: its scan failed on {n} malformed line{s}{first}: the findings on them \
-                 are missing and would read as resolved or new. Mend the input and scan again \
-                 (or scan with --on-malformed warn to accept them)"
-            ),
-        ))
-    }
-
-    /// Parses the text of a JSON Lines report of `scan` (a UTF-8 byte
-    /// order mark at its start skipped); `name` names it in errors.
-    ///
-    /// A report is whole or refused: its first record is its meta record
-    /// and its last its summary record, so an empty file, or one cut
-    /// short at a line end (a failed or interrupted run's), is an error
-    /// rather than a report whose findings all look resolved.
-    ///
-    /// # Errors
-    /// A line that is not a JSON object, a finding without an id (a report
-    /// of an older lgrscan), a meta record that is not first or a summary
-    /// record that is not last, or either missing, naming `name` and the
-    /// line.
-    pub fn parse(text: &str, name: &str) -> io::Result<JsonlReport> {
-        let bad = |n: usize, m: &str| {
-            io::Error::new(io::ErrorKind::InvalidData, format!("{name}:{}: {m}", n + 1))
-        };
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut r = JsonlReport { name: name.to_string(), ..JsonlReport::default() };
-        let mut ids = HashSet::new();
-        let mut last = 0;
-        for (n, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            last = n;
-            if r.summary.is_some() {
-                return Err(bad(n, "a record after the summary record, which ends a report"));
-            }
-            let Value::Object(m) =
-                serde_json::from_str(line).map_err(|e| bad(n, &e.to_string()))?
-            else {
-                return Err(bad(n, "not a JSON object"));
-            };
-            let kind = m.get("kind").and_then(Value::as_str);
-            if r.meta.is_none() && kind != Some("meta") {
-                return Err(bad(n, NOT_A_REPORT));
-            }
-            match kind {
-                Some("meta") if r.meta.is_some() => {
-                    return Err(bad(n, "a second meta record (two reports joined?)"));
-                }
-                Some("meta") => r.meta = Some(Value::Object(m)),
-                Some("summary") => r.summary = Some(Value::Object(m)),
-                _ => {
-                    let Some(id) = m.get("id").and_then(Value::as_str) else {
-                        return Err(bad(
-                            n,
-                            "a finding without an id (not a JSON Lines report of lgrscan scan)",
-                        ));
-                    };
-                    // Findings are matched by id: an unknown kind, an id
-                    // that no scan writes or one given twice would be
-                    // miscounted, not compared.
-                    let Some(kind) =
-                        kind.filter(|&k| FindingKind::ALL.iter().any(|f| f.as_str() == k))
-                    else {
-                        let what = kind.map_or("a record with no kind".to_string(), |k| {
-                            format!("a record of unknown kind {k:?}")
-                        });
-                        return Err(bad(n, &what));
-                    };
-                    if id.len() != 16 || !id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-                    {
-                        return Err(bad(
-                            n,
-                            &format!(
-                                "{kind} finding id {id:?} is not 16 lower-case hex digits (as scan writes them)"
-                            ),
-                        ));
-                    }
-                    if !ids.insert(id.to_string()) {
-                        return Err(bad(n, &format!("finding id {id} a second time")));
-                    }
-                    r.rows.push(m);
-                }
-            }
-        }
-        if r.meta.is_none() {
-            return Err(bad(0, NOT_A_REPORT));
-        }
-        let Some(summary) = &r.summary else {
-            return Err(bad(
-                last,
-                "the report ends without its summary record: it is incomplete (cut short, or its run failed)",
-            ));
-        };
-        // A finding row taken out (or put in) by hand would read as
-        // resolved (or new): the summary counts the rows the scan wrote.
-        if let Some(total) = summary.pointer("/findings/total").and_then(Value::as_u64) {
-            let held = r.rows.iter().filter(|m| is_problem_row(m)).count() as u64;
-            if held != total {
-                return Err(bad(
-                    last,
-                    &format!(
-                        "the summary record counts {total} findings, the report holds {held}: it \
-                         was edited, and would compare wrongly"
-                    ),
-                ));
-            }
-        }
-        Ok(r)
-    }
-}
-
-/// Why a file is not a JSON Lines report of `scan`.
-const NOT_A_REPORT: &str =
-    "not a JSON Lines report of lgrscan scan (it starts with its meta record)";
-
 /// What happened to a finding between two reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
@@ -270,19 +69,11 @@ pub struct Entry {
     /// What happened.
     pub change: Change,
     /// The finding in the old report, if there.
-    pub old: Option<Map<String, Value>>,
+    pub old: Option<ReportRow>,
     /// The finding in the new report, if there.
-    pub new: Option<Map<String, Value>>,
+    pub new: Option<ReportRow>,
     /// The [`COMPARED`] fields that differ (changed findings).
     pub changed: Vec<&'static str>,
-}
-
-/// Whether a row of a report is a finding that counts (as
-/// [`super::scan::is_problem`] counts them): not the holder, an allocated
-/// or a near member of a variant set, which are listed for context.
-pub fn is_problem_row(m: &Map<String, Value>) -> bool {
-    text(m, "kind") != "collision"
-        || !matches!(text(m, "role").as_str(), "holder" | "allocated" | "near")
 }
 
 /// The difference between two reports.
@@ -299,7 +90,7 @@ pub struct Diff {
     pub unchanged: u64,
     /// The holders' rows of the new report, then those of the old one
     /// (context for the findings' sentences; no entries).
-    pub holders: Vec<Map<String, Value>>,
+    pub holders: Vec<ReportRow>,
     /// False when one report was scanned with `--check-ns` and the other
     /// without (their meta records' `options.check_ns`): name servers were
     /// collected on one side only, so neither `ns` nor the `ns-mismatch`
@@ -397,23 +188,7 @@ fn warnings(old: &JsonlReport, new: &JsonlReport, ns_compared: bool) -> Vec<Stri
     out
 }
 
-fn text(m: &Map<String, Value>, k: &str) -> String {
-    match m.get(k) {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => {
-            a.iter().map(|v| v.as_str().unwrap_or_default()).collect::<Vec<_>>().join(";")
-        }
-        Some(v) => v.to_string(),
-    }
-}
-
-fn id(m: &Map<String, Value>) -> &str {
-    m.get("id").and_then(Value::as_str).unwrap_or_default()
-}
-
-/// The rows of a report that count ([`is_problem_row`]).
-fn findings(r: &JsonlReport) -> Vec<&Map<String, Value>> {
+fn findings(r: &JsonlReport) -> Vec<&ReportRow> {
     r.rows.iter().filter(|m| is_problem_row(m)).collect()
 }
 
@@ -422,7 +197,7 @@ fn findings(r: &JsonlReport) -> Vec<&Map<String, Value>> {
 /// summaries. A member that becomes `allocated` (or a holder) is a
 /// resolved finding; one that stops being one, a new finding.
 pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
-    let holders = new.rows.iter().chain(&old.rows).filter(|m| text(m, "role") == "holder");
+    let holders = new.rows.iter().chain(&old.rows).filter(|m| m.get("role") == "holder");
     let holders = holders.cloned().collect();
     let check_ns = |r: &JsonlReport| r.meta.as_ref()?.pointer("/options/check_ns")?.as_bool();
     let ns_compared = match (check_ns(&old), check_ns(&new)) {
@@ -432,14 +207,13 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
     let (mut old_rows, mut new_rows) = (findings(&old), findings(&new));
     if !ns_compared {
         for rows in [&mut old_rows, &mut new_rows] {
-            rows.retain(|m| text(m, "kind") != "ns-mismatch");
+            rows.retain(|m| m.get("kind") != "ns-mismatch");
         }
     }
     let compared: Vec<&'static str> =
         COMPARED.iter().copied().filter(|&k| ns_compared || k != "ns").collect();
-    let old_by_id: HashMap<&str, &Map<String, Value>> =
-        old_rows.iter().map(|m| (id(m), *m)).collect();
-    let new_ids: std::collections::HashSet<&str> = new_rows.iter().map(|m| id(m)).collect();
+    let old_by_id: HashMap<&str, &ReportRow> = old_rows.iter().map(|m| (m.get("id"), *m)).collect();
+    let new_ids: std::collections::HashSet<&str> = new_rows.iter().map(|m| m.get("id")).collect();
     let mut d = Diff {
         old_meta: old.meta.clone(),
         new_meta: new.meta.clone(),
@@ -450,7 +224,7 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
     };
     let mut changed = Vec::new();
     for &m in &new_rows {
-        match old_by_id.get(id(m)) {
+        match old_by_id.get(m.get("id")) {
             None => d.entries.push(Entry {
                 change: Change::New,
                 old: None,
@@ -459,7 +233,7 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
             }),
             Some(o) => {
                 let fields: Vec<&'static str> =
-                    compared.iter().copied().filter(|k| text(o, k) != text(m, k)).collect();
+                    compared.iter().copied().filter(|k| o.get(k) != m.get(k)).collect();
                 if fields.is_empty() {
                     d.unchanged += 1;
                 } else {
@@ -475,7 +249,7 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
     }
     d.entries.append(&mut changed);
     for &o in &old_rows {
-        if !new_ids.contains(id(o)) {
+        if !new_ids.contains(o.get("id")) {
             d.entries.push(Entry {
                 change: Change::Resolved,
                 old: Some(o.clone()),
@@ -504,16 +278,16 @@ pub enum DiffFormat {
 /// The [`FIELDS`] of an entry.
 fn values(e: &Entry) -> Vec<String> {
     let any = e.new.as_ref().or(e.old.as_ref()).expect("an entry has a side");
-    let side = |m: &Option<Map<String, Value>>, k: &str| {
-        m.as_ref().map(|m| text(m, k)).unwrap_or_default()
+    let side = |m: &Option<ReportRow>, k: &str| {
+        m.as_ref().map(|m| m.get(k).to_string()).unwrap_or_default()
     };
     vec![
         e.change.as_str().to_string(),
-        text(any, "kind"),
-        text(any, "id"),
-        text(any, "ulabel"),
-        text(any, "alabel"),
-        text(any, "index"),
+        any.get("kind").to_string(),
+        any.get("id").to_string(),
+        any.get("ulabel").to_string(),
+        any.get("alabel").to_string(),
+        any.get("index").to_string(),
         side(&e.new, "role"),
         side(&e.new, "holder"),
         side(&e.new, "disposition"),
@@ -668,8 +442,8 @@ fn write_text(w: &mut dyn Write, d: &Diff) -> io::Result<()> {
                     .iter()
                     .map(|k| {
                         let (o, n) = (
-                            e.old.as_ref().map(|m| text(m, k)).unwrap_or_default(),
-                            e.new.as_ref().map(|m| text(m, k)).unwrap_or_default(),
+                            e.old.as_ref().map_or("", |m| m.get(k)),
+                            e.new.as_ref().map_or("", |m| m.get(k)),
                         );
                         format!("{k}: {o} -> {n}")
                     })

@@ -16,10 +16,11 @@
 //! right-to-left label (Arabic, Hebrew, …) is laid out by its own first
 //! strong character (HTML §3.2.6.4), not by the page's direction.
 
-use super::diff::{Change, Diff, Entry, JsonlReport, is_problem_row};
+use super::diff::{Change, Diff, Entry};
+use super::jsonl::{JsonlReport, ReportRow, is_problem_row};
 use super::terminal::escape_for_terminal;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
@@ -28,20 +29,12 @@ use std::fmt::Write as _;
 /// page a browser opens.
 pub const MAX_TABLE_ROWS: usize = 2000;
 
-type Row = Map<String, Value>;
+type Row = ReportRow;
 
-/// A field of a row as text: strings as they are, `null`/absent empty,
-/// arrays `;`-joined, numbers in decimal; shown as the text report shows
-/// it ([`shown`]).
+/// A field of a row as text ([`ReportRow`]), shown as the text report
+/// shows it ([`shown`]).
 fn field(m: &Row, k: &str) -> String {
-    match m.get(k) {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => shown(s),
-        Some(Value::Array(a)) => {
-            shown(&a.iter().map(|v| v.as_str().unwrap_or_default()).collect::<Vec<_>>().join(";"))
-        }
-        Some(v) => v.to_string(),
-    }
+    shown(m.get(k))
 }
 
 /// Text from the data with its control characters and bidirectional
@@ -655,7 +648,7 @@ mod tests {
 
     #[test]
     fn blocked_sentence_names_holder_and_scripts() {
-        let row = |v: Value| v.as_object().cloned().unwrap();
+        let row = |v: Value| ReportRow::from_record(v.as_object().unwrap()).unwrap();
         let h = row(
             serde_json::json!({"kind":"collision","role":"holder","ulabel":"123","alabel":"123",
             "registrant":"R-1001","registered":"2019-04-02T00:00:00Z"}),
@@ -674,10 +667,8 @@ mod tests {
         let n = MAX_TABLE_ROWS + 3;
         let rows = (0..n)
             .map(|i| {
-                serde_json::json!({"kind":"invalid","ulabel":format!("a_{i}"),"reason":"hyphen at end"})
-                    .as_object()
-                    .cloned()
-                    .unwrap()
+                let v = serde_json::json!({"kind":"invalid","ulabel":format!("a_{i}"),"reason":"hyphen at end"});
+                ReportRow::from_record(v.as_object().unwrap()).unwrap()
             })
             .collect();
         let page = render_scan(&JsonlReport { rows, ..JsonlReport::default() });
@@ -691,7 +682,7 @@ mod tests {
     /// `live`, and an invalid label with an override is not reordered.
     #[test]
     fn overrides_from_the_data_are_shown_escaped() {
-        let row = |v: Value| v.as_object().cloned().unwrap();
+        let row = |v: Value| ReportRow::from_record(v.as_object().unwrap()).unwrap();
         let rows = vec![
             row(serde_json::json!({"kind":"collision","role":"holder","ulabel":"123",
                 "alabel":"123","group":1,"registrar":"\u{202e}evil\u{202c}"})),

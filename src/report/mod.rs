@@ -4,6 +4,7 @@
 //!   input's columns.
 //! - [`meta`]: the meta record (inputs, LGRs, options) of a report.
 //! - [`baseline`]: findings accepted by a previous report or an allowlist.
+//! - [`jsonl`]: a JSON Lines report read back, its rows kept compactly.
 //! - [`diff`]: what changed between two JSON Lines reports.
 //! - [`html`]: a scan's or a period's report as one self-contained HTML
 //!   page.
@@ -21,6 +22,7 @@ pub mod baseline;
 pub mod diff;
 pub mod findings;
 pub mod html;
+pub mod jsonl;
 pub mod meta;
 pub mod output;
 pub mod record;
