@@ -55,8 +55,8 @@ pub struct Baseline {
     /// Allowlist rows.
     entries: Vec<Entry>,
     /// A previous report's apex (its summary's) and variant LGR digest (its
-    /// meta record's): finding ids hash both, so a report of another zone
-    /// or variant LGR can accept nothing.
+    /// meta record's): finding ids hash the variant LGR, and a report of
+    /// another zone is taken to accept nothing (see [`Baseline::apply`]).
     report_apex: Option<String>,
     report_variants: Option<String>,
 }
@@ -98,9 +98,16 @@ impl Baseline {
     }
 
     /// The status of each finding of `report` and the allowlist rows that
-    /// matched none, as text ([`Entry::describe`]).
+    /// matched none, as text ([`Entry::describe`]). A previous report of
+    /// another zone (apex) accepts nothing: finding ids do not hash the
+    /// zone, and `example.`'s `123` is not `other.`'s.
     pub fn apply(&self, rows: &RowContext<'_>, report: &Report) -> (Vec<Status>, Vec<String>) {
         let labels = rows.labels();
+        let other_zone = matches!(
+            (self.report_apex.as_deref(), labels.apex()),
+            (Some(a), Some(b)) if a != b
+        );
+        let report_ids = if other_zone { &HashSet::new() } else { &self.report_ids };
         let mut status = vec![Status::Open; report.findings.len()];
         let mut used = vec![false; self.entries.len()];
         let ids: HashMap<&str, usize> = self
@@ -117,7 +124,7 @@ impl Baseline {
             // an id that names one accepts nothing (and is stale).
             if super::scan::is_problem(f) {
                 let id = rows.id(f);
-                if self.report_ids.contains(&id) {
+                if report_ids.contains(&id) {
                     status[i] = Status::Accepted;
                 }
                 if let Some(&e) = ids.get(id.as_str()) {

@@ -212,8 +212,13 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
     }
     let compared: Vec<&'static str> =
         COMPARED.iter().copied().filter(|&k| ns_compared || k != "ns").collect();
-    let old_by_id: HashMap<&str, &ReportRow> = old_rows.iter().map(|m| (m.get("id"), *m)).collect();
-    let new_ids: std::collections::HashSet<&str> = new_rows.iter().map(|m| m.get("id")).collect();
+    // Ids do not hash the zone: the findings of two zones match nothing,
+    // as the warning says.
+    let other_zone = matches!((old.apex(), new.apex()), (Some(a), Some(b)) if a != b);
+    let old_by_id: HashMap<&str, &ReportRow> =
+        old_rows.iter().filter(|_| !other_zone).map(|m| (m.get("id"), *m)).collect();
+    let new_ids: std::collections::HashSet<&str> =
+        new_rows.iter().filter(|_| !other_zone).map(|m| m.get("id")).collect();
     let mut d = Diff {
         old_meta: old.meta.clone(),
         new_meta: new.meta.clone(),

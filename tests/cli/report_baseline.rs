@@ -651,3 +651,35 @@ fn edited_and_undecodable_reports_are_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Finding ids do not hash the zone: a baseline report of another zone
+/// accepts nothing (it accepted the same label's finding, exit 0, while
+/// warning that none could match), and `diff` of two zones' reports
+/// matches nothing (it called a finding `changed`).
+#[test]
+fn reports_of_another_zone_match_nothing() {
+    let dir = temp_dir("other-zone");
+    let zone = |apex: &str| {
+        format!(
+            "$ORIGIN {apex}.\n@ 3600 IN SOA ns.{apex}. h.{apex}. 1 2 3 4 5\n123 IN NS ns.host.net.\n\
+             xn--e4bcd IN NS ns.host.net.\n"
+        )
+    };
+    let (a, b) = (dir.join("a.zone"), dir.join("b.zone"));
+    std::fs::write(&a, zone("example")).unwrap();
+    std::fs::write(&b, zone("other")).unwrap();
+    let (ar, br) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    scan_to(&[a.to_str().unwrap()], &ar, 1);
+    scan_to(&[b.to_str().unwrap()], &br, 1);
+    let o = lgrscan(&["scan", b.to_str().unwrap(), "--baseline", ar.to_str().unwrap()]);
+    assert_exit(&o, 1, "a baseline of another zone accepts nothing");
+    let err = crate::util::stderr(&o);
+    assert!(err.contains("so none of its findings can match"), "{err}");
+    assert!(err.contains("0 accepted by the baseline"), "{err}");
+    let o = lgrscan(&["diff", "--format", "jsonl", ar.to_str().unwrap(), br.to_str().unwrap()]);
+    assert_exit(&o, 1, "new findings");
+    let summary: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert_eq!((summary["new"].as_u64(), summary["resolved"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(summary["changed"].as_u64(), Some(0), "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
