@@ -439,7 +439,8 @@ fn read_all(inputs: Vec<Input>, config: &Config) -> Result<LabelSet, Error> {
 /// A read that found nothing to audit is an error, not a clean audit: an
 /// `--origin` that no record is at or below (every record outside it), or
 /// records or malformed lines but no registered label. An input of blank
-/// and comment lines only is not an error.
+/// and comment lines only is not an error (a registry with no names yet);
+/// an empty one is ([`reader::Reader::read_input`]).
 fn check_found(set: LabelSet, config: &Config) -> Result<LabelSet, Error> {
     let a = set.accounting();
     if let Some(origin) = &config.origin

@@ -123,7 +123,16 @@ impl<'c> Reader<'c> {
         let idx = self.add_source(name.clone(), None, &opened)?;
         let canon = std::fs::canonicalize(&name).unwrap_or_else(|_| name.clone());
         let origin = self.initial_origin.clone();
-        self.read_opened(idx, opened, self.config.format, vec![name], vec![canon], origin)
+        let lines_before = self.c.set.accounting.lines;
+        self.read_opened(idx, opened, self.config.format, vec![name.clone()], vec![canon], origin)?;
+        // An input of no line at all (what a failed download leaves) is an
+        // error, not a zone with nothing to report; one of comment lines
+        // only says it is empty on purpose (a registry with no names yet).
+        if self.c.set.accounting.lines == lines_before {
+            let e = Error::new(ErrorKind::NoLabels("the input is empty (0 lines)".into()));
+            return Err(e.with_path(&name));
+        }
+        Ok(())
     }
 
     pub(crate) fn read_include(

@@ -57,8 +57,18 @@ fn nothing_found_is_an_error() {
         read([Input::Bytes { name: "z".into(), data: zone.to_vec() }], &Config::new()).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::NoLabels(_)), "{e}");
     assert!(e.to_string().starts_with("z: no registered labels: 3 lines: 2 records"), "{e}");
-    // Blank and comment lines only: an empty audit, not an error.
+    // Blank and comment lines only: an empty registry on purpose, not an
+    // error.
     read_bytes("c.txt", b"# nothing yet\n\n", &Config::new());
+    // No line at all, as a failed download leaves, beside a good input or
+    // alone: an error naming the file (it read as a zone with no findings).
+    let good = Input::Bytes { name: "a.txt".into(), data: b"foo\n".to_vec() };
+    for inputs in [vec![], vec![good]] {
+        let empty = Input::Bytes { name: "e.txt".into(), data: Vec::new() };
+        let e = read(inputs.into_iter().chain([empty]), &Config::new()).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::NoLabels(_)), "{e}");
+        assert_eq!(e.to_string(), "e.txt: no registered labels: the input is empty (0 lines)");
+    }
 }
 
 /// CSV records are found before fields are split: CRLF line numbers are
