@@ -354,6 +354,19 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             if s.format == input::InputFormat::Csv { "CSV file" } else { "label list" }
         );
     }
+    if args.holder == Holder::Registered
+        && !labels.iter().any(|l| l.csv().is_some_and(|c| c.registered.is_some()))
+    {
+        // Every set's holder would be its first valid member in input
+        // order, as without the option, unsaid.
+        let others = labels.csv_columns().join(", ");
+        let others =
+            if others.is_empty() { String::new() } else { format!(" (its columns: {others})") };
+        anyhow::bail!(
+            "--holder registered: no label of the input has a registration date, in a CSV \
+             `registered` column{others}; drop it to let input order decide"
+        );
+    }
     for file in output.iter().chain(&meta_file) {
         file.spare_sources(&labels)?;
     }

@@ -426,6 +426,16 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         let files: Vec<String> = args.candidates.iter().map(|p| p.display().to_string()).collect();
         anyhow::bail!("no candidate in {}: a check needs at least one", files.join(", "));
     }
+    if args.priority == PriorityArg::Date
+        && candidates.len() > 1
+        && candidates.iter().all(|c| c.priority().is_none())
+    {
+        // Every contention set would fall back to input order unsaid.
+        anyhow::bail!(
+            "--priority date: no candidate has a priority date (a `priority` or `priority_date` \
+             column of a candidate CSV); drop it to let input order decide"
+        );
+    }
     let given = (!args.lgrs.is_empty() || args.variants.is_some()).then(|| {
         let m = args.index_mode.unwrap_or_default();
         LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), m.into())

@@ -678,3 +678,38 @@ fn a_repeated_candidate_with_the_earlier_date_wins() {
     assert_eq!(who(&rows[1]), contention("", ""), "bob's own row: the winner");
     assert_eq!(who(&rows[2]), contention("bob", "3"), "{rows:?}");
 }
+
+/// `--holder registered` on an input with no registration date, and
+/// `--priority date` on candidates with no priority date, are errors: they
+/// fell back to input order unsaid (a `created` column, a misspelt
+/// `priorty`, a zone file).
+#[test]
+fn date_orders_without_dates_are_errors() {
+    let dir = temp();
+    let created = dir.path().join("created.csv");
+    std::fs::write(
+        &created,
+        "domain,created,registrant\nxn--j2eso3r6c,2024-02-01,r1\nxn--j2e2aa2r6c,2016-08-15,r2\n",
+    )
+    .unwrap();
+    for input in [created.to_str().unwrap(), "samples/zone.txt"] {
+        let o = lgrscan(&["scan", input, "--holder", "registered", "-q"]);
+        assert_eq!(o.status.code(), Some(2), "{input}: {}", stderr(&o));
+        assert!(
+            stderr(&o)
+                .contains("--holder registered: no label of the input has a registration date")
+        );
+    }
+    let o = lgrscan(&["scan", created.to_str().unwrap(), "--holder", "registered", "-q"]);
+    assert!(stderr(&o).contains("(its columns: created)"), "{}", stderr(&o));
+    let o = lgrscan(&["scan", "samples/labels.csv", "--holder", "registered", "-q", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(1), "dates in the samples: {}", stderr(&o));
+    let typo = dir.path().join("typo.csv");
+    std::fs::write(&typo, "label,priorty\n५६७८,2023-01-01\n5678,2022-01-01\n").unwrap();
+    let check = ["check", "--against", "samples/labels.csv", typo.to_str().unwrap()];
+    let o = lgrscan(&[&check[..], &["--priority", "date"]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--priority date: no candidate has a priority date"));
+    let o = lgrscan(&check);
+    assert_eq!(o.status.code(), Some(1), "input order: {}", stderr(&o));
+}
