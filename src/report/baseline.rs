@@ -255,6 +255,12 @@ fn read_allowlist(path: &Path, text: &str) -> io::Result<Vec<Entry>> {
             let msg = format!("{shown:?} is not a finding id (16 hex digits; a quote left open?)");
             return Err(bad(path, line, msg));
         }
+        // A quote left open swallows the rows after it into one field,
+        // to the end of the file: no row of an allowlist spans lines.
+        if rec.iter().any(|f| f.contains(['\n', '\r'])) {
+            let msg = "a field spans lines (a quote left open? a note is one line)";
+            return Err(bad(path, line, msg));
+        }
         if !e.id.is_empty()
             && let Some(first) = ids.insert(e.id.clone(), line)
         {

@@ -500,6 +500,12 @@ fn malformed_allowlists_are_errors_naming_the_line() {
         ),
         ("bundle.csv", "bundle,note\n\"ab;cd,x\nef;gh,y\n", "bundle.csv:2: ", "a quote left open"),
         (
+            "note.csv",
+            "id,bundle,note\nf65ab9c8de7c4220,,\"ticket 4711, pending\n0000000000000000,,x\nzzzz,,y\n",
+            "note.csv:2: ",
+            "a field spans lines (a quote left open?",
+        ),
+        (
             "two-ids.csv",
             "id,note,id\na6e388cfc3207e8b,x,611ba4b7eef4420d\n",
             "two-ids.csv:1: ",
