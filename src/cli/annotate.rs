@@ -189,7 +189,11 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         }
         w.finish()
     };
+    // As `scan`: a run that fails on malformed lines leaves `-o FILE` as
+    // it was.
+    let failed = read_set.as_ref().is_some_and(|l| args.input.fails_on_malformed(l, &[]));
     match output.take() {
+        Some(_) if failed => {}
         Some(mut file) => {
             write(file.writer())?;
             file.commit(Durability::Rename)?;
@@ -218,6 +222,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
                 if repeated == 1 { "" } else { "s" },
                 if repeated == 1 { "s" } else { "" },
             );
+        }
+        if let Some(path) = args.output.as_ref().filter(|_| failed) {
+            eprintln!("lgrscan: {} not written (left as it was)", path.display());
         }
         args.input.malformed_outcome(labels, &[])?;
     }

@@ -113,7 +113,7 @@ pub struct InputArgs {
     /// detected from the header).
     #[arg(long, value_parser = parse_delimiter)]
     delimiter: Option<u8>,
-    /// The zone apex (default: the first $ORIGIN, else the SOA owner); also
+    /// The zone apex (default: the SOA owner, else the first $ORIGIN); also
     /// the origin of relative names and `@` before a zone file's first
     /// $ORIGIN, as named's zone statement gives it.
     #[arg(long)]
@@ -227,6 +227,12 @@ impl InputArgs {
             OnMalformed::Ignore => {}
         }
         Ok(())
+    }
+
+    /// Whether [`InputArgs::malformed_outcome`] will be an error.
+    pub fn fails_on_malformed(&self, labels: &lgrscan::input::LabelSet, more: &[String]) -> bool {
+        self.on_malformed == OnMalformed::Fail
+            && labels.accounting().malformed + more.len() as u64 > 0
     }
 
     /// `--on-malformed` as given (`fail`, `warn` or `ignore`), for the

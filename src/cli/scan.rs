@@ -64,9 +64,10 @@ impl From<GroupByArg> for GroupBy {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Holder {
-    /// The first member in input order holds a variant set.
+    /// The first valid member in input order holds a variant set.
     Input,
-    /// The earliest `registered` date (CSV column) holds it.
+    /// The valid member with the earliest `registered` date (CSV column)
+    /// holds it.
     Registered,
 }
 
@@ -422,7 +423,13 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         color,
     };
     let meta_doc = serde_json::json!({"meta": meta.to_json(), "summary": summary_record});
-    write_outputs(&args, format, &pool, (output.take(), meta_file.take()), &parts, &meta_doc)?;
+    // A run that fails on malformed lines (`--on-malformed fail`) leaves
+    // `-o FILE` and `--meta FILE` as they were: its report would replace
+    // a good one, and `diff` refuses it. On standard output it is written.
+    let kept = args.output.as_ref().filter(|_| args.input.fails_on_malformed(&labels, &bad_pins));
+    if kept.is_none() {
+        write_outputs(&args, format, &pool, (output.take(), meta_file.take()), &parts, &meta_doc)?;
+    }
     // The summary is shown once: a text or JSON Lines report written to
     // standard output holds it, and it goes to standard error as well only
     // for a person watching a terminal while standard output goes
@@ -434,6 +441,9 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
             eprint!("{summary}");
         }
         eprint!("{}", report::scan::timing(&report, read_time));
+    }
+    if let Some(path) = kept {
+        eprintln!("lgrscan: {} not written (left as it was)", path.display());
     }
     args.input.malformed_outcome(&labels, &bad_pins)?;
     let code = std::process::ExitCode::from(if totals.open > 0 { 1 } else { 0 });

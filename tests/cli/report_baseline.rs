@@ -565,7 +565,20 @@ fn reports_of_scans_that_dropped_lines() {
     let text = std::fs::read_to_string(&z).unwrap().replace("ab NS n1.example.", "ab NS (");
     std::fs::write(&z, text).unwrap();
     let (failed, warned) = (dir.join("failed.jsonl"), dir.join("warned.jsonl"));
-    scan_to(&["--lgr", LGR, z.to_str().unwrap()], &failed, 2);
+    // Under `fail`, `-o FILE` is left as it was (here: not made); the
+    // report written to standard output is one `diff` must refuse.
+    let scan = ["scan", "--format", "jsonl", "--lgr", LGR, z.to_str().unwrap()];
+    let o = lgrscan(&[&scan[..], &["-o", failed.to_str().unwrap()]].concat());
+    assert_exit(&o, 2, "-o under --on-malformed fail");
+    assert!(crate::util::stderr(&o).contains("failed.jsonl not written (left as it was)"));
+    assert!(!failed.exists(), "a failed run's report replaced -o FILE");
+    std::fs::write(&failed, "kept\n").unwrap();
+    let annotate = ["annotate", "--lgr", LGR, z.to_str().unwrap(), "-o", failed.to_str().unwrap()];
+    assert_exit(&lgrscan(&annotate), 2, "annotate -o under --on-malformed fail");
+    assert_eq!(std::fs::read_to_string(&failed).unwrap(), "kept\n", "annotate replaced -o FILE");
+    let o = lgrscan(&scan);
+    assert_exit(&o, 2, "standard output under --on-malformed fail");
+    std::fs::write(&failed, stdout(&o)).unwrap();
     let args = ["--lgr", LGR, z.to_str().unwrap(), "--on-malformed", "warn"];
     let after = scan_to(&args, &warned, 0);
     assert_eq!(after[0]["options"]["on_malformed"], "warn");
