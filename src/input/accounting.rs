@@ -78,6 +78,9 @@ pub struct Accounting {
     pub includes: u64,
     /// Malformed entries (each counted on its first line).
     pub malformed: u64,
+    /// Of the malformed entries, NS records outside the apex: delegations
+    /// the zone cannot hold (a mistyped `$ORIGIN`, another zone's file).
+    pub outside_delegations: u64,
     /// Details of the first [`MALFORMED_DETAILS_MAX`] malformed entries.
     pub malformed_details: Vec<Malformed>,
 }

@@ -36,6 +36,15 @@ impl Apex {
     }
 }
 
+impl Apex {
+    /// Whether an absolute name given as labels, in any case, is outside
+    /// the apex ([`Apex::relation`] of its lower case is `Outside`).
+    pub(crate) fn is_outside(&self, labels: &[Vec<u8>]) -> bool {
+        let (n, m) = (labels.len(), self.labels.len());
+        n < m || labels[n - m..].iter().zip(&self.labels).any(|(a, b)| !a.eq_ignore_ascii_case(b))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Relation {
     Apex,

@@ -634,7 +634,7 @@ mod tests {
         use crate::input::{Config, Input, read};
         let inputs = [
             ("a.list", "a\nb\n"),
-            ("empty.list", ""),
+            ("empty.list", "# no label\n"),
             ("again.list", "b\na\n"),
             ("c.list", "c\nd\n"),
             ("seen.list", "d\n"),

@@ -44,6 +44,7 @@ fn nothing_found_is_an_error() {
     )
     .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::OriginMatchesNothing(_)), "{e}");
+    assert!(e.to_string().contains("matches no record: all 1 records are outside it"), "{e}");
     // With the zone's SOA, the SOA names the zone it is.
     let zone = b"$ORIGIN example.\n@ SOA a. b. 1 2 3 4 5\nshop NS x.\n";
     let e = read(

@@ -183,10 +183,12 @@ fn origin_option_is_the_initial_origin() {
         }
     }
     // Without --origin, the records before the `$ORIGIN` line are
-    // malformed, with a reason that says what would place them.
+    // malformed, with a reason that says what would place them; the
+    // apex is then `sub.tld.`, and `last.tld.`'s NS record, outside it, is
+    // malformed too (a delegation the zone cannot hold).
     let set = read_bytes("z", body.as_bytes(), &Config::new());
     let acc = set.accounting();
-    assert_eq!((acc.registered_labels, acc.malformed), (1, 905));
+    assert_eq!((acc.registered_labels, acc.malformed, acc.outside_delegations), (1, 906, 1));
     let first = &acc.malformed_details[0];
     assert_eq!((first.line, first.reason.as_str()), (2, "'@' without $ORIGIN or --origin"));
 }
@@ -293,4 +295,41 @@ fn include_loop_and_missing_are_errors_with_chain() {
     let e = read([Input::Path(data_dir().join("parent.zone"))], &Config::new().include_depth(0))
         .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::IncludeDepth(0)), "{e}");
+}
+
+/// An NS record outside the apex is a malformed line naming the apex (a
+/// mistyped `$ORIGIN` lost a whole variant set, exit 0), on the fast path
+/// and the careful one, with a blank owner too; other records there are
+/// out-of-zone data, counted as before.
+#[test]
+fn delegations_outside_the_apex_are_malformed() {
+    let master = "$ORIGIN example.\n@ 3600 IN SOA ns h 1 2 3 4 5\n123 IN NS ns.host.net.\n\
+                  $ORIGIN exmaple.\nxn--e4bcd IN NS ns.host.net.\n  IN NS ns2.host.net.\n\
+                  glue.host.net. A 192.0.2.1\n";
+    let czds = "example.\t3600\tin\tsoa\tns.example. h.example. 1 2 3 4 5\n\
+                123.example.\t3600\tin\tns\tns.host.net.\n\
+                xn--e4bcd.exmaple.\t3600\tin\tns\tns.host.net.\n\
+                glue.host.net.\t3600\tin\ta\t192.0.2.1\n";
+    for (text, malformed, lines) in [(master, 2, vec![5, 6]), (czds, 1, vec![3])] {
+        for chunk in [None, Some(64)] {
+            for fast in [true, false] {
+                let config = Config::new().chunk_bytes(chunk).zone_fast_path(fast);
+                let set = read_bytes("z", text.as_bytes(), &config);
+                let acc = set.accounting();
+                acc.check().unwrap();
+                let at = format!("{chunk:?} {fast}: {text}");
+                assert_eq!(alabels(&set), ["123"], "{at}");
+                assert_eq!((acc.malformed, acc.outside_records), (malformed, 1), "{at}");
+                assert_eq!(acc.outside_delegations, 1, "{at}");
+                let got: Vec<u64> = acc.malformed_details.iter().map(|m| m.line).collect();
+                assert_eq!(got, lines, "{at}");
+                assert!(
+                    acc.malformed_details[0]
+                        .reason
+                        .starts_with("NS record outside the zone (apex example.)"),
+                    "{at}"
+                );
+            }
+        }
+    }
 }

@@ -157,6 +157,9 @@ pub(super) fn entry(
                 };
                 return col.malformed(loc, why);
             };
+            if class == Class::Outside && is_ns {
+                return outside_delegation(col, loc);
+            }
             if class == Class::Nsec3 && !nsec3 {
                 // Its label, a hash, was not kept: this record would be a
                 // registered label's (see `nsec3`), so it is refused.
@@ -224,6 +227,9 @@ pub(super) fn entry(
                 let reason = format!("owner: label of {long} octets (at most {MAX_LABEL_OCTETS})");
                 return col.malformed(loc, reason);
             }
+            if is_ns && col.apex().is_some_and(|a| a.is_outside(&labels)) {
+                return outside_delegation(col, loc);
+            }
             let class = classify(col, st, (buf, base), t, &labels, first_label, loc, nsec3)?;
             // An SOA elsewhere than at the apex is another zone's: outside
             // it, or below it (a child zone's, or `--origin` naming a
@@ -254,6 +260,21 @@ fn long_label(col: &Collector, labels: &[Vec<u8>]) -> Option<usize> {
         a.relation(&lower) == Relation::Registered
     });
     labels.iter().skip(usize::from(registered)).map(Vec::len).find(|&n| n > MAX_LABEL_OCTETS)
+}
+
+/// An NS record outside the apex is malformed, not counted as out-of-zone
+/// data as other records there are (stray glue, which named ignores): it
+/// delegates a name this zone cannot hold, so it was meant as a
+/// registration, under a mistyped `$ORIGIN` or in another zone's file.
+fn outside_delegation(col: &mut Collector, loc: Loc) -> Result<(), Error> {
+    let apex = col.apex().map_or_else(String::new, |a| a.text.clone());
+    let reason = format!(
+        "NS record outside the zone (apex {apex}): a delegation it cannot hold (a mistyped \
+         $ORIGIN? another zone's file?)"
+    );
+    col.malformed(loc, reason)?;
+    col.set.accounting.outside_delegations += 1;
+    Ok(())
 }
 
 /// The error of an SOA record at `labels`, which are not the apex.

@@ -396,9 +396,12 @@ fn new_owner<const W: bool>(
         if n == a && name.eq_ignore_ascii_case(apex) {
             c.apex_records += 1;
             k.kind = Kind::Apex;
-        } else if is_soa_line(buf, pos) || has_long_label(name) {
-            // Another zone's SOA, or a label no server loads: the careful
-            // parser refuses them.
+        } else if is_type_line(buf, pos, b"SOA", 6)
+            || is_type_line(buf, pos, b"NS", 2)
+            || has_long_label(name)
+        {
+            // Another zone's SOA, a delegation outside the zone, or a label
+            // no server loads: the careful parser refuses them.
             return false;
         } else {
             c.outside_records += 1;
@@ -416,18 +419,18 @@ fn has_long_label(name: &[u8]) -> bool {
     name.len() > MAX_LABEL_OCTETS && name.split(|&b| b == b'.').any(|l| l.len() > MAX_LABEL_OCTETS)
 }
 
-/// Whether the record on the line at `pos` is an SOA: its type, after
-/// the owner and any TTL and class, is `SOA` or `TYPE6` in any case, as
-/// the careful parser reads it. Only asked of
-/// owners outside the apex, which are rare.
-fn is_soa_line(buf: &[u8], pos: usize) -> bool {
+/// Whether the record on the line at `pos` is of the type `name` or
+/// number `number` (SOA or 6, NS or 2): its type, after the owner and any
+/// TTL and class, in any case, as the careful parser reads it. Only asked
+/// of owners outside the apex, which are rare.
+fn is_type_line(buf: &[u8], pos: usize, name: &[u8], number: u16) -> bool {
     let end = memchr::memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k);
     let fields = buf[pos..end].split(|b| matches!(b, b' ' | b'\t' | b'\r'));
     fields
         .filter(|f| !f.is_empty())
         .skip(1)
         .find(|f| !(is_ttl(f) || is_class(f)))
-        .is_some_and(|t| is_type(t, b"SOA", 6))
+        .is_some_and(|t| is_type(t, name, number))
 }
 
 /// Whether the first label of `owner` has the shape of an NSEC3 hash.

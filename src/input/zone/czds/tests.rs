@@ -685,7 +685,7 @@ fn idn_block_of_a_sorted_dump() {
 #[test]
 fn chunk_counts_and_stops() {
     let buf = b"a.com.\t1\tin\tns\tns1.x.net.\na.com.\t1\tin\tns\tns2.x.net.\n\
-                ns1.a.com.\t1\tin\ta\t192.0.2.1\nb.org.\t1\tin\tns\tx.\n\
+                ns1.a.com.\t1\tin\ta\t192.0.2.1\nb.org.\t1\tin\ta\t192.0.2.2\n\
                 com.\t1\tin\tns\tx.\nB.com.\t1\tin\tns\tns1.x.net.\n x\n";
     let o = FastOpts {
         apex: b"com.",
