@@ -455,6 +455,16 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
                 index.spec().mode.as_str()
             );
         }
+        let n = index.malformed_lines();
+        if n > 0 {
+            // As a scan that accepted them warns (`--on-malformed warn`).
+            eprintln!(
+                "lgrscan: warning: {} was built leaving out {n} malformed input line{}: a label \
+                 registered on one is not in it, and its variants may read as available",
+                args.against[0],
+                if n == 1 { "" } else { "s" }
+            );
+        }
         index
     } else {
         let spec = match given {

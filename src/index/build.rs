@@ -433,6 +433,7 @@ impl Prepared<'_> {
             "sources": sources,
             "apex": labels.apex(),
             "labels": labels.len() as u64,
+            "malformed_lines": labels.accounting().malformed,
             "entries": entries,
             "with_meta": (self.meta.len() / META) as u64,
             "text_bytes": self.text_len,

@@ -588,6 +588,14 @@ impl Index {
         self.file.header.get("apex").and_then(Value::as_str)
     }
 
+    /// The malformed input lines its build accepted and left out
+    /// (`--on-malformed warn` or `ignore`): a label registered on one is
+    /// not in the index. 0 for an index of an lgrscan that did not record
+    /// them.
+    pub fn malformed_lines(&self) -> u64 {
+        self.file.header.get("malformed_lines").and_then(Value::as_u64).unwrap_or(0)
+    }
+
     /// The number of labels in the index.
     pub fn labels(&self) -> u64 {
         self.file.header.get("labels").and_then(Value::as_u64).unwrap_or(0)

@@ -713,3 +713,29 @@ fn date_orders_without_dates_are_errors() {
     let o = lgrscan(&check);
     assert_eq!(o.status.code(), Some(1), "input order: {}", stderr(&o));
 }
+
+/// An index built with `--on-malformed warn` records the lines it left
+/// out (`index info`: `malformed_lines`), and `check` against it warns: it
+/// answered `available` for a label on a dropped line with no word.
+#[test]
+fn an_index_that_left_lines_out_says_so() {
+    let dir = temp();
+    let csv = dir.path().join("dup.csv");
+    std::fs::write(&csv, "label,registrant\nfoo,r1\nba..r,r2\n").unwrap();
+    let idx = dir.path().join("dup.idx");
+    let (csv, idx) = (csv.to_str().unwrap(), idx.to_str().unwrap());
+    let o = lgrscan(&["index", csv, "-o", idx, "--on-malformed", "warn"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = lgrscan(&["index", "info", idx]);
+    let header: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(header["malformed_lines"], 1, "{header}");
+    let o = lgrscan(&["check", "--against", idx, "--label", "bar"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let warning = "dup.idx was built leaving out 1 malformed input line";
+    assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+    let whole = dir.path().join("whole.idx");
+    let o = lgrscan(&["index", "samples/labels.csv", "-o", whole.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = lgrscan(&["check", "--against", whole.to_str().unwrap(), "--label", "bar"]);
+    assert!(!stderr(&o).contains("malformed"), "{}", stderr(&o));
+}
