@@ -144,7 +144,8 @@ fn parse_delimiter(s: &str) -> Result<u8, String> {
 /// `--on-malformed` (as named-checkzone's `-k fail|warn|ignore`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnMalformed {
-    /// Exit 2 once the report is written.
+    /// Exit 2: the report is written to standard output, but not to `-o
+    /// FILE`, which is left as it was.
     Fail,
     /// One line on standard error; the exit status is that of the findings.
     Warn,

@@ -77,6 +77,9 @@ impl Baseline {
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let mut b = Baseline { path: path.to_path_buf(), ..Baseline::default() };
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        if text.trim().is_empty() {
+            return Err(bad(path, 1, "empty: neither a JSON Lines report nor an allowlist"));
+        }
         if text.trim_start().starts_with('{') {
             let report = super::jsonl::JsonlReport::parse(text, &path.display().to_string())?;
             b.report_apex = report.apex().map(String::from);

@@ -206,7 +206,12 @@ fn parse_lines(mut input: impl BufRead, name: &str) -> io::Result<JsonlReport> {
         record(&mut r, &mut ids, line).map_err(|m| bad(n - 1, &m))?;
     }
     if r.meta.is_none() {
-        return Err(bad(0, NOT_A_REPORT));
+        let why = if n == 0 {
+            "empty: not a report (its scan failed, or was not run?)"
+        } else {
+            NOT_A_REPORT
+        };
+        return Err(bad(0, why));
     }
     let Some(summary) = &r.summary else {
         return Err(bad(
@@ -315,6 +320,8 @@ mod tests {
         let twice = format!("{meta}\n{finding}\n{finding}\n{summary}\n");
         let e = JsonlReport::parse(&twice, "r.jsonl").unwrap_err().to_string();
         assert_eq!(e, "r.jsonl:3: finding id 0123456789abcdef a second time");
+        let e = JsonlReport::parse("", "r.jsonl").unwrap_err().to_string();
+        assert!(e.starts_with("r.jsonl:1: empty: not a report"), "{e}");
         let bytes = [meta.as_bytes(), b"\n", finding.as_bytes(), b"\n\xff\n"].concat();
         let e = parse_lines(&bytes[..], "r.jsonl").unwrap_err().to_string();
         assert_eq!(e, "r.jsonl:3: not UTF-8");

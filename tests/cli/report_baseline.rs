@@ -257,7 +257,7 @@ fn incomplete_reports_are_errors() {
     let text = std::fs::read_to_string(&whole).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let cases = [
-        ("empty.jsonl", String::new(), "not a JSON Lines report"),
+        ("empty.jsonl", String::new(), "empty: not a report"),
         ("cut.jsonl", lines[..lines.len() - 1].join("\n") + "\n", "without its summary"),
         ("headless.jsonl", lines[1..].join("\n") + "\n", "not a JSON Lines report"),
         ("twice.jsonl", format!("{text}{text}"), "after the summary record"),
@@ -292,8 +292,12 @@ fn incomplete_reports_are_errors() {
             let o = lgrscan(&args);
             assert_exit(&o, 2, &format!("{args:?}"));
             let err = crate::util::stderr(&o);
-            // An empty baseline is no allowlist either (another message).
-            let why = if args[0] == "scan" && name == "empty.jsonl" { "allowlist" } else { why };
+            // An empty baseline is no allowlist either.
+            let why = if args[0] == "scan" && name == "empty.jsonl" {
+                "empty: neither a JSON Lines report nor an allowlist"
+            } else {
+                why
+            };
             assert!(err.contains(&format!("{name}:")) && err.contains(why), "{args:?}: {err}");
         }
     }
