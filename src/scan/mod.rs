@@ -342,14 +342,16 @@ impl LgrSet {
     }
 
     /// Finds a judging LGR for a CSV `lgr` value: its name, its name without
-    /// `builtin:` or without the `.xml` ending, or one of its language tags.
+    /// `builtin:` or without the `.xml` ending, or one of its language tags,
+    /// each in any ASCII case (`KASHMIRI`, `ks-Arab`).
     pub fn find(&self, pin: &str) -> Option<usize> {
         let pin = pin.trim();
+        let same = |a: Option<&str>| a.is_some_and(|a| a.eq_ignore_ascii_case(pin));
         self.judges.iter().position(|l| {
             let name = l.name();
-            name == pin
-                || name.strip_prefix("builtin:") == Some(pin)
-                || name.strip_suffix(".xml") == Some(pin)
+            same(Some(name))
+                || same(name.strip_prefix("builtin:"))
+                || same(name.strip_suffix(".xml"))
                 || l.doc().meta.languages.iter().any(|t| t.eq_ignore_ascii_case(pin))
         })
     }

@@ -483,3 +483,18 @@ fn check_ns_needs_zone_input() {
     let o = lgrscan(&["scan", "samples/zone.txt", "--check-ns", "-q", "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+/// A CSV `lgr` pin names an LGR in any case, as a language tag does:
+/// `KASHMIRI` was an unknown pin (a malformed row, exit 2) where `ks-ARAB`
+/// was taken.
+#[test]
+fn lgr_pins_are_names_in_any_case() {
+    let dir = crate::util::temp_dir("pin-case");
+    let csv = dir.join("pins.csv");
+    std::fs::write(&csv, "label,lgr\nabc,KASHMIRI\nabd,Builtin:Kashmiri\nabe,ks-ARAB\n").unwrap();
+    let o = lgrscan(&["scan", csv.to_str().unwrap(), "-q", "--format", "csv"]);
+    assert_exit(&o, 1, "three invalid rows, no unknown pin");
+    let got: Vec<String> = rows(&stdout(&o)).iter().map(|r| r["lgr"].clone()).collect();
+    assert_eq!(got, ["builtin:kashmiri"; 3]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
