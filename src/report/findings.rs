@@ -43,8 +43,8 @@ pub const FIELDS: &[&str] = &[
 pub const TYPES: &[FieldType] = {
     use FieldType::{List, Number, Optional, Text};
     &[
-        Text, Text, Text, Text, Number, Text, Text, Text, Text, Optional, Text, Optional, Number,
-        Optional, Optional, Optional, Optional, Optional, Optional, List,
+        Text, Text, Optional, Text, Number, Text, Text, Text, Text, Optional, Text, Optional,
+        Number, Optional, Optional, Optional, Optional, Optional, Optional, List,
     ]
 };
 
@@ -168,7 +168,10 @@ impl<'a> RowContext<'a> {
         [
             Cow::Borrowed(f.kind.as_str()),
             Cow::Owned(self.id(f)),
-            Cow::Borrowed(self.status(i).as_str()),
+            // A holder's, an allocated or a near member's row is context,
+            // not a finding: it has no status (`open` rows outnumbered the
+            // summary's open findings).
+            Cow::Borrowed(if super::scan::is_problem(f) { self.status(i).as_str() } else { "" }),
             l.source_path().to_string_lossy(),
             Cow::Owned(l.line().to_string()),
             l.original_text(),
