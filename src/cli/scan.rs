@@ -280,6 +280,39 @@ fn digest_on(
     rx
 }
 
+/// Refuses options the input cannot serve, which would otherwise be
+/// dropped unsaid: `--check-ns` on a list or CSV (no NS records), and
+/// `--holder registered` on an input with no registration date.
+fn options_fit_input(args: &Args, labels: &input::LabelSet) -> anyhow::Result<()> {
+    if args.check_ns
+        && let Some(s) = labels.sources().iter().find(|s| s.format != input::InputFormat::Zone)
+    {
+        // Its labels would read as delegated to no name server: a report
+        // compared with one of the zone would call every `ns-mismatch`
+        // finding resolved.
+        anyhow::bail!(
+            "--check-ns reads the NS records of zone input: {} was read as a {}, which has none \
+             (drop --check-ns, or scan the zone file)",
+            s.path.display(),
+            if s.format == input::InputFormat::Csv { "CSV file" } else { "label list" }
+        );
+    }
+    if args.holder == Holder::Registered
+        && !labels.iter().any(|l| l.csv().is_some_and(|c| c.registered.is_some()))
+    {
+        // Every set's holder would be its first valid member in input
+        // order, as without the option, unsaid.
+        let others = labels.csv_columns().join(", ");
+        let others =
+            if others.is_empty() { String::new() } else { format!(" (its columns: {others})") };
+        anyhow::bail!(
+            "--holder registered: no label of the input has a registration date, in a CSV \
+             `registered` column{others}; drop it to let input order decide"
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let started = super::now_rfc3339();
     let stderr_tty = std::io::stderr().is_terminal();
@@ -342,32 +375,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     });
     let set = set?;
     let labels = labels.context("reading input")?;
-    if args.check_ns
-        && let Some(s) = labels.sources().iter().find(|s| s.format != input::InputFormat::Zone)
-    {
-        // Its labels would read as delegated to no name server: a report
-        // compared with one of the zone would call every `ns-mismatch`
-        // finding resolved.
-        anyhow::bail!(
-            "--check-ns reads the NS records of zone input: {} was read as a {}, which has none \
-             (drop --check-ns, or scan the zone file)",
-            s.path.display(),
-            if s.format == input::InputFormat::Csv { "CSV file" } else { "label list" }
-        );
-    }
-    if args.holder == Holder::Registered
-        && !labels.iter().any(|l| l.csv().is_some_and(|c| c.registered.is_some()))
-    {
-        // Every set's holder would be its first valid member in input
-        // order, as without the option, unsaid.
-        let others = labels.csv_columns().join(", ");
-        let others =
-            if others.is_empty() { String::new() } else { format!(" (its columns: {others})") };
-        anyhow::bail!(
-            "--holder registered: no label of the input has a registration date, in a CSV \
-             `registered` column{others}; drop it to let input order decide"
-        );
-    }
+    options_fit_input(&args, &labels)?;
     for file in output.iter().chain(&meta_file) {
         file.spare_sources(&labels)?;
     }

@@ -34,9 +34,7 @@ impl Apex {
             _ => Relation::Deeper,
         }
     }
-}
 
-impl Apex {
     /// Whether an absolute name given as labels, in any case, is outside
     /// the apex ([`Apex::relation`] of its lower case is `Outside`).
     pub(crate) fn is_outside(&self, labels: &[Vec<u8>]) -> bool {
