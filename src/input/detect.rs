@@ -46,7 +46,8 @@ const ZONE_WORDS: &[&str] = &[
 ///   a label column), or is split by `;` or tab into fields of which one
 ///   is named `label` or `domain`; or, in a file named `*.csv` or
 ///   `*.csv.gz` (`csv_name`), is that one field alone (a one-column
-///   export's header). Elsewhere such a line is a list's first label:
+///   export's header), or has a `;` or a tab there. Elsewhere such a
+///   line is a list's first label:
 ///   `domain` and `label` are names a registry may hold, and a header
 ///   taken for one would drop it unseen.
 /// * Zone: a line starts with `$ORIGIN`, `$TTL` or `$INCLUDE`, or a line
@@ -75,7 +76,15 @@ pub(crate) fn detect(head: &[u8], csv_name: bool) -> InputFormat {
         // A zone record is no header (`domain IN A 192.0.2.1`, tab-separated,
         // or a TXT record with a comma).
         let directive = matches!(first.first(), Some(b';' | b'$')) || is_record(first);
-        if !directive && (first.contains(&b',') || header_delimiter(first, csv_name).is_some()) {
+        // In a file named as a CSV, a `;` or a tab (in no name either)
+        // marks a header too: `name;registrant` was read as a list of
+        // invalid names rather than refused for its missing label column.
+        let csv_named_header = csv_name && (first.contains(&b';') || first.contains(&b'\t'));
+        if !directive
+            && (first.contains(&b',')
+                || csv_named_header
+                || header_delimiter(first, csv_name).is_some())
+        {
             return InputFormat::Csv;
         }
     }
@@ -179,5 +188,10 @@ mod tests {
         }
         assert_eq!(detect(b"shop\ndomain\n", true), InputFormat::List);
         assert_eq!(detect(b"label;registrant\nfoo;r\n", false), InputFormat::Csv);
+        // A header with no label column, by `;` or tab, in a CSV file.
+        for head in [&b"name;registrant\nfoo;r\n"[..], b"name\tregistrant\nfoo\tr\n"] {
+            assert_eq!(detect(head, true), InputFormat::Csv);
+            assert_eq!(detect(head, false), InputFormat::List);
+        }
     }
 }
