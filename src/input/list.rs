@@ -350,6 +350,16 @@ pub(crate) fn name_label(
             // "." alone: the root, or an empty field.
             return col.malformed(loc, "empty label").map(|()| None);
         }
+        if token.ends_with(b".") && is_one_label_apex(col, body) {
+            // `example.` in the list of the zone `example.`: the apex as
+            // an absolute name, not a label registered under it.
+            let apex = col.apex().map(|a| a.text.clone()).unwrap_or_default();
+            let reason = format!(
+                "{:?} is the zone's apex (apex {apex}); a list holds the zone's registered names",
+                String::from_utf8_lossy(token)
+            );
+            return col.malformed(loc, reason).map(|()| None);
+        }
         count_record(col);
         let orig = if mapped { Orig::Mapped } else { Orig::Text(body) };
         return col.register_row(loc, body, orig, mode).map(Some);
@@ -402,6 +412,21 @@ pub(crate) fn name_label(
     let label = &body[..dot];
     let orig = if mapped { Orig::Mapped } else { Orig::Text(label) };
     col.register_row(loc, label, orig, mode).map(Some)
+}
+
+/// Whether `label`, in any case and either IDNA form, is the whole apex
+/// (a one-label apex such as `example.` or `рф.`).
+fn is_one_label_apex(col: &Collector, label: &[u8]) -> bool {
+    let Some(apex) = col.apex() else { return false };
+    let mut l = label.to_vec();
+    if !l.is_ascii()
+        && let Some(alabel) = std::str::from_utf8(label).ok().and_then(suffix_alabel)
+    {
+        l = alabel.into_bytes();
+    }
+    let mut labels = vec![l];
+    name::lower(&mut labels);
+    apex.relation(&labels) == Relation::Apex
 }
 
 fn count_record(col: &mut Collector) {

@@ -284,3 +284,25 @@ fn an_inferred_apex_says_where_it_came_from() {
         (1, 1, 2, want.as_str())
     );
 }
+
+/// A one-label apex written as an absolute name (`example.` in the list
+/// of the zone `example.`, or `РФ.` of `xn--p1ai.`) is the apex line, not
+/// a label registered under it; without the dot it is a label.
+#[test]
+fn a_one_label_apex_is_not_a_label() {
+    let list = Config::new().format(Some(InputFormat::List));
+    for (origin, text, apex) in [
+        ("example", "example.\nfoo\nExample.\nexample\n", "example"),
+        ("xn--p1ai", "\u{0420}\u{0424}.\nfoo\nxn--p1ai.\nexample\n", "xn--p1ai"),
+    ] {
+        let set = read_bytes("l.txt", text.as_bytes(), &list.clone().origin(Some(origin)));
+        assert_eq!(alabels(&set), ["foo", "example"], "{origin}");
+        let why = &set.accounting().malformed_details;
+        assert_eq!(why.iter().map(|m| m.line).collect::<Vec<_>>(), [1, 3], "{origin}");
+        assert!(why[0].reason.contains(&format!("is the zone's apex (apex {apex}.)")), "{why:?}");
+        set.accounting().check().unwrap();
+    }
+    // Without an apex, a dotted one-label name is still a label.
+    let set = read_bytes("l.txt", b"example.\nfoo\n", &list);
+    assert_eq!(alabels(&set), ["example", "foo"]);
+}
