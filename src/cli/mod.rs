@@ -215,11 +215,21 @@ impl InputArgs {
         labels: &lgrscan::input::LabelSet,
         more: &[String],
     ) -> anyhow::Result<()> {
-        let n = labels.accounting().malformed + more.len() as u64;
         let Some(first) = malformed_lines(labels, 1).pop().or_else(|| more.first().cloned()) else {
             return Ok(());
         };
-        let what = format!("{n} malformed line{} (first: {first})", if n == 1 { "" } else { "s" });
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        let (m, p) = (labels.accounting().malformed, more.len() as u64);
+        let what = match (m, p) {
+            (_, 0) => format!("{m} malformed line{}", plural(m)),
+            (0, _) => format!("{p} row{} with an unknown lgr", plural(p)),
+            _ => format!(
+                "{m} malformed line{} and {p} row{} with an unknown lgr",
+                plural(m),
+                plural(p)
+            ),
+        };
+        let what = format!("{what} (first: {first})");
         match self.on_malformed {
             OnMalformed::Fail => {
                 anyhow::bail!("{what}; --on-malformed warn or ignore accepts them")
@@ -473,11 +483,21 @@ impl ReportFile {
 }
 
 /// Whether a report for `output` (`-o`, if given) goes to a terminal:
-/// standard output (none, `-` or `/dev/stdout`) is one.
+/// standard output (none or `-`) that is one, or a path that names one
+/// (`/dev/stdout`, `/dev/fd/1`, `/dev/tty`, `/dev/pts/N`).
 pub fn to_terminal(output: Option<&std::path::Path>) -> bool {
     use std::io::IsTerminal;
-    let stdout = |p: &std::path::Path| p == std::path::Path::new("-") || p == "/dev/stdout";
-    output.is_none_or(stdout) && std::io::stdout().is_terminal()
+    match output {
+        None => std::io::stdout().is_terminal(),
+        Some(p) if p == std::path::Path::new("-") => std::io::stdout().is_terminal(),
+        // Only a character device is opened to ask: opening a FIFO for
+        // writing would wait for its reader.
+        Some(p) => {
+            use std::os::unix::fs::FileTypeExt;
+            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_char_device())
+                && std::fs::OpenOptions::new().write(true).open(p).is_ok_and(|f| f.is_terminal())
+        }
+    }
 }
 
 /// Now, as an RFC 3339 UTC date-time.

@@ -353,9 +353,16 @@ pub fn summary(
     let s = &report.summary;
     let mut t = String::new();
     let _ = writeln!(t, "lgrscan scan summary");
+    // A CSV's header row is counted with the directives of zone files.
+    let csv = |s: &crate::input::SourceInfo| s.format == crate::input::InputFormat::Csv;
+    let directives = match (labels.sources().iter().any(csv), labels.sources().iter().all(csv)) {
+        (false, _) => "directives",
+        (true, true) => "header rows",
+        (true, false) => "directives or header rows",
+    };
     let _ = writeln!(
         t,
-        "  input: {} bytes, {} lines ({} records, {} blank, {} comments, {} directives, {} continuation, {} malformed)",
+        "  input: {} bytes, {} lines ({} records, {} blank, {} comments, {} {directives}, {} continuation, {} malformed)",
         a.bytes,
         a.lines,
         a.record_lines,

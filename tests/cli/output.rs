@@ -446,12 +446,17 @@ fn check_refuses_a_bad_output_before_reading_candidates() {
     assert!(stderr(&o).contains("no-such-dir/out.csv"), "{}", stderr(&o));
 }
 
-/// A page of HTML is refused on a terminal, `-o -` and `-o /dev/stdout`
-/// included (`script` gives the run a terminal).
+/// A page of HTML is refused on a terminal, `-o -`, `-o /dev/stdout`,
+/// `-o /dev/fd/1` and `-o /dev/tty` included (`script` gives the run a
+/// terminal); `-o /dev/null`, a character device too, is written.
 #[test]
 fn html_is_refused_on_a_terminal_whatever_the_spelling() {
     let bin = bin();
-    for out in ["", "-o -", "-o /dev/stdout"] {
+    let cmd = format!("{} scan -q --format html -o /dev/null {ZONE}; echo rc=$?", bin.display());
+    let o = Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(root()).output();
+    let text = String::from_utf8_lossy(&o.expect("`script` (util-linux)").stdout).to_string();
+    assert!(text.contains("rc=1"), "/dev/null: {text}");
+    for out in ["", "-o -", "-o /dev/stdout", "-o /dev/fd/1", "-o /dev/tty"] {
         let cmd = format!("{} scan -q --format html {out} {ZONE}; echo rc=$?", bin.display());
         let o =
             Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(root()).output();

@@ -498,3 +498,16 @@ fn lgr_pins_are_names_in_any_case() {
     assert_eq!(got, ["builtin:kashmiri"; 3]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The summary's input line calls a CSV's header row a header row, not a
+/// directive; a zone's `$ORIGIN` stays a directive.
+#[test]
+fn a_csv_header_is_counted_as_a_header_row() {
+    let o = lgrscan(&["scan", "--format", "csv", "samples/labels.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains(" comments, 1 header rows, "), "{}", stderr(&o));
+    let o = lgrscan(&["scan", "--format", "csv", "samples/zone.txt"]);
+    assert!(stderr(&o).contains(" directives, "), "{}", stderr(&o));
+    let o = lgrscan(&["scan", "--format", "csv", "samples/zone.txt", "samples/labels.csv"]);
+    assert!(stderr(&o).contains(" directives or header rows, "), "{}", stderr(&o));
+}

@@ -417,7 +417,7 @@ fn a_registered_labels_lgr_pin_is_kept() {
     assert!(!std::path::Path::new(unknown_idx).exists());
     let o = lgrscan(&["index", unknown, "-o", unknown_idx, "--on-malformed", "warn"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("warning: 1 malformed line"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: 1 row with an unknown lgr"), "{}", stderr(&o));
     assert!(verdict(unknown_idx, "fail").2.contains(nosuch));
     // Unpinned, `2025` is valid and holds the set: a plain blocked variant.
     let unpinned = dir.path().join("unpinned.csv");
