@@ -280,6 +280,7 @@ pub struct CheckArgs {
 }
 
 const FIELDS: &[&str] = &[
+    "source",
     "line",
     "label",
     "alabel",
@@ -300,6 +301,7 @@ const FIELDS: &[&str] = &[
 /// How each of [`FIELDS`] is written in JSON Lines: numbers as numbers and
 /// absent values as `null`, as `scan` writes its rows (#30 item 6).
 const TYPES: &[FieldType] = &[
+    FieldType::Optional, // source
     FieldType::Number,   // line
     FieldType::Text,     // label
     FieldType::Text,     // alabel
@@ -409,13 +411,16 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         .collect::<anyhow::Result<Vec<Vec<u8>>>>()?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let mut candidates = Vec::new();
+    let mut sources = CandidateSources::default();
     for (path, bytes) in args.candidates.iter().zip(&files) {
-        let read = pool.install(|| sunrise::read_candidates(&path.display().to_string(), bytes))?;
+        let name = path.display().to_string();
+        let read = pool.install(|| sunrise::read_candidates(&name, bytes))?;
         if candidates.is_empty() {
             candidates = read;
         } else {
             candidates.extend(read);
         }
+        sources.ends.push((candidates.len(), name));
     }
     candidates
         .extend(args.labels.iter().map(|l| Candidate { text: l.into(), ..Candidate::default() }));
@@ -479,6 +484,14 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         args.input.malformed_outcome(&built.labels, &built.unknown_pins)?;
         Index::from_bytes(bytes)?
     };
+    if args.holder == super::scan::Holder::Registered && index.dated_labels() == Some(0) {
+        // Every set's holder would be its first registered label in input
+        // order, as without the option, unsaid (as `scan` refuses it).
+        anyhow::bail!(
+            "--holder registered: no registered label has a registration date, in a CSV \
+             `registered` column; drop it to let input order decide"
+        );
+    }
     let set = index.spec().compile()?;
     let config = check_config(args.holder, args.priority);
     // Names in the zone's form (`newbrand.example.`) are checked as the
@@ -491,7 +504,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         } else {
             CheckFormat::Csv
         });
-    let write = |w: &mut dyn Write| write_rows(w, format, &candidates, &verdicts, &pool);
+    let write = |w: &mut dyn Write| write_rows(w, format, &candidates, &sources, &verdicts, &pool);
     match output.take() {
         Some(mut file) => {
             write(file.writer())?;
@@ -536,13 +549,31 @@ fn mapping_text(v: &Verdict) -> String {
     pairs.join("; ")
 }
 
+/// The candidate files of a check: each file's name, after the position
+/// of its last candidate, in order (the candidates of `--label` follow
+/// the last, from no file).
+#[derive(Default)]
+struct CandidateSources {
+    ends: Vec<(usize, String)>,
+}
+
+impl CandidateSources {
+    /// The file of the candidate at `position`, or `""`.
+    fn of(&self, position: usize) -> &str {
+        let k = self.ends.partition_point(|(end, _)| *end <= position);
+        self.ends.get(k).map_or("", |(_, name)| name)
+    }
+}
+
 /// A row's values, borrowed where they can be (a million rows are
-/// written in a fraction of a second).
-fn fields<'a>(c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
+/// written in a fraction of a second); `source`: the candidate's file,
+/// or `""`.
+fn fields<'a>(source: &'a str, c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 16] {
     let (h, d) = (v.holder.as_deref(), v.detail());
     let text = |s: Option<&'a str>| Cow::Borrowed(s.unwrap_or(""));
     let number = |n: Option<u64>| n.map_or(Cow::Borrowed(""), |n| Cow::Owned(n.to_string()));
     [
+        Cow::Borrowed(source),
         number((c.line != 0).then_some(c.line)),
         Cow::Borrowed(&c.text),
         Cow::Borrowed(&v.alabel),
@@ -561,10 +592,11 @@ fn fields<'a>(c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 15] {
     ]
 }
 
-/// A row as a JSON object, as `--format jsonl` writes it.
+/// A row as a JSON object, as `--format jsonl` writes it, of a candidate
+/// from no file (`source` null).
 pub fn row_json(c: &Candidate<'_>, v: &Verdict<'_>) -> serde_json::Value {
     let mut m = serde_json::Map::new();
-    for ((k, t), val) in FIELDS.iter().zip(TYPES).zip(fields(c, v)) {
+    for ((k, t), val) in FIELDS.iter().zip(TYPES).zip(fields("", c, v)) {
         m.insert((*k).to_string(), t.json(&val));
     }
     serde_json::Value::Object(m)
@@ -582,20 +614,24 @@ fn write_records(
     w: &mut dyn Write,
     format: RecordFormat,
     candidates: &[Candidate<'_>],
+    sources: &CandidateSources,
     verdicts: &[Verdict],
     pool: &rayon::ThreadPool,
 ) -> std::io::Result<()> {
     RecordWriter::typed(&mut *w, format, FIELDS, TYPES, true)?.finish()?;
     let held = ROW_BLOCK * ROW_BLOCKS_HELD;
-    for (cs, vs) in candidates.chunks(held).zip(verdicts.chunks(held)) {
+    for (k, (cs, vs)) in candidates.chunks(held).zip(verdicts.chunks(held)).enumerate() {
         let blocks: Vec<std::io::Result<Vec<u8>>> = pool.install(|| {
             cs.par_chunks(ROW_BLOCK)
                 .zip(vs.par_chunks(ROW_BLOCK))
-                .map(|(cs, vs)| {
+                .enumerate()
+                .map(|(b, (cs, vs))| {
+                    let first = k * held + b * ROW_BLOCK;
                     let mut out = Vec::new();
                     let mut rw = RecordWriter::typed(&mut out, format, FIELDS, TYPES, false)?;
-                    for (c, v) in cs.iter().zip(vs) {
-                        rw.write(&fields(c, v).each_ref().map(|f| &**f))?;
+                    for (i, (c, v)) in cs.iter().zip(vs).enumerate() {
+                        let source = sources.of(first + i);
+                        rw.write(&fields(source, c, v).each_ref().map(|f| &**f))?;
                     }
                     rw.finish()?;
                     Ok(out)
@@ -613,6 +649,7 @@ fn write_rows(
     w: &mut dyn Write,
     format: CheckFormat,
     candidates: &[Candidate<'_>],
+    sources: &CandidateSources,
     verdicts: &[Verdict],
     pool: &rayon::ThreadPool,
 ) -> anyhow::Result<()> {
@@ -622,10 +659,13 @@ fn write_rows(
         CheckFormat::Jsonl => Some(RecordFormat::Jsonl),
     };
     match record {
-        Some(f) => write_records(w, f, candidates, verdicts, pool)?,
+        Some(f) => write_records(w, f, candidates, sources, verdicts, pool)?,
         None => {
             for (c, v) in candidates.iter().zip(verdicts) {
-                let f = fields(c, v);
+                // The text names neither file nor line: rows follow the
+                // candidates in order.
+                let f = fields("", c, v);
+                let f = &f[1..];
                 let mut line = format!("{}  {}", f[1], f[4]);
                 if !f[5].is_empty() {
                     line += &format!(" (set {})", f[5]);

@@ -61,6 +61,8 @@ pub struct Prepared<'a> {
     alabel_bytes: u64,
     meta: Vec<u8>,
     meta_text: Vec<u8>,
+    /// Labels with a `registered` date (what `--holder registered` reads).
+    dated: u64,
 }
 
 /// Bits of a key's hash that choose its partition when entries are
@@ -237,7 +239,7 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     let dir_bits = dir_bits_for(entries);
     let (dir, fps, positions) = place(&chunks, entries, dir_bits, part_bits);
     let alabel_bytes: u64 = chunks.iter().map(|c| c.text_len).sum();
-    let (meta, meta_text) = meta_records(labels, set, alabel_bytes);
+    let (meta, meta_text, dated) = meta_records(labels, set, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
     if text_len >= 1 << 48 {
         return Err(Error::new("too much label text for one index (256 TiB)"));
@@ -253,13 +255,15 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
         alabel_bytes,
         meta,
         meta_text,
+        dated,
     })
 }
 
 /// The `meta` section and the CSV values' text (to follow the A-labels,
-/// whose text is `base` bytes).
-fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>) {
-    let (mut meta, mut text) = (Vec::new(), Vec::new());
+/// whose text is `base` bytes), and how many labels have a `registered`
+/// date.
+fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>, u64) {
+    let (mut meta, mut text, mut dated) = (Vec::new(), Vec::new(), 0);
     let registrar_col =
         labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
     for l in labels.iter() {
@@ -276,6 +280,7 @@ fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>
         put_u32(&mut meta, l.index() as u32);
         put_u32(&mut meta, pin);
         let date = c.registered.map(|t| t.to_string());
+        dated += u64::from(date.is_some());
         for v in [date.as_deref(), c.registrant, registrar] {
             let r = v.map_or(NO_TEXT, |v| {
                 let r = text_ref(base + text.len() as u64, v.len());
@@ -287,7 +292,7 @@ fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>
             put_u64(&mut meta, r);
         }
     }
-    (meta, text)
+    (meta, text, dated)
 }
 
 /// The deflated bytes of the spec's LGRs, and their header entries (the
@@ -436,6 +441,7 @@ impl Prepared<'_> {
             "malformed_lines": labels.accounting().malformed,
             "entries": entries,
             "with_meta": (self.meta.len() / META) as u64,
+            "dated_labels": self.dated,
             "text_bytes": self.text_len,
             "dir_bits": self.dir_bits,
             "data_len": data_len,

@@ -596,6 +596,13 @@ impl Index {
         self.file.header.get("malformed_lines").and_then(Value::as_u64).unwrap_or(0)
     }
 
+    /// The number of labels with a `registered` date (a CSV column), which
+    /// `--holder registered` orders by; `None` for an index of an lgrscan
+    /// that did not record it.
+    pub fn dated_labels(&self) -> Option<u64> {
+        self.file.header.get("dated_labels").and_then(Value::as_u64)
+    }
+
     /// The number of labels in the index.
     pub fn labels(&self) -> u64 {
         self.file.header.get("labels").and_then(Value::as_u64).unwrap_or(0)

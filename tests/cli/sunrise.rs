@@ -255,6 +255,12 @@ fn candidates_as_registries_write_them() {
     };
     let o = check("crlf.csv", "label,registrant\r\nfoo,r1\r\n\r\nbar,r2\r\n");
     assert_eq!(rows(&o, "line"), ["2", "4"]);
+    // Two files, then a `--label`: each row names its file.
+    std::fs::write(p("more.txt"), "baz\n").unwrap();
+    let args = ["check", "--against", &p("labels.idx"), &p("crlf.csv"), &p("more.txt")];
+    let o = lgrscan(&[&args[..], &["--label", "qux", "--format", "csv"]].concat());
+    assert_eq!(rows(&o, "source"), [p("crlf.csv"), p("crlf.csv"), p("more.txt"), String::new()]);
+    assert_eq!(rows(&o, "line"), ["2", "4", "1", ""]);
     let o = check("bad.csv", "label,priority\r\nfoo,2024-01-01\r\n\r\nbaz,bad\r\n");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.csv:4: priority"), "{}", stderr(&o));
@@ -640,7 +646,7 @@ fn a_registered_invalid_variant_blocks_a_candidate() {
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         let out = stdout(&o);
         let row = out.lines().nth(1).unwrap_or_default();
-        assert!(row.starts_with(",123,123,123,variant-blocked,,1२3,"), "{out}");
+        assert!(row.starts_with(",,123,123,123,variant-blocked,,1२3,"), "{out}");
         assert!(
             row.contains(",r1,,blocked,U+0968 DEVANAGARI DIGIT TWO ↔ U+0032 DIGIT TWO,"),
             "{out}"
@@ -712,6 +718,21 @@ fn date_orders_without_dates_are_errors() {
     assert!(stderr(&o).contains("--priority date: no candidate has a priority date"));
     let o = lgrscan(&check);
     assert_eq!(o.status.code(), Some(1), "input order: {}", stderr(&o));
+    // `check --holder registered` against a registry with no dates, saved
+    // or read on the fly; the samples' CSV has dates.
+    let idx = dir.path().join("created.idx");
+    let idx = idx.to_str().unwrap();
+    let o = lgrscan(&["index", created.to_str().unwrap(), "-o", idx]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for against in [idx, created.to_str().unwrap(), "samples/zone.txt"] {
+        let args = ["check", "--against", against, "--label", "५६७८", "--holder", "registered"];
+        let o = lgrscan(&args);
+        assert_eq!(o.status.code(), Some(2), "{against}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--holder registered: no registered label has a registration"));
+    }
+    let args = ["check", "--against", "samples/labels.csv", "--label", "५६७८"];
+    let o = lgrscan(&[&args[..], &["--holder", "registered"]].concat());
+    assert!(matches!(o.status.code(), Some(0 | 1)), "dates in the samples: {}", stderr(&o));
 }
 
 /// An index built with `--on-malformed warn` records the lines it left
