@@ -390,9 +390,13 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     bar.finish();
 
     let inputs = match input_meta {
-        Some(digests) => digests
-            .recv()
-            .map_err(|_| anyhow::anyhow!("computing the inputs' digests failed"))??,
+        Some(digests) => {
+            let mut named = digests
+                .recv()
+                .map_err(|_| anyhow::anyhow!("computing the inputs' digests failed"))??;
+            named.extend(InputMeta::of_included(&labels)?);
+            named
+        }
         None => Vec::new(),
     };
     let (meta, identity) = meta_record(&args, &spec, &set, started, inputs)?;

@@ -4,6 +4,7 @@
 use anyhow::Context;
 use lgrscan::index::{self, Index, LgrSpec, ScanMode};
 use lgrscan::input::{self, Input};
+use lgrscan::report::meta::InputMeta;
 use lgrscan::report::{Durability, FieldType, OutputFile, RecordFormat, RecordWriter};
 use lgrscan::scan::HolderPolicy;
 use lgrscan::sunrise::{self, Candidate, CheckConfig, Priority, Status, Verdict};
@@ -146,20 +147,23 @@ fn build_into(
         );
         let set = set?;
         let labels = labels.context("reading input")?;
+        // Known once read; most zones include nothing.
+        let included = InputMeta::of_included(&labels)?;
         if !out.can_write_at_start() {
-            return anyhow::Ok((labels, set, None));
+            return anyhow::Ok((labels, set, included, None));
         }
         let prepared = index::prepare(&labels, &set)?;
         out.expect(prepared.len_hint());
         let mut w = std::io::BufWriter::new(&mut *out);
-        let unsealed = prepared.write_unsealed(&mut w, spec, inputs)?;
+        let unsealed = prepared.write_unsealed(&mut w, spec, inputs, &included)?;
         w.flush()?;
         drop(w);
         drop(prepared);
-        Ok((labels, set, Some(unsealed)))
+        Ok((labels, set, included, Some(unsealed)))
     };
     let (infos, built) = rayon::join(digests, build);
-    let (infos, (labels, set, unsealed)) = (infos?, built?);
+    let (mut infos, (labels, set, included, unsealed)) = (infos?, built?);
+    infos.extend(included);
     match unsealed {
         Some(unsealed) => out.write_at_start(&unsealed.seal(&infos)?)?,
         None => {

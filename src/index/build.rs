@@ -372,9 +372,9 @@ impl Prepared<'_> {
 
     /// Writes the index as [`Prepared::write`] does, but with zeros where
     /// its prefix and header go, and room there for the facts of any
-    /// inputs at `paths` ([`InputMeta::widest`]): so that it is written
-    /// while the inputs' digests are still being computed, and its first
-    /// bytes ([`Unsealed::seal`]) last.
+    /// inputs at `paths` ([`InputMeta::widest`]) followed by `included`:
+    /// so that it is written while the named inputs' digests are still
+    /// being computed, and its first bytes ([`Unsealed::seal`]) last.
     ///
     /// # Errors
     /// Writing `out`.
@@ -383,8 +383,10 @@ impl Prepared<'_> {
         out: &mut dyn std::io::Write,
         spec: &LgrSpec,
         paths: &[String],
+        included: &[InputMeta],
     ) -> Result<Unsealed, Error> {
-        let widest: Vec<InputMeta> = paths.iter().map(|p| InputMeta::widest(p)).collect();
+        let widest: Vec<InputMeta> =
+            paths.iter().map(|p| InputMeta::widest(p)).chain(included.iter().cloned()).collect();
         let layout = self.layout(spec, &widest)?;
         let (w, room) =
             format::DataWriter::begin_unsealed(out, layout.header.clone()).map_err(io)?;

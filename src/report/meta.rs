@@ -30,6 +30,9 @@ pub struct InputMeta {
     pub sha256: Option<String>,
     /// The serial of its first SOA record, if it has one near the start.
     pub soa_serial: Option<u32>,
+    /// The input whose `$INCLUDE` read it (RFC 1035 §5.1), by path; `None`
+    /// for an input named on the command line.
+    pub included_by: Option<String>,
 }
 
 impl InputMeta {
@@ -85,6 +88,7 @@ impl InputMeta {
                 == crate::input::InputFormat::Zone)
                 .then(|| soa_serial(&text))
                 .flatten(),
+            included_by: None,
         })
     }
 
@@ -97,13 +101,39 @@ impl InputMeta {
             size: Some(u64::MAX),
             sha256: Some("0".repeat(64)),
             soa_serial: Some(u32::MAX),
+            included_by: None,
         }
     }
 
-    /// The input as a JSON object (path, size, sha256, soa_serial), as
-    /// the meta record and an index header hold it.
+    /// The input as a JSON object (path, size, sha256, soa_serial, and
+    /// `included_by` for an included file), as the meta record and an
+    /// index header hold it.
     pub fn to_json(&self) -> Value {
-        json!({"path": self.path, "size": self.size, "sha256": self.sha256, "soa_serial": self.soa_serial})
+        let mut v = json!({"path": self.path, "size": self.size, "sha256": self.sha256, "soa_serial": self.soa_serial});
+        if let Some(by) = &self.included_by {
+            v["included_by"] = json!(by);
+        }
+        v
+    }
+
+    /// The facts of the files a read included (`$INCLUDE`), in the order
+    /// read, each naming the file that included it: what the named
+    /// inputs' facts leave out.
+    ///
+    /// # Errors
+    /// Reading a file, the error naming it.
+    pub fn of_included(labels: &crate::input::LabelSet) -> io::Result<Vec<InputMeta>> {
+        let sources = labels.sources();
+        let path = |k: u32| sources[k as usize].path.display().to_string();
+        sources
+            .iter()
+            .filter_map(|s| Some((s.path.display().to_string(), s.included_by?)))
+            .map(|(p, by)| {
+                let facts =
+                    InputMeta::of(&p).map_err(|e| io::Error::new(e.kind(), format!("{p}: {e}")))?;
+                Ok(InputMeta { included_by: Some(path(by)), ..facts })
+            })
+            .collect()
     }
 }
 

@@ -511,3 +511,34 @@ fn a_csv_header_is_counted_as_a_header_row() {
     let o = lgrscan(&["scan", "--format", "csv", "samples/zone.txt", "samples/labels.csv"]);
     assert!(stderr(&o).contains(" directives or header rows, "), "{}", stderr(&o));
 }
+
+/// The files a zone `$INCLUDE`s are inputs of the run too: the meta
+/// record and an index header list each, with its size, digest and the
+/// file that included it, after the named inputs.
+#[test]
+fn included_files_are_in_the_meta_record() {
+    let zone = "tests/data/input/parent.zone";
+    let o = lgrscan(&["scan", "-q", "--format", "jsonl", zone]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    let meta: serde_json::Value = serde_json::from_str(stdout(&o).lines().next().unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("z.idx");
+    let o = lgrscan(&["index", zone, "-o", idx.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info = lgrscan(&["index", "info", idx.to_str().unwrap()]);
+    let header: serde_json::Value = serde_json::from_str(&stdout(&info)).unwrap();
+    for inputs in [&meta["inputs"], &header["inputs"]] {
+        let inputs = inputs.as_array().unwrap();
+        let paths: Vec<&str> = inputs.iter().map(|i| i["path"].as_str().unwrap()).collect();
+        assert_eq!(paths.len(), 3, "{inputs:?}");
+        assert_eq!(paths[0], zone);
+        assert!(paths[1].ends_with("inc/child.zone") && paths[2].ends_with("inc/sub.zone"));
+        assert!(inputs[0].get("included_by").is_none());
+        for i in &inputs[1..] {
+            assert_eq!(i["included_by"], zone, "{i}");
+            let bytes = std::fs::read(i["path"].as_str().unwrap()).unwrap();
+            assert_eq!(i["size"], bytes.len() as u64);
+            assert_eq!(i["sha256"].as_str().unwrap().len(), 64);
+        }
+    }
+}

@@ -150,8 +150,9 @@ fn an_index_sealed_last_is_the_index_written_whole() {
     let mut whole = Vec::new();
     prepared.write(&mut whole, &spec, &facts).expect("written whole");
     let mut sealed = Vec::new();
-    let unsealed =
-        prepared.write_unsealed(&mut sealed, &spec, std::slice::from_ref(&path)).expect("written");
+    let unsealed = prepared
+        .write_unsealed(&mut sealed, &spec, std::slice::from_ref(&path), &[])
+        .expect("written");
     assert!(Index::from_bytes(sealed.clone()).is_err(), "opened before it is sealed");
     let start = unsealed.seal(&facts).expect("sealed");
     sealed[..start.len()].copy_from_slice(&start);
@@ -163,8 +164,9 @@ fn an_index_sealed_last_is_the_index_written_whole() {
     let config = CheckConfig::default();
     assert_eq!(check(&sealed, &candidates, &config), check(&whole, &candidates, &config));
     let mut other = Vec::new();
-    let unsealed =
-        prepared.write_unsealed(&mut other, &spec, std::slice::from_ref(&path)).expect("written");
+    let unsealed = prepared
+        .write_unsealed(&mut other, &spec, std::slice::from_ref(&path), &[])
+        .expect("written");
     let longer = InputMeta { path: format!("{path}{}", "x".repeat(64)), ..facts[0].clone() };
     assert!(unsealed.seal(&[longer]).is_err());
 }
