@@ -172,6 +172,7 @@ fn meta_record(
     set: &LgrSet,
     started: String,
     inputs: Vec<InputMeta>,
+    labels: &input::LabelSet,
 ) -> anyhow::Result<(Meta, String)> {
     let digests: Vec<String> = spec.judges.iter().map(LgrSource::sha256).collect();
     let lgrs = set.judges().iter().zip(&digests).map(|(l, d)| LgrMeta::of(l, d.clone())).collect();
@@ -191,6 +192,9 @@ fn meta_record(
     };
     options.insert("holder".into(), holder.into());
     options.insert("check_ns".into(), args.check_ns.into());
+    // What same-entity findings were compared on: a later report whose
+    // input lost a column would read them all as resolved (`diff`).
+    options.insert("entity_columns".into(), labels.entity_columns().into());
     options.insert("on_malformed".into(), args.input.on_malformed_name().into());
     options
         .insert("baseline".into(), args.baseline.as_ref().map(|b| b.display().to_string()).into());
@@ -399,7 +403,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
         }
         None => Vec::new(),
     };
-    let (meta, identity) = meta_record(&args, &spec, &set, started, inputs)?;
+    let (meta, identity) = meta_record(&args, &spec, &set, started, inputs, &labels)?;
     if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
         for why in b.mismatches(labels.apex(), Some(&meta.variants.sha256)) {
             eprintln!(

@@ -360,8 +360,10 @@ fn header(col: &mut Collector, fields: &[&[u8]], loc: Loc) -> Result<Vec<Col>, E
             }
             seen.push((k, f.trim().to_string()));
         }
-        if matches!(kind, Col::Lgr) {
-            col.csv_pins();
+        match kind {
+            Col::Lgr => col.csv_pins(),
+            Col::Registrant => col.csv_registrants(),
+            _ => {}
         }
         cols.push(kind);
     }

@@ -227,6 +227,8 @@ pub struct LabelSet {
     pub(crate) csv_columns: Vec<String>,
     /// Whether a CSV header had an `lgr` column (rows may pin an LGR).
     pub(crate) csv_pins: bool,
+    /// Whether a CSV header had a `registrant` column.
+    pub(crate) csv_registrants: bool,
     pub(crate) apex: Option<String>,
     pub(crate) accounting: Accounting,
     /// Labels counted under the rule while read, per category, and how
@@ -376,6 +378,17 @@ impl LabelSet {
     /// Consumes the set, returning the accounting.
     pub fn into_accounting(self) -> Accounting {
         self.accounting
+    }
+
+    /// Which of the columns that name a label's entity, `registrant` and
+    /// `registrar`, a CSV header of the input had: what same-entity
+    /// findings compare (`scan::contract`).
+    pub fn entity_columns(&self) -> Vec<&'static str> {
+        let registrar = self.csv_column("registrar").is_some();
+        [(self.csv_registrants, "registrant"), (registrar, "registrar")]
+            .into_iter()
+            .filter_map(|(had, name)| had.then_some(name))
+            .collect()
     }
 
     /// Whether some label may have an LGR pinned by its CSV row (a CSV

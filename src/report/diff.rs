@@ -112,8 +112,21 @@ impl Diff {
     }
 }
 
+/// The CSV columns naming a label's entity (`registrant`, `registrar`)
+/// that a report's input had, as its meta record says (`None` for a
+/// report of an lgrscan that did not record them).
+fn entity_columns(r: &JsonlReport) -> Option<Vec<String>> {
+    let cols = r.meta.as_ref()?.pointer("/options/entity_columns")?.as_array()?;
+    Some(cols.iter().filter_map(|c| c.as_str().map(str::to_string)).collect())
+}
+
 /// The [`Diff::warnings`] of two reports.
-fn warnings(old: &JsonlReport, new: &JsonlReport, ns_compared: bool) -> Vec<String> {
+fn warnings(
+    old: &JsonlReport,
+    new: &JsonlReport,
+    ns_compared: bool,
+    entities_compared: bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     let meta = |r: &JsonlReport, path: &str| -> Option<String> {
         let v = r.meta.as_ref()?.pointer(path)?;
@@ -174,6 +187,18 @@ fn warnings(old: &JsonlReport, new: &JsonlReport, ns_compared: bool) -> Vec<Stri
                 .into(),
         );
     }
+    if !entities_compared {
+        let cols = |r: &JsonlReport| match entity_columns(r).unwrap_or_default().join(" and ") {
+            c if c.is_empty() => "neither registrant nor registrar".to_string(),
+            c => c,
+        };
+        out.push(format!(
+            "the reports' inputs name different entity columns ({} and {}): same-entity \
+             findings are not compared",
+            cols(old),
+            cols(new)
+        ));
+    }
     for r in [old, new] {
         let n = r.dropped_lines();
         if n > 0 {
@@ -210,6 +235,14 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
             rows.retain(|m| m.get("kind") != "ns-mismatch");
         }
     }
+    let entities_compared = entity_columns(&old) == entity_columns(&new)
+        || entity_columns(&old).is_none()
+        || entity_columns(&new).is_none();
+    if !entities_compared {
+        for rows in [&mut old_rows, &mut new_rows] {
+            rows.retain(|m| m.get("kind") != "same-entity");
+        }
+    }
     let compared: Vec<&'static str> =
         COMPARED.iter().copied().filter(|&k| ns_compared || k != "ns").collect();
     // Ids do not hash the zone: the findings of two zones match nothing,
@@ -224,7 +257,7 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
         new_meta: new.meta.clone(),
         holders,
         ns_compared,
-        warnings: warnings(&old, &new, ns_compared),
+        warnings: warnings(&old, &new, ns_compared, entities_compared),
         ..Diff::default()
     };
     let mut changed = Vec::new();

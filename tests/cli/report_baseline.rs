@@ -412,6 +412,47 @@ fn diff_across_check_ns_compares_no_name_servers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An export that lost its `registrant` column has no same-entity
+/// findings: `diff` read each as resolved. Reports whose inputs named
+/// different entity columns (the meta record's `entity_columns`) compare
+/// no same-entity findings, with a warning.
+#[test]
+fn diff_across_entity_columns_compares_no_same_entity_findings() {
+    let dir = temp_dir("diff-entity");
+    let csv = std::fs::read_to_string("samples/labels.csv").unwrap();
+    // The same export without its registrant column (the third).
+    let dropped: String = csv
+        .lines()
+        .map(|l| {
+            let mut f: Vec<&str> = l.split(',').collect();
+            f.remove(2);
+            f.join(",") + "\n"
+        })
+        .collect();
+    let input = dir.join("dropped.csv");
+    std::fs::write(&input, dropped).unwrap();
+    let (full, less) = (dir.join("full.jsonl"), dir.join("less.jsonl"));
+    let full_records = scan_to(&["samples/labels.csv"], &full, 1);
+    let less_records = scan_to(&[input.to_str().unwrap()], &less, 1);
+    assert_eq!(full_records[0]["options"]["entity_columns"], serde_json::json!(["registrant"]));
+    assert_eq!(less_records[0]["options"]["entity_columns"], serde_json::json!([]));
+    let same_entity = rows(&full_records).iter().filter(|r| r["kind"] == "same-entity").count();
+    assert!(same_entity > 0);
+    let o = lgrscan(&["diff", full.to_str().unwrap(), less.to_str().unwrap(), "--format", "jsonl"]);
+    let out = records(&stdout(&o));
+    let resolved: Vec<&Value> =
+        out.iter().filter(|r| r["change"] == "resolved" && r["kind"] == "same-entity").collect();
+    assert!(resolved.is_empty(), "{resolved:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("different entity columns (registrant and neither registrant nor registrar)"),
+        "{err}"
+    );
+    let o = lgrscan(&["diff", full.to_str().unwrap(), full.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("entity columns"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A report of another zone or another variant LGR as the baseline can
 /// accept nothing (finding ids hash both): the scan says so, as `diff`
 /// does (it said nothing).

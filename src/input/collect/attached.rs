@@ -52,6 +52,12 @@ impl Collector {
         self.set.csv_pins = true;
     }
 
+    /// A CSV header has a `registrant` column
+    /// ([`LabelSet::entity_columns`](crate::input::LabelSet::entity_columns)).
+    pub(crate) fn csv_registrants(&mut self) {
+        self.set.csv_registrants = true;
+    }
+
     /// Index of a CSV column name, adding it.
     pub(crate) fn csv_column(&mut self, name: &str) -> u32 {
         if let Some(&i) = self.csv_columns.get(name) {

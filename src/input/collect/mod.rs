@@ -167,6 +167,7 @@ impl Collector {
                 csv_data: Vec::new(),
                 csv_columns: Vec::new(),
                 csv_pins: false,
+                csv_registrants: false,
                 apex: None,
                 accounting: Default::default(),
                 settled: [0; SETTLED_KINDS],
