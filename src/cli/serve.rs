@@ -7,7 +7,10 @@
 //!   `--max-batch` of them and 1 MiB of body; an array of rows;
 //! - `GET /v1/health`: the labels served, when their index was loaded and,
 //!   when the last SIGHUP's reload failed, its error (`status`
-//!   `reload-failed`: the index loaded before is still served);
+//!   `reload-failed`: the index loaded before is still served); and
+//!   whether the file at the index's path is still the one loaded
+//!   (`index_file`: `loaded`, `replaced` by a rename, `missing`, or
+//!   `changed-in-place`, answered 503: the mapped index was written over);
 //! - `GET /v1/index` (the header).
 //!
 //! The service's errors are JSON `{"error": …}` with a 4xx status;
@@ -85,6 +88,32 @@ struct Loaded {
     set: LgrSet,
     plain: PlainJudge,
     at: String,
+    /// The file as it was when loaded, which health compares with the
+    /// file at the path now.
+    file: FileState,
+}
+
+/// What tells one state of an index file from another: its inode, and
+/// its size and modification time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct FileState {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+}
+
+impl FileState {
+    fn of(path: &std::path::Path) -> std::io::Result<FileState> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path)?;
+        Ok(FileState {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+        })
+    }
 }
 
 /// Opens the index at `path`, every block checked (a damaged block is
@@ -92,9 +121,12 @@ struct Loaded {
 fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
     let index = Index::open(path)?;
     index.verify().with_context(|| path.display().to_string())?;
+    // After the open: a file renamed into place in between reads as
+    // replaced, and the next SIGHUP loads it.
+    let file = FileState::of(path).with_context(|| path.display().to_string())?;
     let set = index.spec().compile()?;
     let plain = PlainJudge::new(&set);
-    Ok(Loaded { index, set, plain, at: super::now_rfc3339() })
+    Ok(Loaded { index, set, plain, at: super::now_rfc3339(), file })
 }
 
 #[derive(Clone)]
@@ -104,6 +136,8 @@ struct AppState {
     /// succeeded since: the service then answers from the index loaded
     /// before, which its health tells.
     reload_failed: Arc<Mutex<Option<(String, String)>>>,
+    /// The index's path, whose file health compares with the one loaded.
+    index_path: Arc<PathBuf>,
     max_batch: usize,
     /// How long a POST has to send its whole body once its head is in.
     body_timeout: Duration,
@@ -132,7 +166,15 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let loaded = Arc::new(RwLock::new(Arc::new(loaded)));
     let reload_failed = Arc::new(Mutex::new(None));
     let body_timeout = Duration::from_secs(args.body_timeout);
-    let state = AppState { loaded, reload_failed, max_batch: args.max_batch, body_timeout, config };
+    let index_path = Arc::new(args.index.clone());
+    let state = AppState {
+        loaded,
+        reload_failed,
+        index_path,
+        max_batch: args.max_batch,
+        body_timeout,
+        config,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(serve(args, state))?;
     Ok(std::process::ExitCode::SUCCESS)
@@ -190,13 +232,33 @@ async fn health(State(state): State<AppState>) -> Response {
     let l = state.current();
     let last = state.reload_failed.lock().unwrap_or_else(|p| p.into_inner());
     let failed = last.as_ref().map(|(at, e)| json!({ "at": at, "error": e }));
-    Json(json!({
-        "status": if failed.is_some() { "reload-failed" } else { "ok" },
+    // The file loaded is mapped: a file renamed over its path leaves it
+    // whole (SIGHUP loads the new one), but one written over in place
+    // changes the answers under the service, or cuts them short.
+    let index_file = match FileState::of(&state.index_path) {
+        Ok(now) if now == l.file => "loaded",
+        Ok(now) if (now.dev, now.ino) == (l.file.dev, l.file.ino) => "changed-in-place",
+        Ok(_) => "replaced",
+        Err(_) => "missing",
+    };
+    let status = match (index_file, failed.is_some()) {
+        ("changed-in-place", _) => "index-changed-in-place",
+        (_, true) => "reload-failed",
+        _ => "ok",
+    };
+    let code = if index_file == "changed-in-place" {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    };
+    let body = json!({
+        "status": status,
         "labels": l.index.labels(),
         "loaded_at": l.at,
+        "index_file": index_file,
         "reload_error": failed,
-    }))
-    .into_response()
+    });
+    (code, Json(body)).into_response()
 }
 
 async fn index_header(State(state): State<AppState>) -> Response {

@@ -291,6 +291,28 @@ fn endpoints_errors_reload_and_shutdown() {
     assert_eq!(health["status"], "ok", "not reloaded: {body}");
     assert!(health["reload_error"].is_null(), "{body}");
     assert_eq!(health["labels"], 82, "{body}");
+    assert_eq!(health["index_file"], "loaded", "{body}");
+
+    // A new file renamed into place and no SIGHUP yet: the one served is
+    // whole. The same bytes written over the served file itself: its
+    // health answers 503 until a SIGHUP loads it again.
+    let bytes = std::fs::read(idx_s).unwrap();
+    std::fs::write(&new, &bytes).unwrap();
+    std::fs::rename(&new, idx_s).unwrap();
+    let (st, body) = request(&addr, "GET", "/v1/health", None);
+    assert_eq!((st, json(&body)["index_file"].as_str()), (200, Some("replaced")), "{body}");
+    assert_eq!(json(&body)["status"], "ok", "{body}");
+    signal(&child, "-HUP");
+    get_until(&addr, "/v1/health", |h| h["index_file"] == "loaded");
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::OpenOptions::new().write(true).open(idx_s).unwrap().write_all(&bytes).unwrap();
+    let (st, body) = request(&addr, "GET", "/v1/health", None);
+    let health = json(&body);
+    assert_eq!((st, health["index_file"].as_str()), (503, Some("changed-in-place")), "{body}");
+    assert_eq!(health["status"], "index-changed-in-place", "{body}");
+    signal(&child, "-HUP");
+    let (st, body) = get_until(&addr, "/v1/health", |h| h["index_file"] == "loaded");
+    assert_eq!((st, json(&body)["status"].as_str()), (200, Some("ok")), "{body}");
 
     signal(&child, "-TERM");
     let status = child.wait().unwrap();
