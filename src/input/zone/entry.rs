@@ -173,55 +173,12 @@ pub(super) fn entry(
             class
         }
         Some(t) => {
-            let raw = text(&t);
-            let (labels, first_label): (Vec<Vec<u8>>, Option<(usize, usize)>) = if raw == b"@" {
-                match &st.origin {
-                    Some(o) => (o.clone(), None),
-                    None => return col.malformed(loc, "'@' without $ORIGIN or --origin"),
-                }
-            } else {
-                let p = match name::parse(raw) {
-                    Ok(p) => p,
-                    Err(e) => return col.malformed(loc, format!("owner: {e}")),
-                };
-                let span = p.spans.first().copied();
-                match resolve_parsed(st, p) {
-                    Ok(l) => (l, span),
-                    Err(e) => return col.malformed(loc, format!("owner: {e}")),
-                }
+            let (labels, first_label) = match owner_labels(st, text(&t)) {
+                Ok(owner) => owner,
+                Err(why) => return col.malformed(loc, why),
             };
-            if col.apex().is_none() && !is_soa && !st.soa_searched {
-                // Owners in any order: the SOA may come later.
-                st.soa_searched = true;
-                let data = col.source_data(st.source).cloned();
-                if let Some(apex) = find_soa_apex(data.as_deref().map_or(buf, |d| d.bytes())) {
-                    col.set_apex(apex);
-                    st.apex_plain = None;
-                }
-            }
-            if col.apex().is_none() {
-                // The SOA's owner is the apex; with no SOA in absolute
-                // form before, the `$ORIGIN` in force (RFC 1035 §5.1). An
-                // owner with a label over 63 octets is no apex: its line is
-                // malformed (below), and the fast path, which checks no
-                // label of the apex in the names under it, would read them.
-                if is_soa
-                    && let Some(long) = labels.iter().map(Vec::len).find(|&n| n > MAX_LABEL_OCTETS)
-                {
-                    let reason =
-                        format!("owner: label of {long} octets (at most {MAX_LABEL_OCTETS})");
-                    return col.malformed(loc, reason);
-                }
-                if let Some(apex) = if is_soa { Some(&labels) } else { st.origin.as_ref() } {
-                    col.set_apex(apex.clone());
-                    st.apex_plain = None;
-                } else {
-                    return col.malformed(
-                        loc,
-                        "record before the apex is known (no --origin, $ORIGIN or SOA with an \
-                         absolute owner)",
-                    );
-                }
+            if let Err(why) = find_apex(col, st, buf, is_soa, &labels) {
+                return col.malformed(loc, why);
             }
             if let Some(long) = long_label(col, &labels) {
                 let reason = format!("owner: label of {long} octets (at most {MAX_LABEL_OCTETS})");
@@ -246,6 +203,66 @@ pub(super) fn entry(
     if let (Class::Registered(i), Some(t)) = (class, ns_target) {
         col.add_ns(i, t.as_bytes());
     }
+    Ok(())
+}
+
+/// The labels of an owner written `raw` (`@`, relative or absolute), and
+/// the span of its first label in `raw` (none for `@`); or why it is
+/// malformed.
+#[allow(clippy::type_complexity)]
+fn owner_labels(
+    st: &ZoneState,
+    raw: &[u8],
+) -> Result<(Vec<Vec<u8>>, Option<(usize, usize)>), String> {
+    if raw == b"@" {
+        return match &st.origin {
+            Some(o) => Ok((o.clone(), None)),
+            None => Err("'@' without $ORIGIN or --origin".into()),
+        };
+    }
+    let p = name::parse(raw).map_err(|e| format!("owner: {e}"))?;
+    let span = p.spans.first().copied();
+    let labels = resolve_parsed(st, p).map_err(|e| format!("owner: {e}"))?;
+    Ok((labels, span))
+}
+
+/// Makes the apex known, if it is not yet, before the record of owner
+/// `labels` is classified: the owner of the zone's SOA record wherever it
+/// is in the file (owners come in any order), else this record's owner if
+/// it is the SOA, else the `$ORIGIN` in force (RFC 1035 §5.1). Err: why
+/// the record is malformed (no apex can be known, or an SOA owner with a
+/// label over 63 octets).
+fn find_apex(
+    col: &mut Collector,
+    st: &mut ZoneState,
+    buf: &[u8],
+    is_soa: bool,
+    labels: &[Vec<u8>],
+) -> Result<(), String> {
+    if col.apex().is_none() && !is_soa && !st.soa_searched {
+        st.soa_searched = true;
+        let data = col.source_data(st.source).cloned();
+        if let Some(apex) = find_soa_apex(data.as_deref().map_or(buf, |d| d.bytes())) {
+            col.set_apex(apex);
+            st.apex_plain = None;
+        }
+    }
+    if col.apex().is_some() {
+        return Ok(());
+    }
+    // An owner with a label over 63 octets is no apex: its line is
+    // malformed, and the fast path, which checks no label of the apex in
+    // the names under it, would read them.
+    if is_soa && let Some(long) = labels.iter().map(Vec::len).find(|&n| n > MAX_LABEL_OCTETS) {
+        return Err(format!("owner: label of {long} octets (at most {MAX_LABEL_OCTETS})"));
+    }
+    let Some(apex) = (if is_soa { Some(labels) } else { st.origin.as_deref() }) else {
+        return Err("record before the apex is known (no --origin, $ORIGIN or SOA with an \
+                    absolute owner)"
+            .into());
+    };
+    col.set_apex(apex.to_vec());
+    st.apex_plain = None;
     Ok(())
 }
 
