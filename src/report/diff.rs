@@ -235,9 +235,10 @@ pub fn diff(old: JsonlReport, new: JsonlReport) -> Diff {
             rows.retain(|m| m.get("kind") != "ns-mismatch");
         }
     }
-    let entities_compared = entity_columns(&old) == entity_columns(&new)
-        || entity_columns(&old).is_none()
-        || entity_columns(&new).is_none();
+    let entities_compared = match (entity_columns(&old), entity_columns(&new)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
     if !entities_compared {
         for rows in [&mut old_rows, &mut new_rows] {
             rows.retain(|m| m.get("kind") != "same-entity");
