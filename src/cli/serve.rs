@@ -10,7 +10,8 @@
 //!   `reload-failed`: the index loaded before is still served); and
 //!   whether the file at the index's path is still the one loaded
 //!   (`index_file`: `loaded`, `replaced` by a rename, `missing`, or
-//!   `changed-in-place`, answered 503: the mapped index was written over);
+//!   `changed-in-place`, answered 503: the mapped index was written over,
+//!   or at least its change time moved: `touch` alone says so too);
 //! - `GET /v1/index` (the header).
 //!
 //! The service's errors are JSON `{"error": …}` with a 4xx status;
@@ -94,13 +95,14 @@ struct Loaded {
 }
 
 /// What tells one state of an index file from another: its inode, and
-/// its size and modification time.
+/// its size and change time (which any write sets, and no user can set
+/// back, as `touch -r` or `cp -p` set the modification time).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct FileState {
     dev: u64,
     ino: u64,
     len: u64,
-    mtime: (i64, i64),
+    ctime: (i64, i64),
 }
 
 impl FileState {
@@ -111,16 +113,18 @@ impl FileState {
             dev: m.dev(),
             ino: m.ino(),
             len: m.len(),
-            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
         })
     }
 }
 
 /// Opens the index at `path`, every block checked (a damaged block is
-/// refused here, at start or on SIGHUP, rather than found by a request).
-fn load(path: &std::path::Path) -> anyhow::Result<Loaded> {
+/// refused here, at start or on SIGHUP, rather than found by a request),
+/// and one that cannot serve `holder` refused.
+fn load(path: &std::path::Path, holder: super::scan::Holder) -> anyhow::Result<Loaded> {
     let index = Index::open(path)?;
     index.verify().with_context(|| path.display().to_string())?;
+    super::sunrise::holder_fits(holder, &index).with_context(|| path.display().to_string())?;
     // After the open: a file renamed into place in between reads as
     // replaced, and the next SIGHUP loads it.
     let file = FileState::of(path).with_context(|| path.display().to_string())?;
@@ -161,7 +165,7 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
 }
 
 pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
-    let loaded = load(&args.index)?;
+    let loaded = load(&args.index, args.holder)?;
     let config = super::sunrise::check_config(args.holder, args.priority);
     let loaded = Arc::new(RwLock::new(Arc::new(loaded)));
     let reload_failed = Arc::new(Mutex::new(None));
@@ -194,13 +198,13 @@ async fn serve(args: Args, state: AppState) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     eprintln!("lgrscan: serving {} on http://{}", args.index.display(), listener.local_addr()?);
-    let path = args.index.clone();
+    let (path, holder) = (args.index.clone(), args.holder);
     let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
     let reload_state = state.clone();
     tokio::spawn(async move {
         while hup.recv().await.is_some() {
             let p = path.clone();
-            let failed = match tokio::task::spawn_blocking(move || load(&p)).await {
+            let failed = match tokio::task::spawn_blocking(move || load(&p, holder)).await {
                 Ok(Ok(new)) => {
                     let labels = new.index.labels();
                     match reload_state.loaded.write() {

@@ -220,6 +220,20 @@ fn info(path: &Path, verify: bool) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// Refuses `--holder registered` with an index none of whose labels has a
+/// `registered` date (`check`, `serve`): every set's holder would be its
+/// first registered label in input order, as without the option, unsaid
+/// (as `scan` refuses it).
+pub fn holder_fits(holder: super::scan::Holder, index: &Index) -> anyhow::Result<()> {
+    if holder == super::scan::Holder::Registered && index.dated_labels() == Some(0) {
+        anyhow::bail!(
+            "--holder registered: no registered label has a registration date, in a CSV \
+             `registered` column; drop it to let input order decide"
+        );
+    }
+    Ok(())
+}
+
 /// The options of a check (`check`, `serve`).
 pub fn check_config(holder: super::scan::Holder, priority: PriorityArg) -> CheckConfig {
     CheckConfig {
@@ -468,8 +482,9 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         if n > 0 {
             // As a scan that accepted them warns (`--on-malformed warn`).
             eprintln!(
-                "lgrscan: warning: {} was built leaving out {n} malformed input line{}: a label \
-                 registered on one is not in it, and its variants may read as available",
+                "lgrscan: warning: {} was built accepting {n} malformed input line{} (left out, \
+                 or rows whose lgr pin names no LGR, kept as invalid): a label registered on one \
+                 may not hold its variant set, and its variants may read as available",
                 args.against[0],
                 if n == 1 { "" } else { "s" }
             );
@@ -488,14 +503,7 @@ pub fn run_check(args: CheckArgs) -> anyhow::Result<std::process::ExitCode> {
         args.input.malformed_outcome(&built.labels, &built.unknown_pins)?;
         Index::from_bytes(bytes)?
     };
-    if args.holder == super::scan::Holder::Registered && index.dated_labels() == Some(0) {
-        // Every set's holder would be its first registered label in input
-        // order, as without the option, unsaid (as `scan` refuses it).
-        anyhow::bail!(
-            "--holder registered: no registered label has a registration date, in a CSV \
-             `registered` column; drop it to let input order decide"
-        );
-    }
+    holder_fits(args.holder, &index)?;
     let set = index.spec().compile()?;
     let config = check_config(args.holder, args.priority);
     // Names in the zone's form (`newbrand.example.`) are checked as the

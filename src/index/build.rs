@@ -63,6 +63,9 @@ pub struct Prepared<'a> {
     meta_text: Vec<u8>,
     /// Labels with a `registered` date (what `--holder registered` reads).
     dated: u64,
+    /// Labels whose `lgr` pin names no LGR of the set: rows that
+    /// `--on-malformed` counts with the malformed lines.
+    unknown_pins: u64,
 }
 
 /// Bits of a key's hash that choose its partition when entries are
@@ -239,7 +242,8 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
     let dir_bits = dir_bits_for(entries);
     let (dir, fps, positions) = place(&chunks, entries, dir_bits, part_bits);
     let alabel_bytes: u64 = chunks.iter().map(|c| c.text_len).sum();
-    let (meta, meta_text, dated) = meta_records(labels, set, alabel_bytes);
+    let MetaRecords { meta, text: meta_text, dated, unknown_pins } =
+        meta_records(labels, set, alabel_bytes);
     let text_len = alabel_bytes + meta_text.len() as u64;
     if text_len >= 1 << 48 {
         return Err(Error::new("too much label text for one index (256 TiB)"));
@@ -256,14 +260,25 @@ pub fn prepare<'a>(labels: &'a LabelSet, set: &LgrSet) -> Result<Prepared<'a>, E
         meta,
         meta_text,
         dated,
+        unknown_pins,
     })
 }
 
-/// The `meta` section and the CSV values' text (to follow the A-labels,
-/// whose text is `base` bytes), and how many labels have a `registered`
-/// date.
-fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>, u64) {
-    let (mut meta, mut text, mut dated) = (Vec::new(), Vec::new(), 0);
+/// The `meta` section and the CSV values' text, with two counts for the
+/// header.
+struct MetaRecords {
+    meta: Vec<u8>,
+    text: Vec<u8>,
+    /// Labels with a `registered` date.
+    dated: u64,
+    /// Labels whose pin names no LGR of the set.
+    unknown_pins: u64,
+}
+
+/// The [`MetaRecords`] of `labels` (their text to follow the A-labels,
+/// whose text is `base` bytes).
+fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> MetaRecords {
+    let (mut meta, mut text, mut dated, mut unknown_pins) = (Vec::new(), Vec::new(), 0, 0);
     let registrar_col =
         labels.csv_columns().iter().position(|c| c.eq_ignore_ascii_case("registrar"));
     for l in labels.iter() {
@@ -281,6 +296,7 @@ fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>
         put_u32(&mut meta, pin);
         let date = c.registered.map(|t| t.to_string());
         dated += u64::from(date.is_some());
+        unknown_pins += u64::from(pin == super::PIN_UNKNOWN);
         for v in [date.as_deref(), c.registrant, registrar] {
             let r = v.map_or(NO_TEXT, |v| {
                 let r = text_ref(base + text.len() as u64, v.len());
@@ -292,7 +308,7 @@ fn meta_records(labels: &LabelSet, set: &LgrSet, base: u64) -> (Vec<u8>, Vec<u8>
             put_u64(&mut meta, r);
         }
     }
-    (meta, text, dated)
+    MetaRecords { meta, text, dated, unknown_pins }
 }
 
 /// The deflated bytes of the spec's LGRs, and their header entries (the
@@ -440,7 +456,7 @@ impl Prepared<'_> {
             "sources": sources,
             "apex": labels.apex(),
             "labels": labels.len() as u64,
-            "malformed_lines": labels.accounting().malformed,
+            "malformed_lines": labels.accounting().malformed + self.unknown_pins,
             "entries": entries,
             "with_meta": (self.meta.len() / META) as u64,
             "dated_labels": self.dated,

@@ -588,10 +588,11 @@ impl Index {
         self.file.header.get("apex").and_then(Value::as_str)
     }
 
-    /// The malformed input lines its build accepted and left out
-    /// (`--on-malformed warn` or `ignore`): a label registered on one is
-    /// not in the index. 0 for an index of an lgrscan that did not record
-    /// them.
+    /// The malformed input lines its build accepted (`--on-malformed
+    /// warn` or `ignore`): lines left out, whose label is not in the
+    /// index, and CSV rows whose `lgr` pin names no LGR of the set, whose
+    /// label is kept but invalid. 0 for an index of an lgrscan that did
+    /// not record them.
     pub fn malformed_lines(&self) -> u64 {
         self.file.header.get("malformed_lines").and_then(Value::as_u64).unwrap_or(0)
     }

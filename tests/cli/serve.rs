@@ -305,7 +305,12 @@ fn endpoints_errors_reload_and_shutdown() {
     signal(&child, "-HUP");
     get_until(&addr, "/v1/health", |h| h["index_file"] == "loaded");
     std::thread::sleep(Duration::from_millis(20));
-    std::fs::OpenOptions::new().write(true).open(idx_s).unwrap().write_all(&bytes).unwrap();
+    // Its modification time set back, as `cp -p` or `touch -r` would.
+    let mtime = std::fs::metadata(idx_s).unwrap().modified().unwrap();
+    let mut served = std::fs::OpenOptions::new().write(true).open(idx_s).unwrap();
+    served.write_all(&bytes).unwrap();
+    served.set_modified(mtime).unwrap();
+    drop(served);
     let (st, body) = request(&addr, "GET", "/v1/health", None);
     let health = json(&body);
     assert_eq!((st, health["index_file"].as_str()), (503, Some("changed-in-place")), "{body}");
@@ -567,4 +572,32 @@ fn a_chunked_body_over_the_limit_is_refused() {
     assert!(text.starts_with("HTTP/1.1 413 "), "{text}");
     let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or_default();
     assert!(json(body)["error"].is_string(), "{body}");
+}
+
+/// `serve --holder registered` with an index none of whose labels has a
+/// `registered` date is refused at start, as `check` refuses it (it
+/// served, holders in input order).
+#[test]
+fn holder_registered_needs_dates() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("zone.idx");
+    let idx = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", "samples/zone.txt", "-o", idx]).status.code(), Some(0));
+    let mut child = Server(
+        Command::new(env!("CARGO_BIN_EXE_lgrscan"))
+            .args(["serve", "--index", idx, "--listen", "127.0.0.1:0", "--holder", "registered"])
+            .current_dir(root())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start lgrscan serve"),
+    );
+    let start = Instant::now();
+    while matches!(child.try_wait(), Ok(None)) && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = child.try_wait().unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "still serving, or another exit");
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(err.contains("--holder registered: no registered label has a registration"), "{err}");
 }

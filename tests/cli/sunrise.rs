@@ -752,8 +752,29 @@ fn an_index_that_left_lines_out_says_so() {
     assert_eq!(header["malformed_lines"], 1, "{header}");
     let o = lgrscan(&["check", "--against", idx, "--label", "bar"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let warning = "dup.idx was built leaving out 1 malformed input line";
+    let warning = "dup.idx was built accepting 1 malformed input line";
     assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+    // A row whose lgr pin names no LGR of the set counts with them (its
+    // label is kept, invalid: its variants read as available).
+    let pins = dir.path().join("pins.csv");
+    std::fs::write(
+        &pins,
+        "label,lgr
+foo,ascii
+bar,klingon
+ba..z,
+",
+    )
+    .unwrap();
+    let pins_idx = dir.path().join("pins.idx");
+    let pins_idx = pins_idx.to_str().unwrap();
+    let o = lgrscan(&["index", pins.to_str().unwrap(), "-o", pins_idx, "--on-malformed", "warn"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = lgrscan(&["index", "info", pins_idx]);
+    let header: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(header["malformed_lines"], 2, "{header}");
+    let o = lgrscan(&["check", "--against", pins_idx, "--label", "baz"]);
+    assert!(stderr(&o).contains("built accepting 2 malformed input lines"), "{}", stderr(&o));
     let whole = dir.path().join("whole.idx");
     let o = lgrscan(&["index", "samples/labels.csv", "-o", whole.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
