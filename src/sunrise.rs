@@ -781,6 +781,11 @@ fn name_reasons(index: &Index, candidates: &[Candidate<'_>], verdicts: &mut [Ver
     for (c, v) in candidates.iter().zip(verdicts) {
         let text = c.text.trim();
         if v.status == Status::Invalid && text.contains('.') {
+            if let Some(apex) = index.apex().filter(|a| same_apex(text, a)) {
+                v.detail_mut().reason =
+                    format!("{text:?} is the zone's apex ({apex}), not a label");
+                continue;
+            }
             let zone = match index.apex() {
                 Some(apex) => format!("the zone's apex is {apex}"),
                 None => "the index has no apex: build it with --origin".to_string(),

@@ -27,11 +27,14 @@ pub(crate) struct ListState {
     pub(crate) source: u32,
     pub(crate) line: u64,
     mapped: bool,
+    /// Whether the source was searched for the name that gives the apex
+    /// ([`infer_apex_ahead`]).
+    apex_searched: bool,
 }
 
 impl ListState {
     pub(crate) fn new(source: u32, mapped: bool) -> ListState {
-        ListState { source, line: 1, mapped }
+        ListState { source, line: 1, mapped, apex_searched: false }
     }
 }
 
@@ -271,6 +274,10 @@ fn merge(
         forms.push(c.forms);
     }
     col.set_list_forms(ListFormsBatch { source, chunks: forms });
+    if col.apex().is_none() && !st.apex_searched && has_one_label_name(lines, base, &items) {
+        st.apex_searched = true;
+        infer_apex_ahead(col, st, lines, base);
+    }
     for (n, blank, comment, items) in items {
         col.lines_read(n);
         col.count(LineKind::Blank, blank);
@@ -327,6 +334,72 @@ fn push_sorted_items(
     Ok(col.register_sorted_run(ends, orders, run.iter().map(label), copy)?.is_some())
 }
 
+/// Whether a batch holds a one-label name written as an absolute name
+/// (`example.`), which is the apex or a label depending on the apex.
+fn has_one_label_name(lines: &[u8], base: u64, items: &[(u64, u64, u64, Vec<Item>)]) -> bool {
+    items.iter().flat_map(|(_, _, _, items)| items).any(|it| {
+        let at = (it.at - base) as usize;
+        let token = &lines[at..at + it.len as usize];
+        matches!(it.what, What::Label)
+            && token.strip_suffix(b".").is_some_and(|body| memchr(b'.', body).is_none())
+    })
+}
+
+/// Infers the apex, when none is known yet, from the first name with a
+/// dot from the batch on (in the whole rest of a source held whole, as
+/// the zone reader finds a later SOA), before a label of the batch is
+/// registered: so that a one-label name written as an absolute name
+/// above it (`example.` above `foo.example`) is compared with the apex,
+/// as it is below it, rather than registered as a label.
+fn infer_apex_ahead(col: &mut Collector, st: &ListState, lines: &[u8], base: u64) {
+    let data = col.source_data(st.source).cloned();
+    let rest = data.as_deref().and_then(|d| d.bytes().get(base as usize..)).unwrap_or(lines);
+    let mut at = 0;
+    for (k, line) in rest.split(|&b| b == b'\n').enumerate() {
+        if let Line::Token(s, e) = token_span(line) {
+            let token = &line[s..e];
+            let body = token.strip_suffix(b".").unwrap_or(token);
+            if memchr(b'.', body).is_some()
+                && !too_long(body)
+                && let Some(labels) = dotted_labels(body)
+            {
+                let offset = base + (at + s) as u64;
+                let loc = Loc { source: st.source, line: st.line + k as u64, offset };
+                col.infer_apex(labels[1..].to_vec(), loc);
+                return;
+            }
+        }
+        at += line.len() + 1;
+    }
+}
+
+/// Whether a name (`body`, its trailing dot taken off) is longer than a
+/// name can be: every character takes at least one octet of the name on
+/// the wire (RFC 1035 §2.3.4), so more characters than that cannot be a
+/// name.
+fn too_long(body: &[u8]) -> bool {
+    let chars = || body.iter().filter(|&&b| !(0x80..0xC0).contains(&b)).count();
+    body.len() > MAX_NAME_OCTETS && chars() > MAX_NAME_OCTETS
+}
+
+/// The labels of a name with a dot (`body`, its trailing dot taken
+/// off), those after the first in A-label form (a list names its zone in
+/// either form, `bar.рф` and `foo.xn--p1ai`, and in any case, `bar.РФ`;
+/// the registered label keeps its form and case: it is judged); `None`
+/// when it has an empty label.
+fn dotted_labels(body: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
+    if labels.iter().any(Vec::is_empty) {
+        return None;
+    }
+    for l in labels.iter_mut().skip(1).filter(|l| !l.is_ascii()) {
+        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(suffix_alabel) {
+            *l = alabel.into_bytes();
+        }
+    }
+    Some(labels)
+}
+
 /// Handles one name given in a list or CSV row: counts the record and
 /// registers the label. Returns the label index when it is a registered
 /// label. `mapped`: the token is in a mapped source at `loc.offset`.
@@ -338,10 +411,7 @@ pub(crate) fn name_label(
     mode: KeyMode,
 ) -> Result<Option<u32>, Error> {
     let body = token.strip_suffix(b".").unwrap_or(token);
-    // Every character takes at least one octet of the name on the wire
-    // (RFC 1035 §2.3.4), so more characters than that cannot be a name.
-    let chars = || body.iter().filter(|&&b| !(0x80..0xC0).contains(&b)).count();
-    if body.len() > MAX_NAME_OCTETS && chars() > MAX_NAME_OCTETS {
+    if too_long(body) {
         let reason = format!("name longer than {MAX_NAME_OCTETS} octets");
         return col.malformed(loc, reason).map(|()| None);
     }
@@ -355,8 +425,9 @@ pub(crate) fn name_label(
             // an absolute name, not a label registered under it.
             let apex = col.apex().map(|a| a.text.clone()).unwrap_or_default();
             let reason = format!(
-                "{:?} is the zone's apex (apex {apex}); a list holds the zone's registered names",
-                String::from_utf8_lossy(token)
+                "{:?} is the zone's apex (apex {apex}{}); a list holds the zone's registered names",
+                String::from_utf8_lossy(token),
+                apex_from(col)
             );
             return col.malformed(loc, reason).map(|()| None);
         }
@@ -364,19 +435,9 @@ pub(crate) fn name_label(
         let orig = if mapped { Orig::Mapped } else { Orig::Text(body) };
         return col.register_row(loc, body, orig, mode).map(Some);
     };
-    // The suffix in A-label form: a list names its zone in either form
-    // (`bar.рф`, `foo.xn--p1ai`) and in any case (`bar.РФ`), and a
-    // U-label and its A-label are one label here, as they are for the
-    // registered label itself (which keeps its case: it is judged).
-    let mut labels: Vec<Vec<u8>> = body.split(|&b| b == b'.').map(<[u8]>::to_vec).collect();
-    if labels.iter().any(Vec::is_empty) {
+    let Some(labels) = dotted_labels(body) else {
         return col.malformed(loc, "empty label in name").map(|()| None);
-    }
-    for l in labels.iter_mut().skip(1).filter(|l| !l.is_ascii()) {
-        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(suffix_alabel) {
-            *l = alabel.into_bytes();
-        }
-    }
+    };
     if col.apex().is_none() {
         col.infer_apex(labels[1..].to_vec(), loc);
     }
@@ -397,14 +458,11 @@ pub(crate) fn name_label(
         // An apex taken from the first name with a dot is wrong when that
         // name is deeper than the rest (`www.shop.example` first): the
         // correct lines are then these, so say where it came from.
-        let from = col.apex_inferred_at().map_or_else(String::new, |at| {
-            let path = col.path(at.source).display();
-            format!(", the suffix of the name at {path}:{}; --origin sets it", at.line)
-        });
         let name = String::from_utf8_lossy(body);
         let reason = format!(
-            "{name:?} is {what} (apex {apex}{from}); a list holds one zone's registered names: \
-             scan each zone on its own"
+            "{name:?} is {what} (apex {apex}{}); a list holds one zone's registered names: \
+             scan each zone on its own",
+            apex_from(col)
         );
         return col.malformed(loc, reason).map(|()| None);
     }
@@ -412,6 +470,15 @@ pub(crate) fn name_label(
     let label = &body[..dot];
     let orig = if mapped { Orig::Mapped } else { Orig::Text(label) };
     col.register_row(loc, label, orig, mode).map(Some)
+}
+
+/// Where an apex taken from a list's first name with a dot came from (`,
+/// the suffix of the name at l.txt:2; --origin sets it`), or nothing.
+fn apex_from(col: &Collector) -> String {
+    col.apex_inferred_at().map_or_else(String::new, |at| {
+        let path = col.path(at.source).display();
+        format!(", the suffix of the name at {path}:{}; --origin sets it", at.line)
+    })
 }
 
 /// Whether `label`, in any case and either IDNA form, is the whole apex

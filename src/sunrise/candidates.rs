@@ -53,8 +53,9 @@ impl Candidate<'_> {
     /// This candidate with the zone's suffix taken off its text, as a
     /// scan reads a name in a list or a `domain` column: `apex`
     /// (`example.`, any case and either IDNA form, the root's dot
-    /// optional), or a trailing dot alone. A name under another suffix is
-    /// left as it is (and judged invalid).
+    /// optional), or a trailing dot alone. A name under another suffix,
+    /// and the apex itself written with its dot, are left as they are
+    /// (and judged invalid).
     pub fn without_suffix(mut self, apex: Option<&str>) -> Self {
         let lead = self.text.len() - self.text.trim_start().len();
         let text = self.text.trim();
@@ -68,7 +69,10 @@ impl Candidate<'_> {
             under.then_some(label)
         };
         let apex = apex.map(|a| a.trim_end_matches('.')).filter(|a| !a.is_empty());
-        let label = apex.and_then(in_apex).unwrap_or(body);
+        // The apex itself as an absolute name (`example.` of `example.`)
+        // is no label under it: kept whole, it is judged invalid.
+        let whole_apex = text.ends_with('.') && apex.is_some_and(|a| same_apex(body, a));
+        let label = if whole_apex { text } else { apex.and_then(in_apex).unwrap_or(body) };
         let range = lead..lead + label.len();
         if range.len() == self.text.len() {
             return self;

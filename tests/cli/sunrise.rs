@@ -781,3 +781,21 @@ ba..z,
     let o = lgrscan(&["check", "--against", whole.to_str().unwrap(), "--label", "bar"]);
     assert!(!stderr(&o).contains("malformed"), "{}", stderr(&o));
 }
+
+/// A candidate that is the index's apex written as an absolute name
+/// (`example.`, any case) is `invalid`, saying so; it was checked as the
+/// label `example` (hunt h4). Without the dot it is a label.
+#[test]
+fn the_apex_is_no_candidate() {
+    let dir = temp();
+    let idx = dir.path().join("zone.idx");
+    let idx = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", "samples/zone.txt", "-o", idx]).status.code(), Some(0));
+    let args = ["check", "--against", idx, "--label", "example.", "--label", "EXAMPLE."];
+    let o = lgrscan(&[&args[..], &["--label", "example", "--format", "csv"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = crate::util::rows(&stdout(&o));
+    let status: Vec<&str> = rows.iter().map(|r| r["status"].as_str()).collect();
+    assert_eq!(status, ["invalid", "invalid", "available"], "{}", stdout(&o));
+    assert!(rows[0]["reason"].contains("\"example.\" is the zone's apex (example.), not a label"));
+}

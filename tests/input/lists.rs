@@ -305,4 +305,24 @@ fn a_one_label_apex_is_not_a_label() {
     // Without an apex, a dotted one-label name is still a label.
     let set = read_bytes("l.txt", b"example.\nfoo\n", &list);
     assert_eq!(alabels(&set), ["example", "foo"]);
+    // The apex taken from a dotted name after it (hunt h4: it was read as
+    // a label above `bar.example`, and as the apex below it), in small
+    // chunks too.
+    for text in ["example.\nfoo\nbar.example\n", "foo\nbar.example\nexample.\n"] {
+        for chunk in [None, Some(4)] {
+            let config = list.clone().chunk_bytes(chunk);
+            let set = read_bytes("l.txt", text.as_bytes(), &config);
+            assert_eq!(set.apex(), Some("example."), "{text:?}");
+            assert_eq!(alabels(&set), ["foo", "bar"], "{text:?} {chunk:?}");
+            let why = &set.accounting().malformed_details;
+            assert_eq!(why.len(), 1, "{why:?}");
+            assert!(
+                why[0].reason.contains(
+                    "is the zone's apex (apex example., the suffix of the name at l.txt:"
+                ),
+                "{why:?}"
+            );
+            set.accounting().check().unwrap();
+        }
+    }
 }
