@@ -578,14 +578,25 @@ impl CandidateSources {
 }
 
 /// A row's values, borrowed where they can be (a million rows are
-/// written in a fraction of a second); `source`: the candidate's file,
-/// or `""`.
-fn fields<'a>(source: &'a str, c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow<'a, str>; 16] {
+/// written in a fraction of a second), of the candidate at `position`
+/// (its file, and a candidate holder's, from `sources`).
+fn fields<'a>(
+    sources: &'a CandidateSources,
+    position: usize,
+    c: &'a Candidate<'_>,
+    v: &'a Verdict<'_>,
+) -> [Cow<'a, str>; 16] {
     let (h, d) = (v.holder.as_deref(), v.detail());
     let text = |s: Option<&'a str>| Cow::Borrowed(s.unwrap_or(""));
     let number = |n: Option<u64>| n.map_or(Cow::Borrowed(""), |n| Cow::Owned(n.to_string()));
+    // A candidate holder's file, or `candidate` for one of `--label` (or
+    // of a request to `serve`), which has no file.
+    let holder_source = |h: &'a sunrise::Holder<'_>| match h.candidate {
+        Some(k) => Some(sources.of(k)).filter(|s| !s.is_empty()).unwrap_or("candidate"),
+        None => &*h.source,
+    };
     [
-        Cow::Borrowed(source),
+        Cow::Borrowed(sources.of(position)),
         number((c.line != 0).then_some(c.line)),
         Cow::Borrowed(&c.text),
         Cow::Borrowed(&v.alabel),
@@ -593,7 +604,7 @@ fn fields<'a>(source: &'a str, c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow
         Cow::Borrowed(v.status.as_str()),
         number(v.set.map(u64::from)),
         text(h.map(|h| &*h.ulabel)),
-        text(h.map(|h| if h.candidate.is_some() { "candidate" } else { &*h.source })),
+        text(h.map(holder_source)),
         number(h.map(|h| h.line).filter(|&n| n != 0)),
         text(h.and_then(|h| h.registrant.as_deref())),
         text(d.same_registrant.map(|s| s.as_str())),
@@ -608,7 +619,8 @@ fn fields<'a>(source: &'a str, c: &'a Candidate<'_>, v: &'a Verdict<'_>) -> [Cow
 /// from no file (`source` null).
 pub fn row_json(c: &Candidate<'_>, v: &Verdict<'_>) -> serde_json::Value {
     let mut m = serde_json::Map::new();
-    for ((k, t), val) in FIELDS.iter().zip(TYPES).zip(fields("", c, v)) {
+    let no_files = CandidateSources::default();
+    for ((k, t), val) in FIELDS.iter().zip(TYPES).zip(fields(&no_files, 0, c, v)) {
         m.insert((*k).to_string(), t.json(&val));
     }
     serde_json::Value::Object(m)
@@ -642,8 +654,8 @@ fn write_records(
                     let mut out = Vec::new();
                     let mut rw = RecordWriter::typed(&mut out, format, FIELDS, TYPES, false)?;
                     for (i, (c, v)) in cs.iter().zip(vs).enumerate() {
-                        let source = sources.of(first + i);
-                        rw.write(&fields(source, c, v).each_ref().map(|f| &**f))?;
+                        let row = fields(sources, first + i, c, v);
+                        rw.write(&row.each_ref().map(|f| &**f))?;
                     }
                     rw.finish()?;
                     Ok(out)
@@ -673,10 +685,10 @@ fn write_rows(
     match record {
         Some(f) => write_records(w, f, candidates, sources, verdicts, pool)?,
         None => {
-            for (c, v) in candidates.iter().zip(verdicts) {
-                // The text names neither file nor line: rows follow the
-                // candidates in order.
-                let f = fields("", c, v);
+            for (k, (c, v)) in candidates.iter().zip(verdicts).enumerate() {
+                // The text names neither the candidate's file nor its
+                // line: rows follow the candidates in order.
+                let f = fields(sources, k, c, v);
                 let f = &f[1..];
                 let mut line = format!("{}  {}", f[1], f[4]);
                 if !f[5].is_empty() {

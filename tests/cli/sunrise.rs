@@ -261,6 +261,20 @@ fn candidates_as_registries_write_them() {
     let o = lgrscan(&[&args[..], &["--label", "qux", "--format", "csv"]].concat());
     assert_eq!(rows(&o, "source"), [p("crlf.csv"), p("crlf.csv"), p("more.txt"), String::new()]);
     assert_eq!(rows(&o, "line"), ["2", "4", "1", ""]);
+    // A candidate holder in another file is named by its file (it read
+    // `candidate`, line 1, the first file's line given as the second's).
+    std::fs::write(p("c1.txt"), "ក្ដារ\n# c\n\nfoo\n").unwrap();
+    std::fs::write(p("c2.txt"), "\n\nក្តារ\n").unwrap();
+    let args = ["check", "--against", &p("labels.idx"), &p("c1.txt"), &p("c2.txt")];
+    let o = lgrscan(&[&args[..], &["--format", "csv"]].concat());
+    let contention: Vec<(String, String)> = crate::util::rows(&stdout(&o))
+        .iter()
+        .filter(|r| !r["holder"].is_empty())
+        .map(|r| (r["holder_source"].clone(), r["holder_line"].clone()))
+        .collect();
+    assert_eq!(contention, [(p("c1.txt"), "1".to_string())], "{}", stdout(&o));
+    let o = lgrscan(&[&args[..], &["--format", "text"]].concat());
+    assert!(stdout(&o).contains(&format!("({}:1)", p("c1.txt"))), "{}", stdout(&o));
     let o = check("bad.csv", "label,priority\r\nfoo,2024-01-01\r\n\r\nbaz,bad\r\n");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.csv:4: priority"), "{}", stderr(&o));
