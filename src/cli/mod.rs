@@ -206,6 +206,19 @@ impl InputArgs {
 }
 
 impl InputArgs {
+    /// Under `--strict`, a CSV row whose `lgr` names no LGR of the set
+    /// (`more`, found once the input is read and the set compiled) stops
+    /// the run as a malformed line does: an error naming the first, with
+    /// no report or index written.
+    pub fn strict_outcome(&self, more: &[String]) -> anyhow::Result<()> {
+        match more.first() {
+            Some(first) if self.strict => {
+                anyhow::bail!("{first} (--strict: stopped at the first, no report written)")
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Applies `--on-malformed` once the report is written: `more` are
     /// malformed entries found after the read (e.g. unknown `lgr` pins).
     /// With any, `fail` is an error (exit 2) and `warn` prints one line;
@@ -215,6 +228,7 @@ impl InputArgs {
         labels: &lgrscan::input::LabelSet,
         more: &[String],
     ) -> anyhow::Result<()> {
+        self.strict_outcome(more)?;
         let Some(first) = malformed_lines(labels, 1).pop().or_else(|| more.first().cloned()) else {
             return Ok(());
         };

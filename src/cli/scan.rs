@@ -421,6 +421,7 @@ pub fn run(args: Args) -> anyhow::Result<std::process::ExitCode> {
     let group_by: Vec<GroupBy> = args.group_by.iter().map(|g| (*g).into()).collect();
     let totals = report::scan::totals(&rows, &report, &group_by, stale);
     let bad_pins = report::scan::unknown_pins(&labels, &set);
+    args.input.strict_outcome(&bad_pins)?;
     let summary = report::scan::summary(&labels, &set, &report, &totals, &bad_pins);
     let summary_record = report::scan::summary_record(&labels, &set, &report, &totals, &bad_pins);
     let color = match args.color {

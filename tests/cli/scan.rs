@@ -542,3 +542,26 @@ fn included_files_are_in_the_meta_record() {
         }
     }
 }
+
+/// Under `--strict`, a CSV row whose `lgr` names no LGR of the set stops
+/// the run with no report, as a malformed line does (the whole report was
+/// written, then the error: hunt h4).
+#[test]
+fn strict_stops_at_an_unknown_pin_with_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("p.csv");
+    std::fs::write(&csv, "label,lgr\nfoo,ascii\nbar,klingon\n").unwrap();
+    let csv = csv.to_str().unwrap();
+    for policy in ["fail", "warn"] {
+        let o = lgrscan(&["scan", csv, "--strict", "--format", "csv", "--on-malformed", policy]);
+        assert_eq!(o.status.code(), Some(2), "{policy}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{policy}: {}", stdout(&o));
+        assert!(stderr(&o).contains("p.csv:3"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("--strict"), "{}", stderr(&o));
+    }
+    let idx = dir.path().join("p.idx");
+    let o =
+        lgrscan(&["index", csv, "--strict", "--on-malformed", "warn", "-o", idx.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!idx.exists());
+}
