@@ -117,7 +117,10 @@ impl Diff {
 /// report of an lgrscan that did not record them).
 fn entity_columns(r: &JsonlReport) -> Option<Vec<String>> {
     let cols = r.meta.as_ref()?.pointer("/options/entity_columns")?.as_array()?;
-    Some(cols.iter().filter_map(|c| c.as_str().map(str::to_string)).collect())
+    let mut cols: Vec<String> =
+        cols.iter().filter_map(|c| c.as_str().map(str::to_string)).collect();
+    cols.sort();
+    Some(cols)
 }
 
 /// The [`Diff::warnings`] of two reports.
@@ -189,11 +192,11 @@ fn warnings(
     }
     if !entities_compared {
         let cols = |r: &JsonlReport| match entity_columns(r).unwrap_or_default().join(" and ") {
-            c if c.is_empty() => "neither registrant nor registrar".to_string(),
+            c if c.is_empty() => "neither".to_string(),
             c => c,
         };
         out.push(format!(
-            "the reports' inputs name different entity columns ({} and {}): same-entity \
+            "the reports' inputs had different entity columns (old: {}; new: {}): same-entity \
              findings are not compared",
             cols(old),
             cols(new)
