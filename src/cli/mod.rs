@@ -498,19 +498,13 @@ impl ReportFile {
 
 /// Whether a report for `output` (`-o`, if given) goes to a terminal:
 /// standard output (none or `-`) that is one, or a path that names one
-/// (`/dev/stdout`, `/dev/fd/1`, `/dev/tty`, `/dev/pts/N`).
+/// as the report writer reads it (`/dev/stdout`, `/dev/fd/01`,
+/// `/dev/tty`, `/dev/pts/N`: [`lgrscan::report::output::is_terminal`]).
 pub fn to_terminal(output: Option<&std::path::Path>) -> bool {
     use std::io::IsTerminal;
     match output {
         None => std::io::stdout().is_terminal(),
-        Some(p) if p == std::path::Path::new("-") => std::io::stdout().is_terminal(),
-        // Only a character device is opened to ask: opening a FIFO for
-        // writing would wait for its reader.
-        Some(p) => {
-            use std::os::unix::fs::FileTypeExt;
-            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_char_device())
-                && std::fs::OpenOptions::new().write(true).open(p).is_ok_and(|f| f.is_terminal())
-        }
+        Some(p) => lgrscan::report::output::is_terminal(p),
     }
 }
 

@@ -418,6 +418,28 @@ fn descriptor_identity(fd: i32) -> Option<Identity> {
     if m.is_file() { Identity::of_metadata(&m) } else { None }
 }
 
+/// Whether a report written to `path` (as [`OutputFile::create`] reads
+/// it: `-`, one of this process's descriptors however spelt, such as
+/// `/dev/fd/01`, or a file) goes to a terminal. Only a character device
+/// is opened to ask: opening a FIFO for writing would wait for its
+/// reader.
+pub fn is_terminal(path: &Path) -> bool {
+    use std::io::IsTerminal;
+    match follow_symlinks(path) {
+        Ok(Resolved::Descriptor(fd)) => inherited(fd).is_ok_and(|f| f.is_terminal()),
+        Ok(Resolved::Path(p)) => {
+            #[cfg(unix)]
+            use std::os::unix::fs::FileTypeExt;
+            #[cfg(unix)]
+            let device = fs::metadata(&p).is_ok_and(|m| m.file_type().is_char_device());
+            #[cfg(not(unix))]
+            let device = false;
+            device && fs::OpenOptions::new().write(true).open(&p).is_ok_and(|f| f.is_terminal())
+        }
+        Err(_) => false,
+    }
+}
+
 /// What a path given for a report stands for.
 enum Resolved {
     /// A file (its symbolic links followed).

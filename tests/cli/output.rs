@@ -447,7 +447,8 @@ fn check_refuses_a_bad_output_before_reading_candidates() {
 }
 
 /// A page of HTML is refused on a terminal, `-o -`, `-o /dev/stdout`,
-/// `-o /dev/fd/1` and `-o /dev/tty` included (`script` gives the run a
+/// `-o /dev/fd/1` (`/dev/fd/01`, which the report writer reads as fd 1
+/// though no such file exists) and `-o /dev/tty` included (`script` gives the run a
 /// terminal); `-o /dev/null`, a character device too, is written.
 #[test]
 fn html_is_refused_on_a_terminal_whatever_the_spelling() {
@@ -456,7 +457,7 @@ fn html_is_refused_on_a_terminal_whatever_the_spelling() {
     let o = Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(root()).output();
     let text = String::from_utf8_lossy(&o.expect("`script` (util-linux)").stdout).to_string();
     assert!(text.contains("rc=1"), "/dev/null: {text}");
-    for out in ["", "-o -", "-o /dev/stdout", "-o /dev/fd/1", "-o /dev/tty"] {
+    for out in ["", "-o -", "-o /dev/stdout", "-o /dev/fd/1", "-o /dev/fd/01", "-o /dev/tty"] {
         let cmd = format!("{} scan -q --format html {out} {ZONE}; echo rc=$?", bin.display());
         let o =
             Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(root()).output();
