@@ -813,3 +813,20 @@ fn the_apex_is_no_candidate() {
     assert_eq!(status, ["invalid", "invalid", "available"], "{}", stdout(&o));
     assert!(rows[0]["reason"].contains("\"example.\" is the zone's apex (example.), not a label"));
 }
+
+/// `index -o` over a file with other hard links is refused, the file as it
+/// was: the report writer copies into such a file in place, which would
+/// change an index under a `serve` that maps it (hunt h4).
+#[test]
+fn an_index_is_never_copied_into_a_hard_link() {
+    let dir = temp();
+    let idx = dir.path().join("w.idx");
+    let idx_s = idx.to_str().unwrap();
+    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    std::fs::hard_link(&idx, dir.path().join("w.link")).unwrap();
+    let before = std::fs::read(&idx).unwrap();
+    let o = lgrscan(&["index", "samples/zone.txt", "-o", idx_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("has 2 hard links"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&idx).unwrap(), before);
+}
