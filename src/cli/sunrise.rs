@@ -199,9 +199,11 @@ fn refuse_hard_links(output: &Path) -> anyhow::Result<()> {
 
 fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let output = args.output.as_deref().expect("required by clap");
-    refuse_hard_links(output)?;
     let reads = super::read_paths(&args.inputs, &args.lgrs, args.variants.as_deref());
     let mut file = super::ReportFile::create(output, &reads)?;
+    // After the check that FILE is none of the inputs, the more telling
+    // error; the file created so far is dropped unused.
+    refuse_hard_links(output)?;
     let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let built = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;
