@@ -417,8 +417,15 @@ pub(crate) fn name_label(
     }
     let Some(dot) = memchr(b'.', body) else {
         if body.is_empty() {
-            // "." alone: the root, or an empty field.
-            return col.malformed(loc, "empty label").map(|()| None);
+            // "." alone: the root, the apex of a list of top-level labels
+            // (`--origin .`), or an empty field.
+            let root_apex = token == b"." && col.apex().is_some_and(|a| a.text == ".");
+            let reason = if root_apex {
+                "\".\" is the zone's apex (the root); a list holds the zone's registered names"
+            } else {
+                "empty label"
+            };
+            return col.malformed(loc, reason).map(|()| None);
         }
         if token.ends_with(b".") && is_one_label_apex(col, body) {
             // `example.` in the list of the zone `example.`: the apex as

@@ -302,6 +302,13 @@ fn a_one_label_apex_is_not_a_label() {
         assert!(why[0].reason.contains(&format!("is the zone's apex (apex {apex}.)")), "{why:?}");
         set.accounting().check().unwrap();
     }
+    // The root's apex line of a list of top-level labels (it said "empty
+    // label": hunt h4).
+    let set = read_bytes("l.txt", b".\ncom\n", &list.clone().origin(Some(".")));
+    assert_eq!(alabels(&set), ["com"]);
+    let why = &set.accounting().malformed_details;
+    assert_eq!(why.len(), 1);
+    assert!(why[0].reason.starts_with("\".\" is the zone's apex (the root)"), "{why:?}");
     // Without an apex, a dotted one-label name is still a label.
     let set = read_bytes("l.txt", b"example.\nfoo\n", &list);
     assert_eq!(alabels(&set), ["example", "foo"]);
