@@ -179,31 +179,22 @@ fn build_into(
     Ok(Built { labels, unknown_pins })
 }
 
-/// Refuses an index `-o` that is a regular file with other hard links:
-/// the report writer copies into such a file in place, so that every link
-/// sees it, but an index is mapped by `serve` and `check`, and written
-/// over in place it changes under them; renamed over, it would leave the
-/// other links with the old index unsaid.
-fn refuse_hard_links(output: &Path) -> anyhow::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    match std::fs::metadata(output) {
-        Ok(m) if m.is_file() && m.nlink() > 1 => anyhow::bail!(
-            "{}: has {} hard links; an index is never rewritten in place (a running serve \
-             maps it): remove its other links, or write the index elsewhere and rename it",
-            output.display(),
-            m.nlink()
-        ),
-        _ => Ok(()),
-    }
-}
-
 fn build(args: BuildArgs) -> anyhow::Result<std::process::ExitCode> {
     let output = args.output.as_deref().expect("required by clap");
     let reads = super::read_paths(&args.inputs, &args.lgrs, args.variants.as_deref());
     let mut file = super::ReportFile::create(output, &reads)?;
-    // After the check that FILE is none of the inputs, the more telling
-    // error; the file created so far is dropped unused.
-    refuse_hard_links(output)?;
+    // The writer copies into a file with other hard links in place, so
+    // that every link sees it; an index is mapped by `serve` and `check`,
+    // and written over in place it changes under them (renamed over, it
+    // would leave the other links with the old index unsaid). The file
+    // created so far is dropped unused.
+    if let Some(links) = file.writer().copied_into_links() {
+        anyhow::bail!(
+            "{}: has {links} hard links; an index is never rewritten in place (a running serve \
+             maps it): remove its other links, or write the index elsewhere and rename it",
+            output.display()
+        );
+    }
     let spec = LgrSpec::from_flags(&args.lgrs, args.variants.as_deref(), args.index_mode.into())?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.unwrap_or(0)).build()?;
     let built = pool.install(|| build_into(file.writer(), &args.inputs, &args.input, &spec))?;

@@ -392,12 +392,20 @@ fn dotted_labels(body: &[u8]) -> Option<Vec<Vec<u8>>> {
     if labels.iter().any(Vec::is_empty) {
         return None;
     }
-    for l in labels.iter_mut().skip(1).filter(|l| !l.is_ascii()) {
-        if let Some(alabel) = std::str::from_utf8(l).ok().and_then(suffix_alabel) {
-            *l = alabel.into_bytes();
-        }
+    for l in labels.iter_mut().skip(1) {
+        to_suffix_form(l);
     }
     Some(labels)
+}
+
+/// A label of the zone's suffix in A-label form, as the apex holds it
+/// (`рф` as `xn--p1ai`; any other text as it is).
+fn to_suffix_form(label: &mut Vec<u8>) {
+    if !label.is_ascii()
+        && let Some(alabel) = std::str::from_utf8(label).ok().and_then(suffix_alabel)
+    {
+        *label = alabel.into_bytes();
+    }
 }
 
 /// Handles one name given in a list or CSV row: counts the record and
@@ -492,13 +500,8 @@ fn apex_from(col: &Collector) -> String {
 /// (a one-label apex such as `example.` or `рф.`).
 fn is_one_label_apex(col: &Collector, label: &[u8]) -> bool {
     let Some(apex) = col.apex() else { return false };
-    let mut l = label.to_vec();
-    if !l.is_ascii()
-        && let Some(alabel) = std::str::from_utf8(label).ok().and_then(suffix_alabel)
-    {
-        l = alabel.into_bytes();
-    }
-    let mut labels = vec![l];
+    let mut labels = vec![label.to_vec()];
+    to_suffix_form(&mut labels[0]);
     name::lower(&mut labels);
     apex.relation(&labels) == Relation::Apex
 }

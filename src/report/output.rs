@@ -274,6 +274,18 @@ impl OutputFile {
         }
     }
 
+    /// The hard links of the file the report will be copied into in place
+    /// (a regular file with several, so that every link sees it); `None`
+    /// when it replaces its path or is written as a stream. A caller whose
+    /// output must never change in place (an index, which `serve` maps)
+    /// refuses it.
+    pub fn copied_into_links(&self) -> Option<u64> {
+        match &self.how {
+            How::CopyInto { dest, .. } => fs::metadata(dest).ok().map(|m| link_count(&m)),
+            _ => None,
+        }
+    }
+
     /// The path as it was given.
     pub fn path(&self) -> &Path {
         &self.path

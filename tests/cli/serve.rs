@@ -580,9 +580,7 @@ fn a_chunked_body_over_the_limit_is_refused() {
 #[test]
 fn holder_registered_needs_dates() {
     let dir = tempfile::tempdir().unwrap();
-    let idx = dir.path().join("zone.idx");
-    let idx = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", "samples/zone.txt", "-o", idx]).status.code(), Some(0));
+    let idx = &crate::util::index_of(dir.path(), "samples/zone.txt", "zone.idx");
     let mut child = Server(
         Command::new(env!("CARGO_BIN_EXE_lgrscan"))
             .args(["serve", "--index", idx, "--listen", "127.0.0.1:0", "--holder", "registered"])

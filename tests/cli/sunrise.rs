@@ -802,9 +802,7 @@ ba..z,
 #[test]
 fn the_apex_is_no_candidate() {
     let dir = temp();
-    let idx = dir.path().join("zone.idx");
-    let idx = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", "samples/zone.txt", "-o", idx]).status.code(), Some(0));
+    let idx = &crate::util::index_of(dir.path(), "samples/zone.txt", "zone.idx");
     let args = ["check", "--against", idx, "--label", "example.", "--label", "EXAMPLE."];
     let o = lgrscan(&[&args[..], &["--label", "example", "--format", "csv"]].concat());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
@@ -820,9 +818,8 @@ fn the_apex_is_no_candidate() {
 #[test]
 fn an_index_is_never_copied_into_a_hard_link() {
     let dir = temp();
-    let idx = dir.path().join("w.idx");
-    let idx_s = idx.to_str().unwrap();
-    assert_eq!(lgrscan(&["index", "samples/labels.csv", "-o", idx_s]).status.code(), Some(0));
+    let idx = crate::util::index_of(dir.path(), "samples/labels.csv", "w.idx");
+    let idx_s = idx.as_str();
     std::fs::hard_link(&idx, dir.path().join("w.link")).unwrap();
     let before = std::fs::read(&idx).unwrap();
     let o = lgrscan(&["index", "samples/zone.txt", "-o", idx_s]);

@@ -255,8 +255,14 @@ pub fn lgrscan(args: &[&str]) -> std::process::Output {
 /// Saves the index of `samples/labels.csv` in `dir` (as `labels.idx`);
 /// returns its path.
 pub fn sample_index(dir: &Path) -> String {
-    let idx = dir.join("labels.idx").to_str().expect("UTF-8 path").to_string();
-    let o = lgrscan(&["index", "samples/labels.csv", "-o", &idx]);
+    index_of(dir, "samples/labels.csv", "labels.idx")
+}
+
+/// Writes the index of `input` to `dir/name` (`lgrscan index`, exit 0);
+/// returns its path.
+pub fn index_of(dir: &Path, input: &str, name: &str) -> String {
+    let idx = dir.join(name).to_str().expect("UTF-8 path").to_string();
+    let o = lgrscan(&["index", input, "-o", &idx]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     idx
 }
